@@ -1,0 +1,78 @@
+// draftbench inspect: what a model file holds (architecture, sizes, tensor types,
+// tokenizer facts); optionally dequantises every tensor for external checking.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "engine/cli/commands.h"
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+#include "kernels/quant/dequantize.h"
+
+namespace draftbench::cli {
+
+namespace {
+struct InspectArgs {
+  std::string path;
+  std::string dequantize_all;
+};
+
+void dequantize_all(const GgufFile& f, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  std::vector<float> row;
+  for (const GgufTensor& t : f.tensors()) {
+    std::ofstream out(std::filesystem::path(dir) / (t.name + ".f32"), std::ios::binary);
+    row.resize(static_cast<size_t>(t.ne[0]));
+    const size_t row_bytes = ggml_row_bytes(t.type, t.ne[0]);
+    for (int64_t r = 0; r < t.rows(); ++r) {
+      dequantize_row(t.type, t.data + static_cast<size_t>(r) * row_bytes, row.data(), t.ne[0]);
+      out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size() * sizeof(float)));
+    }
+    if (!out) throw InputError(dir, t.name, "cannot write the dequantised tensor");
+  }
+}
+
+int run_inspect(const InspectArgs& a) {
+  auto model = Model::load(a.path);
+  const ModelConfig& c = model->config();
+  const GgufFile& f = *model->gguf();
+  fmt::print("file: {} ({:.1f} MiB, GGUF v{}, alignment {})\n", a.path, f.file_size() / 1048576.0, f.version(), f.alignment());
+  if (auto name = f.find_string("general.name")) fmt::print("name: {}\n", *name);
+  fmt::print("architecture: {}\n", c.arch_name);
+  fmt::print("vocabulary: {}, embedding: {}, layers: {}, feed-forward: {}\n", c.n_vocab, c.n_embd, c.n_layers, c.n_ff);
+  fmt::print("heads: {} query / {} key-value, head dim {}, context {}\n", c.n_heads, c.n_kv_heads, c.head_dim, c.context_length);
+  int64_t n_local = 0;
+  for (int64_t il = 0; il < c.n_layers; ++il) n_local += c.is_local_layer(il);
+  fmt::print("attention: {} sliding-window layers (window {}), {} global; RoPE base {} global / {} local\n", n_local, c.sliding_window,
+             c.n_layers - n_local, c.rope_base, c.rope_base_local);
+  std::map<std::string, std::pair<int, size_t>> by_type;
+  int64_t params = 0;
+  for (const GgufTensor& t : f.tensors()) {
+    auto& e = by_type[std::string(ggml_type_name(t.type))];
+    ++e.first;
+    e.second += t.n_bytes;
+    params += t.n_elements();
+  }
+  fmt::print("tensors: {} ({} parameters)\n", f.tensors().size(), params);
+  for (const auto& [type, e] : by_type) fmt::print("  {:5} {:4} tensors {:9.1f} MiB\n", type, e.first, e.second / 1048576.0);
+  const Tokenizer& tok = model->tokenizer();
+  fmt::print("tokenizer: SentencePiece, {} tokens, bos {}, eos {}, stop ids:", tok.vocab_size(), tok.bos_id(), tok.eos_id());
+  for (int32_t s : tok.stop_ids()) fmt::print(" {} ({})", s, tok.token_to_piece(s));
+  fmt::print("\n");
+  if (!a.dequantize_all.empty()) dequantize_all(f, a.dequantize_all);
+  return 0;
+}
+}  // namespace
+
+Run add_inspect(CLI::App& app) {
+  auto a = std::make_shared<InspectArgs>();
+  CLI::App* sub = app.add_subcommand("inspect", "Describe a model file");
+  sub->add_option("path", a->path, "GGUF model file")->required();
+  sub->add_option("--dequantize-all", a->dequantize_all, "Write every tensor dequantised to DIR/<name>.f32 (raw float32)");
+  return [sub, a]() -> int { return sub->parsed() ? run_inspect(*a) : -1; };
+}
+
+}  // namespace draftbench::cli

@@ -1,0 +1,35 @@
+// Two tiers of errors (style.md point 10):
+//  - InputError: untrusted input (model files, prompts, CLI values) is wrong. Carries
+//    where (file), what (field/tensor/key) and what was expected; the CLI prints it
+//    as one line and exits non-zero.
+//  - DB_CHECK: a programmer error. Always on, aborts with file:line.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "kernels/runtime/check.h"
+
+namespace draftbench {
+
+class InputError : public std::runtime_error {
+ public:
+  // "model.gguf: tensor 'blk.0.attn_q.weight': offset 123 is past the end of the file (size 100)"
+  InputError(std::string_view where, std::string_view what, std::string_view problem)
+      : std::runtime_error(compose(where, what, problem)) {}
+
+ private:
+  static std::string compose(std::string_view where, std::string_view what, std::string_view problem) {
+    std::string s(where);
+    if (!what.empty()) {
+      s += ": ";
+      s += what;
+    }
+    s += ": ";
+    s += problem;
+    return s;
+  }
+};
+
+}  // namespace draftbench

@@ -1,0 +1,36 @@
+// Turning the target model's logits into a next token. Temperature 0 is greedy (argmax,
+// first index on ties); otherwise softmax(logits / T), then top-k and top-p filtering of
+// that target distribution, then an inverse-CDF draw with a counter-based uniform.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/decoding/counter_rng.h"
+
+namespace draftbench {
+
+struct SamplingParams {
+  float temperature = 0.0f;
+  int top_k = 0;       // 0 = off
+  float top_p = 1.0f;  // 1 = off
+  bool greedy() const { return temperature <= 0.0f; }
+};
+
+int32_t argmax(std::span<const float> logits);
+
+// The filtered target distribution as (token, probability) pairs summing to 1: in
+// decreasing probability (ties by id) when filtered, else in id order. Not for greedy.
+struct TokenProb {
+  int32_t token;
+  double p;
+};
+void target_distribution(std::span<const float> logits, const SamplingParams& params, std::vector<TokenProb>& out);
+
+// Draw from a distribution with a uniform u in [0, 1).
+int32_t draw(std::span<const TokenProb> dist, double u);
+
+int32_t sample_token(std::span<const float> logits, const SamplingParams& params, const RngKey& key, std::vector<TokenProb>& scratch);
+
+}  // namespace draftbench

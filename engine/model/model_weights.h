@@ -1,0 +1,38 @@
+// Views of a model's weights in their stored format (no dequantisation at load).
+// Norm vectors are f32; when a loader has to convert them (safetensors in f16/bf16, or
+// Gemma's HF "1 + w" convention) the converted copies live in `owned_vectors`.
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "engine/model/model_config.h"
+#include "kernels/matmul/matmul.h"
+
+namespace draftbench {
+
+class GgufFile;
+
+struct LayerWeights {
+  const float* attn_norm = nullptr;
+  WeightMatrix wq, wk, wv, wo;
+  const float* q_norm = nullptr;          // [head_dim], qk_norm only
+  const float* k_norm = nullptr;
+  const float* post_attn_norm = nullptr;  // post_norms only
+  const float* ffn_norm = nullptr;
+  WeightMatrix w_gate, w_up, w_down;
+  const float* post_ffn_norm = nullptr;   // post_norms only
+};
+
+struct ModelWeights {
+  WeightMatrix token_embd;  // [n_vocab rows of n_embd]
+  WeightMatrix output;      // LM head; the same matrix as token_embd when tied
+  const float* output_norm = nullptr;
+  std::vector<LayerWeights> layers;
+  std::deque<std::vector<float>> owned_vectors;  // deque: pointers stay valid as it grows
+};
+
+// Binds every tensor of a GGUF file, checking names, types and shapes against `config`.
+ModelWeights model_weights_from_gguf(const GgufFile& file, const ModelConfig& config);
+
+}  // namespace draftbench

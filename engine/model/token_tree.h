@@ -1,0 +1,28 @@
+// A tree of tokens to run through the model in one forward pass: parent index per node
+// (-1 for the root), stored parents-first. A prompt or a single decoding step is a chain.
+// DFS entry/exit times give the O(N) ancestor test used by attention (method.md §4).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace draftbench {
+
+struct TokenTree {
+  std::vector<int32_t> parent;     // [n]; parent[i] < i, or -1 for a root
+  std::vector<int32_t> depth;      // [n]; root depth 0
+  std::vector<int32_t> dfs_start;  // [n]; entry time
+  std::vector<int32_t> dfs_end;    // [n]; largest entry time in the subtree
+
+  static TokenTree chain(int32_t n);
+  // Throws std::invalid_argument unless every parent precedes its child.
+  static TokenTree from_parents(std::span<const int32_t> parents);
+
+  int32_t size() const { return static_cast<int32_t>(parent.size()); }
+  bool is_ancestor_or_self(int32_t a, int32_t b) const { return dfs_start[a] <= dfs_start[b] && dfs_end[b] <= dfs_end[a]; }
+  // Node indices from the root to `node`, inclusive.
+  std::vector<int32_t> path_to(int32_t node) const;
+};
+
+}  // namespace draftbench

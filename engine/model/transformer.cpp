@@ -1,0 +1,181 @@
+#include "engine/model/transformer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "engine/common/error.h"
+#include "kernels/attention/tree_attention.h"
+#include "kernels/ops/activations.h"
+#include "kernels/ops/rms_norm.h"
+#include "kernels/ops/rope.h"
+#include "kernels/quant/dequantize.h"
+
+namespace draftbench {
+
+Transformer::Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool)
+    : c_(config), w_(weights), pool_(pool) {}
+
+void Transformer::ensure_buffers(int64_t n, int64_t max_keys) {
+  if (n > capacity_rows_) {
+    capacity_rows_ = n;
+    auto grow = [n](std::vector<float>& b, int64_t width) { b.resize(static_cast<size_t>(n * width)); };
+    grow(x_, c_.n_embd);
+    grow(xn_, c_.n_embd);
+    grow(q_, c_.q_dim());
+    grow(k_, c_.kv_dim());
+    grow(v_, c_.kv_dim());
+    grow(attn_, c_.q_dim());
+    grow(proj_, c_.n_embd);
+    grow(gate_, c_.n_ff);
+    grow(up_, c_.n_ff);
+    grow(act_, c_.n_ff);
+  }
+  const int64_t score_rows = static_cast<int64_t>(pool_.size());
+  if (max_keys > capacity_keys_) {
+    capacity_keys_ = max_keys;
+    scores_.resize(static_cast<size_t>(score_rows * max_keys));
+  }
+}
+
+std::span<uint8_t> Transformer::scratch(const WeightMatrix& w, int64_t n_x) {
+  const size_t need = matmul_scratch_bytes(w, n_x);
+  if (quant_scratch_.size() < need) quant_scratch_.resize(need);
+  return quant_scratch_;
+}
+
+void Transformer::attention_layer(int64_t il, const std::vector<Row>& rows, KvCache& cache) {
+  const LayerWeights& L = w_.layers[static_cast<size_t>(il)];
+  const int64_t n = static_cast<int64_t>(rows.size());
+  const int64_t E = c_.n_embd, QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
+  const bool local = c_.is_local_layer(il);
+  const float base = local ? c_.rope_base_local : c_.rope_base;
+
+  rms_norm(x_.data(), L.attn_norm, xn_.data(), n, E, c_.rms_eps);
+  matmul(L.wq, xn_.data(), n, q_.data(), pool_, scratch(L.wq, n));
+  matmul(L.wk, xn_.data(), n, k_.data(), pool_, scratch(L.wk, n));
+  matmul(L.wv, xn_.data(), n, v_.data(), pool_, scratch(L.wv, n));
+
+  for (int64_t r = 0; r < n; ++r) {
+    float* q = q_.data() + r * QD;
+    float* k = k_.data() + r * KD;
+    if (c_.qk_norm) {
+      rms_norm(q, L.q_norm, q, c_.n_heads, HD, c_.rms_eps);
+      rms_norm(k, L.k_norm, k, c_.n_kv_heads, HD, c_.rms_eps);
+    }
+    auto rope = c_.rope_style == RopeStyle::neox ? rope_neox : rope_norm;
+    rope(q, static_cast<int>(c_.n_heads), static_cast<int>(HD), rows[r].pos, base);
+    rope(k, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), rows[r].pos, base);
+    const int64_t slot = cache.committed(rows[r].seq) + rows[r].node;
+    std::memcpy(cache.keys(rows[r].seq, il) + slot * KD, k, static_cast<size_t>(KD) * sizeof(float));
+    std::memcpy(cache.values(rows[r].seq, il) + slot * KD, v_.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
+  }
+
+  const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), c_.attention_scale,
+                             local ? c_.sliding_window : 0};
+  // One task per (row, head); thread t uses its own slice of the score scratch.
+  const int64_t tasks = n * c_.n_heads;
+  pool_.parallel_for(tasks, 1, [&](int64_t b, int64_t e, int thread) {
+    float* scores = scores_.data() + thread * capacity_keys_;
+    for (int64_t t = b; t < e; ++t) {
+      const Row& row = rows[static_cast<size_t>(t / c_.n_heads)];
+      const int h = static_cast<int>(t % c_.n_heads);
+      const TokenTree& tree = row.input->tree;
+      const TreeView view{tree.size(), tree.dfs_start.data(), tree.dfs_end.data(), tree.depth.data()};
+      const int64_t r = t / c_.n_heads;
+      tree_attention_head(shape, h, q_.data() + r * QD + h * HD, cache.keys(row.seq, il), cache.values(row.seq, il), KD,
+                          cache.committed(row.seq), view, row.node, scores, attn_.data() + r * QD + h * HD);
+    }
+  });
+
+  matmul(L.wo, attn_.data(), n, proj_.data(), pool_, scratch(L.wo, n));
+  if (c_.post_norms) rms_norm(proj_.data(), L.post_attn_norm, proj_.data(), n, E, c_.rms_eps);
+  for (int64_t i = 0; i < n * E; ++i) x_[static_cast<size_t>(i)] += proj_[static_cast<size_t>(i)];
+}
+
+void Transformer::mlp_layer(int64_t il, int64_t n) {
+  const LayerWeights& L = w_.layers[static_cast<size_t>(il)];
+  const int64_t E = c_.n_embd, F = c_.n_ff;
+  rms_norm(x_.data(), L.ffn_norm, xn_.data(), n, E, c_.rms_eps);
+  matmul(L.w_gate, xn_.data(), n, gate_.data(), pool_, scratch(L.w_gate, n));
+  matmul(L.w_up, xn_.data(), n, up_.data(), pool_, scratch(L.w_up, n));
+  if (c_.activation == MlpActivation::geglu_tanh) geglu_tanh(gate_.data(), up_.data(), act_.data(), n * F);
+  else swiglu(gate_.data(), up_.data(), act_.data(), n * F);
+  matmul(L.w_down, act_.data(), n, proj_.data(), pool_, scratch(L.w_down, n));
+  if (c_.post_norms) rms_norm(proj_.data(), L.post_ffn_norm, proj_.data(), n, E, c_.rms_eps);
+  for (int64_t i = 0; i < n * E; ++i) x_[static_cast<size_t>(i)] += proj_[static_cast<size_t>(i)];
+}
+
+void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) {
+  std::vector<Row> rows;
+  int64_t max_keys = 1, n_logit_rows = 0, n_hidden_rows = 0;
+  for (const SequenceInput& s : batch.sequences) {
+    DB_CHECK(s.seq >= 0 && s.seq < cache.n_sequences());
+    DB_CHECK(s.tree.size() == static_cast<int32_t>(s.tokens.size()));
+    const int64_t committed = cache.committed(s.seq);
+    if (committed + s.tree.size() > cache.capacity())
+      throw InputError("forward", fmt::format("sequence {}", s.seq),
+                       fmt::format("{} committed + {} new tokens exceed the context capacity {}", committed, s.tree.size(), cache.capacity()));
+    for (int32_t i = 0; i < s.tree.size(); ++i) {
+      if (s.tokens[i] < 0 || s.tokens[i] >= c_.n_vocab)
+        throw InputError("forward", fmt::format("sequence {} token {}", s.seq, i), fmt::format("id {} outside the vocabulary [0, {})", s.tokens[i], c_.n_vocab));
+      rows.push_back(Row{s.seq, i, committed + s.tree.depth[i], &s});
+    }
+    max_keys = std::max<int64_t>(max_keys, committed + s.tree.size());
+    n_logit_rows += static_cast<int64_t>(s.logit_rows.size());
+    n_hidden_rows += static_cast<int64_t>(s.hidden_rows.size());
+  }
+  const int64_t n = static_cast<int64_t>(rows.size());
+  ensure_buffers(std::max<int64_t>(n, 1), max_keys);
+  const int64_t E = c_.n_embd;
+
+  const float embd_scale = c_.scale_embeddings ? std::sqrt(static_cast<float>(E)) : 1.0f;
+  const size_t embd_row_bytes = w_.token_embd.row_bytes();
+  for (int64_t r = 0; r < n; ++r) {
+    float* x = x_.data() + r * E;
+    const int32_t tok = rows[r].input->tokens[rows[r].node];
+    dequantize_row(w_.token_embd.type, w_.token_embd.data + static_cast<size_t>(tok) * embd_row_bytes, x, E);
+    if (embd_scale != 1.0f)
+      for (int64_t i = 0; i < E; ++i) x[i] *= embd_scale;
+  }
+
+  for (int64_t il = 0; il < c_.n_layers; ++il) {
+    attention_layer(il, rows, cache);
+    mlp_layer(il, n);
+  }
+
+  // Final norm only for the rows someone asked for.
+  std::vector<float> picked;
+  auto gather = [&](auto member, int64_t count) {
+    picked.assign(static_cast<size_t>(count * E), 0.0f);
+    int64_t out = 0, base = 0;
+    for (const SequenceInput& s : batch.sequences) {
+      for (int32_t node : s.*member) {
+        DB_CHECK(node >= 0 && node < s.tree.size());
+        std::memcpy(picked.data() + out * E, x_.data() + (base + node) * E, static_cast<size_t>(E) * sizeof(float));
+        ++out;
+      }
+      base += s.tree.size();
+    }
+    rms_norm(picked.data(), w_.output_norm, picked.data(), count, E, c_.rms_eps);
+  };
+
+  result.hidden_width = E;
+  gather(&SequenceInput::hidden_rows, n_hidden_rows);
+  result.hidden = picked;
+
+  gather(&SequenceInput::logit_rows, n_logit_rows);
+  const bool subset = !batch.vocab_subset.empty();
+  result.logit_width = subset ? static_cast<int64_t>(batch.vocab_subset.size()) : c_.n_vocab;
+  result.logits.resize(static_cast<size_t>(n_logit_rows * result.logit_width));
+  if (n_logit_rows > 0) {
+    if (subset) matmul_rows(w_.output, batch.vocab_subset, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(w_.output, n_logit_rows));
+    else matmul(w_.output, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(w_.output, n_logit_rows));
+  }
+  if (c_.final_logit_softcap > 0.0f)
+    for (float& l : result.logits) l = std::tanh(l / c_.final_logit_softcap) * c_.final_logit_softcap;
+}
+
+}  // namespace draftbench

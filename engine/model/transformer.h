@@ -1,0 +1,47 @@
+// The decoder-only transformer forward pass (Gemma 3 and Llama families) over a batch of
+// token trees, reading weights in their stored format. Batch-invariant: every kernel it
+// calls computes a row independently of the others, so a token's logits are bit-identical
+// whether it runs alone, in a batch, or inside a tree.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/model/forward_batch.h"
+#include "engine/model/kv_cache.h"
+#include "engine/model/model_config.h"
+#include "engine/model/model_weights.h"
+#include "kernels/runtime/thread_pool.h"
+
+namespace draftbench {
+
+class Transformer {
+ public:
+  Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool);
+
+  // Runs the batch, writing K/V into each sequence's scratch slots (commit separately).
+  // Throws InputError if a sequence would exceed the cache capacity.
+  void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result);
+
+ private:
+  struct Row {  // one token of the flattened batch
+    int seq;
+    int32_t node;
+    int64_t pos;
+    const SequenceInput* input;
+  };
+  void ensure_buffers(int64_t n_rows, int64_t max_keys);
+  void attention_layer(int64_t il, const std::vector<Row>& rows, KvCache& cache);
+  void mlp_layer(int64_t il, int64_t n_rows);
+  std::span<uint8_t> scratch(const WeightMatrix& w, int64_t n_x);
+
+  const ModelConfig& c_;
+  const ModelWeights& w_;
+  ThreadPool& pool_;
+  // Activations, sized for the largest batch seen; grown only when a larger one comes.
+  int64_t capacity_rows_ = 0, capacity_keys_ = 0;
+  std::vector<float> x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_, act_, scores_;
+  std::vector<uint8_t> quant_scratch_;
+};
+
+}  // namespace draftbench

@@ -1,0 +1,63 @@
+#include "kernels/attention/tree_attention.h"
+
+#include <cmath>
+#include <algorithm>
+#include <limits>
+
+namespace draftbench {
+namespace {
+
+// 16 lanes then a fixed pairwise combine: vectorisable, and the same order for every call.
+float dot16(const float* a, const float* b, int n) {
+  float acc[16] = {};
+  int i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int l = 0; l < 16; ++l) acc[l] += a[i + l] * b[i + l];
+  for (int l = 0; i < n; ++i, ++l) acc[l] += a[i] * b[i];
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
+}  // namespace
+
+void tree_attention_head(const AttentionShape& s, int head, const float* qh, const float* k_cache, const float* v_cache,
+                         int64_t kv_stride, int64_t n_committed, const TreeView& tree, int32_t query_node, float* scores, float* oh) {
+  const int64_t kv_offset = static_cast<int64_t>(head / (s.n_heads / s.n_kv_heads)) * s.head_dim;
+  const int32_t qs = tree.dfs_start[query_node], qe = tree.dfs_end[query_node];
+  const int64_t q_pos = n_committed + tree.depth[query_node];
+  const int64_t first_visible = s.window > 0 ? std::max<int64_t>(0, q_pos - s.window + 1) : 0;
+  auto visible_node = [&](int32_t i) {
+    return tree.dfs_start[i] <= qs && qe <= tree.dfs_end[i] && n_committed + tree.depth[i] >= first_visible;
+  };
+
+  int64_t n = 0;
+  float max_score = -std::numeric_limits<float>::infinity();
+  auto score_slot = [&](int64_t slot) {
+    const float sc = dot16(qh, k_cache + slot * kv_stride + kv_offset, s.head_dim) * s.scale;
+    scores[n++] = sc;
+    max_score = std::max(max_score, sc);
+  };
+  for (int64_t p = first_visible; p < n_committed; ++p) score_slot(p);
+  for (int32_t i = 0; i < tree.n_nodes; ++i)
+    if (visible_node(i)) score_slot(n_committed + i);
+
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    scores[i] = std::exp(scores[i] - max_score);
+    sum += scores[i];
+  }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int d = 0; d < s.head_dim; ++d) oh[d] = 0.0f;
+  int64_t k = 0;
+  auto accumulate = [&](int64_t slot) {
+    const float p = scores[k++] * inv;
+    const float* v = v_cache + slot * kv_stride + kv_offset;
+    for (int d = 0; d < s.head_dim; ++d) oh[d] += p * v[d];
+  };
+  for (int64_t p = first_visible; p < n_committed; ++p) accumulate(p);
+  for (int32_t i = 0; i < tree.n_nodes; ++i)
+    if (visible_node(i)) accumulate(n_committed + i);
+}
+
+}  // namespace draftbench

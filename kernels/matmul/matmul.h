@@ -1,0 +1,34 @@
+// y = x W^T for a weight matrix kept in its file's (quantised) format.
+//
+// Shapes: W has n_out rows of n_in values (GGUF ne = [n_in, n_out]); x is [n_x][n_in]
+// f32; y is [n_x][n_out] (or [n_x][n_ids] for matmul_rows). Each activation row is
+// quantised on its own and each output element is one dot_rows call, so a row's result
+// never depends on the other rows (batch invariance).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "kernels/quant/ggml_type.h"
+#include "kernels/runtime/thread_pool.h"
+
+namespace draftbench {
+
+struct WeightMatrix {
+  GgmlType type = GgmlType::F32;
+  int64_t n_in = 0, n_out = 0;
+  const uint8_t* data = nullptr;
+  size_t row_bytes() const { return ggml_row_bytes(type, n_in); }
+};
+
+// Bytes of scratch matmul needs for n_x activation rows.
+size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x);
+
+void matmul(const WeightMatrix& w, const float* x, int64_t n_x, float* y, ThreadPool& pool, std::span<uint8_t> scratch);
+
+// Only the output rows listed in `ids` (e.g. a draft vocabulary): y[i][k] = x_i . W[ids[k]].
+void matmul_rows(const WeightMatrix& w, std::span<const int32_t> ids, const float* x, int64_t n_x, float* y, ThreadPool& pool,
+                 std::span<uint8_t> scratch);
+
+}  // namespace draftbench

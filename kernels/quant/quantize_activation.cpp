@@ -1,0 +1,95 @@
+#include "kernels/quant/quantize_activation.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels/quant/blocks.h"
+#include "kernels/runtime/check.h"
+
+namespace draftbench {
+namespace {
+
+void quantize_q8_0(const float* x, BlockQ8_0* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(x[j]));
+    const float d = amax / 127.0f;
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    y[i].d = fp32_to_fp16(d);
+    for (int j = 0; j < 32; ++j) y[i].qs[j] = static_cast<int8_t>(std::nearbyint(x[j] * id));
+  }
+}
+
+void quantize_q8_1(const float* x, BlockQ8_1* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(x[j]));
+    const float d = amax / 127.0f;
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    int sum = 0;
+    for (int j = 0; j < 32; ++j) {
+      y[i].qs[j] = static_cast<int8_t>(std::nearbyint(x[j] * id));
+      sum += y[i].qs[j];
+    }
+    y[i].d = fp32_to_fp16(d);
+    y[i].s = fp32_to_fp16(static_cast<float>(sum) * d);
+  }
+}
+
+void quantize_q8_k(const float* x, BlockQ8_K* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += QK_K) {
+    float max = 0.0f, amax = 0.0f;
+    for (int j = 0; j < QK_K; ++j) {
+      const float ax = std::fabs(x[j]);
+      if (ax > amax) {
+        amax = ax;
+        max = x[j];
+      }
+    }
+    if (amax == 0.0f) {
+      y[i].d = 0.0f;
+      std::memset(y[i].qs, 0, sizeof(y[i].qs));
+      std::memset(y[i].bsums, 0, sizeof(y[i].bsums));
+      continue;
+    }
+    // Map the largest magnitude to -128 so the full int8 range is used (as ggml does).
+    const float iscale = -128.0f / max;
+    for (int j = 0; j < QK_K; ++j) {
+      const float v = std::nearbyint(iscale * x[j]);
+      y[i].qs[j] = static_cast<int8_t>(v > 127.0f ? 127.0f : v);
+    }
+    for (int g = 0; g < QK_K / 16; ++g) {
+      int sum = 0;
+      for (int j = 0; j < 16; ++j) sum += y[i].qs[g * 16 + j];
+      y[i].bsums[g] = static_cast<int16_t>(sum);
+    }
+    y[i].d = 1.0f / iscale;
+  }
+}
+
+}  // namespace
+
+GgmlType activation_type_for(GgmlType weight_type) {
+  switch (weight_type) {
+    case GgmlType::Q4_0: case GgmlType::Q5_0: case GgmlType::Q8_0: return GgmlType::Q8_0;
+    case GgmlType::Q4_1: case GgmlType::Q5_1: return GgmlType::Q8_1;
+    case GgmlType::Q4_K: case GgmlType::Q5_K: case GgmlType::Q6_K: return GgmlType::Q8_K;
+    default: return GgmlType::F32;
+  }
+}
+
+size_t activation_row_bytes(GgmlType weight_type, int64_t n) {
+  return ggml_row_bytes(activation_type_for(weight_type), n);
+}
+
+void quantize_activation_row(GgmlType weight_type, const float* x, void* dst, int64_t n) {
+  switch (activation_type_for(weight_type)) {
+    case GgmlType::Q8_0: quantize_q8_0(x, static_cast<BlockQ8_0*>(dst), n / 32); break;
+    case GgmlType::Q8_1: quantize_q8_1(x, static_cast<BlockQ8_1*>(dst), n / 32); break;
+    case GgmlType::Q8_K: quantize_q8_k(x, static_cast<BlockQ8_K*>(dst), n / QK_K); break;
+    case GgmlType::F32: std::memcpy(dst, x, static_cast<size_t>(n) * sizeof(float)); break;
+    default: DB_CHECK(!"no activation type");
+  }
+}
+
+}  // namespace draftbench

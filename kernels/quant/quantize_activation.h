@@ -1,0 +1,21 @@
+// On-the-fly quantisation of f32 activation rows into the type a weight type's integer
+// dot product consumes (ggml's vec_dot_type): Q8_0 for 32-blocks without a min, Q8_1 for
+// those with a min, Q8_K for K-quants, and plain f32 for float weights. Per row and
+// deterministic, so a row quantises identically whatever else is in the batch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/quant/ggml_type.h"
+
+namespace draftbench {
+
+GgmlType activation_type_for(GgmlType weight_type);
+
+// Bytes of one quantised activation row of n values for `weight_type`.
+size_t activation_row_bytes(GgmlType weight_type, int64_t n);
+
+void quantize_activation_row(GgmlType weight_type, const float* x, void* dst, int64_t n);
+
+}  // namespace draftbench

