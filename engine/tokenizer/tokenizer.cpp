@@ -96,11 +96,19 @@ int parse_byte_piece(std::string_view text) {
   return high < 0 || low < 0 ? -1 : high * 16 + low;
 }
 
-std::string replace_all(std::string text, std::string_view from, std::string_view to) {
-  for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
-    text.replace(pos, from.size(), to);
+// A NORMAL piece's text as output: SentencePiece's "▁" back to a space.
+std::string unescape_spaces(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t pos = 0; pos < text.size();) {
+    if (text.substr(pos, kSpaceSymbol.size()) == kSpaceSymbol) {
+      out += ' ';
+      pos += kSpaceSymbol.size();
+    } else {
+      out += text[pos++];
+    }
   }
-  return text;
+  return out;
 }
 
 // A piece of the input after the special-token partition: a special token, or a span of
@@ -411,7 +419,7 @@ std::string Tokenizer::token_to_piece(int32_t id, bool render_special) const {
   }
   const std::string& text = vocab.pieces[id];
   switch (vocab.types[id]) {
-    case SentencePieceType::normal: return replace_all(text, kSpaceSymbol, " ");
+    case SentencePieceType::normal: return unescape_spaces(text);
     case SentencePieceType::user_defined: return text;
     case SentencePieceType::unknown:
     case SentencePieceType::control: return render_special ? text : std::string();
