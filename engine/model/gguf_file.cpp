@@ -97,10 +97,42 @@ GgufValue read_value(Cursor& c, GgufValueType type, const std::string& what, con
       if (n > c.remaining() / min_encoded_size(elem_type))
         throw InputError(file, what, fmt::format("array of {} elements cannot fit in the {} bytes left", n, c.remaining()));
       v.array_type = elem_type;
-      std::vector<GgufValue> items;
-      items.reserve(n);
-      for (uint64_t i = 0; i < n; ++i) items.push_back(read_value(c, elem_type, what, file, depth + 1));
-      v.data = std::move(items);
+      switch (elem_type) {
+        case GgufValueType::FLOAT32: case GgufValueType::FLOAT64: {
+          std::vector<double> items(n);
+          for (auto& x : items) x = std::get<double>(read_value(c, elem_type, what, file, depth + 1).data);
+          v.data = std::move(items);
+          break;
+        }
+        case GgufValueType::STRING: {
+          std::vector<std::string> items(n);
+          for (auto& x : items) x = c.read_string(what);
+          v.data = std::move(items);
+          break;
+        }
+        case GgufValueType::ARRAY: {
+          std::vector<GgufValue> items;
+          items.reserve(n);
+          for (uint64_t i = 0; i < n; ++i) items.push_back(read_value(c, elem_type, what, file, depth + 1));
+          v.data = std::move(items);
+          break;
+        }
+        default: {  // integers and bools
+          std::vector<int64_t> items(n);
+          for (auto& x : items) {
+            const GgufValue e = read_value(c, elem_type, what, file, depth + 1);
+            if (auto* u = std::get_if<uint64_t>(&e.data)) {
+              if (*u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) throw InputError(file, what, "array integer too large");
+              x = static_cast<int64_t>(*u);
+            } else if (auto* i = std::get_if<int64_t>(&e.data)) {
+              x = *i;
+            } else {
+              x = std::get<bool>(e.data) ? 1 : 0;
+            }
+          }
+          v.data = std::move(items);
+        }
+      }
       break;
     }
   }
@@ -126,10 +158,6 @@ double as_float(const std::string& file, const std::string& key, const GgufValue
   wrong_type(file, key, v, "a number");
 }
 
-const std::vector<GgufValue>& as_array(const std::string& file, const std::string& key, const GgufValue& v) {
-  if (auto* a = std::get_if<std::vector<GgufValue>>(&v.data)) return *a;
-  wrong_type(file, key, v, "an array");
-}
 
 }  // namespace
 
@@ -268,28 +296,21 @@ std::optional<std::string> GgufFile::find_string(const std::string& key) const {
 
 std::vector<std::string> GgufFile::get_string_array(const std::string& key) const {
   const auto& v = get(key);
-  const auto& items = as_array(name_, key, v);
-  if (v.array_type != GgufValueType::STRING) wrong_type(name_, key, v, "an array of strings");
-  std::vector<std::string> out;
-  out.reserve(items.size());
-  for (const auto& i : items) out.push_back(std::get<std::string>(i.data));
-  return out;
+  if (auto* a = std::get_if<std::vector<std::string>>(&v.data)) return *a;
+  wrong_type(name_, key, v, "an array of strings");
 }
 
 std::vector<double> GgufFile::get_float_array(const std::string& key) const {
-  const auto& items = as_array(name_, key, get(key));
-  std::vector<double> out;
-  out.reserve(items.size());
-  for (const auto& i : items) out.push_back(as_float(name_, key, i));
-  return out;
+  const auto& v = get(key);
+  if (auto* a = std::get_if<std::vector<double>>(&v.data)) return *a;
+  if (auto* a = std::get_if<std::vector<int64_t>>(&v.data); a && v.array_type != GgufValueType::BOOL) return {a->begin(), a->end()};
+  wrong_type(name_, key, v, "an array of numbers");
 }
 
 std::vector<int64_t> GgufFile::get_int_array(const std::string& key) const {
-  const auto& items = as_array(name_, key, get(key));
-  std::vector<int64_t> out;
-  out.reserve(items.size());
-  for (const auto& i : items) out.push_back(as_int(name_, key, i));
-  return out;
+  const auto& v = get(key);
+  if (auto* a = std::get_if<std::vector<int64_t>>(&v.data)) return *a;
+  wrong_type(name_, key, v, "an array of integers");
 }
 
 const GgufTensor* GgufFile::find_tensor(const std::string& name) const {

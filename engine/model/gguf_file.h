@@ -27,11 +27,17 @@ enum class GgufValueType : uint32_t {
 std::string_view gguf_value_type_name(GgufValueType t);
 
 // One metadata value. Integers widen to 64 bits and floats to double; `type` keeps the
-// type written in the file. Arrays keep their element type and may nest.
+// type written in the file. Arrays keep their element type; flat arrays are stored
+// compactly (a 262k-token vocabulary is three of them), nested arrays as values.
 struct GgufValue {
   GgufValueType type = GgufValueType::UINT8;
   GgufValueType array_type = GgufValueType::UINT8;  // element type when type == ARRAY
-  std::variant<uint64_t, int64_t, double, bool, std::string, std::vector<GgufValue>> data;
+  std::variant<uint64_t, int64_t, double, bool, std::string,
+               std::vector<int64_t>,       // array of integers or bools (uint64 above INT64_MAX is refused)
+               std::vector<double>,        // array of floats
+               std::vector<std::string>,   // array of strings
+               std::vector<GgufValue>>     // array of arrays
+      data;
 };
 
 struct GgufTensor {
