@@ -5,6 +5,7 @@
 //   dot_rows_avx2 the same integer sums with AVX2, 8 weight rows
 //                 at a time; the float part runs across rows in SIMD lanes with exactly
 //                 the reference's operations, so results are bit-identical to it.
+//   dot_rows_avx512vnni  the same with vpdpbusd (AVX-512 VNNI + VL); identical results.
 //   dot_rows      runtime dispatch.
 //
 // Because every path is bit-identical to the reference and each (weight row, activation
@@ -24,14 +25,16 @@ namespace draftbench {
 float dot_row_ref(GgmlType type, const uint8_t* w, const void* xq, int64_t n);
 void dot_rows_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y);
 void dot_rows_avx2(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y);
+void dot_rows_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y);
 void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y);
 
 // The same for a subset of rows: y[k] = dot(row ids[k] of w, xq) (draft-vocabulary logits).
 void dot_rows_indexed_ref(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y);
 void dot_rows_indexed_avx2(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y);
+void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y);
 void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y);
 
-// Which implementation dot_rows uses on this CPU ("avx2", "reference").
+// Which implementation dot_rows uses on this CPU ("avx512vnni", "avx2", "reference").
 const char* dot_rows_backend();
 
 }  // namespace draftbench

@@ -1,18 +1,45 @@
+// Picks the fastest dot-product build this CPU runs. All builds give identical results
+// (see vec_dot.h), so the choice affects speed only.
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
 
 namespace draftbench {
+namespace {
+
+enum class DotBackend { reference, avx2, avx512vnni };
+
+DotBackend backend() {
+  const CpuFeatures& f = cpu_features();
+  if (f.avx512vnni && f.avx512vl && f.avx2) return DotBackend::avx512vnni;
+  if (f.avx2) return DotBackend::avx2;
+  return DotBackend::reference;
+}
+
+}  // namespace
 
 void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
-  if (cpu_features().avx2) dot_rows_avx2(type, w, w_stride, n_rows, xq, n, y);
-  else dot_rows_ref(type, w, w_stride, n_rows, xq, n, y);
+  switch (backend()) {
+    case DotBackend::avx512vnni: return dot_rows_avx512vnni(type, w, w_stride, n_rows, xq, n, y);
+    case DotBackend::avx2: return dot_rows_avx2(type, w, w_stride, n_rows, xq, n, y);
+    case DotBackend::reference: return dot_rows_ref(type, w, w_stride, n_rows, xq, n, y);
+  }
 }
 
 void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
-  if (cpu_features().avx2) dot_rows_indexed_avx2(type, w, row_bytes, ids, n_ids, xq, n, y);
-  else dot_rows_indexed_ref(type, w, row_bytes, ids, n_ids, xq, n, y);
+  switch (backend()) {
+    case DotBackend::avx512vnni: return dot_rows_indexed_avx512vnni(type, w, row_bytes, ids, n_ids, xq, n, y);
+    case DotBackend::avx2: return dot_rows_indexed_avx2(type, w, row_bytes, ids, n_ids, xq, n, y);
+    case DotBackend::reference: return dot_rows_indexed_ref(type, w, row_bytes, ids, n_ids, xq, n, y);
+  }
 }
 
-const char* dot_rows_backend() { return cpu_features().avx2 ? "avx2" : "reference"; }
+const char* dot_rows_backend() {
+  switch (backend()) {
+    case DotBackend::avx512vnni: return "avx512vnni";
+    case DotBackend::avx2: return "avx2";
+    case DotBackend::reference: break;
+  }
+  return "reference";
+}
 
 }  // namespace draftbench

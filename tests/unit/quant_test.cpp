@@ -86,12 +86,16 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
         std::vector<float> ref(rows), opt(rows), idx(rows);
         dot_rows_ref(type, w.data(), ggml_row_bytes(type, n), rows, xq.data(), n, ref.data());
         dot_rows_avx2(type, w.data(), ggml_row_bytes(type, n), rows, xq.data(), n, opt.data());
+        std::vector<float> vnni(rows);
+        const bool have_vnni = cpu_features().avx512vnni && cpu_features().avx512vl;
+        if (have_vnni) dot_rows_avx512vnni(type, w.data(), ggml_row_bytes(type, n), rows, xq.data(), n, vnni.data());
         std::vector<int32_t> ids(rows);
         for (int64_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>(rows - 1 - r);
         dot_rows_indexed_avx2(type, w.data(), ggml_row_bytes(type, n), ids.data(), rows, xq.data(), n, idx.data());
         INFO(ggml_type_name(type) << " n=" << n << " rows=" << rows);
         for (int64_t r = 0; r < rows; ++r) {
           REQUIRE(std::memcmp(&ref[r], &opt[r], 4) == 0);
+          if (have_vnni) REQUIRE(std::memcmp(&ref[r], &vnni[r], 4) == 0);
           REQUIRE(std::memcmp(&ref[rows - 1 - r], &idx[r], 4) == 0);
         }
       }

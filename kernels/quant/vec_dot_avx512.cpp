@@ -1,0 +1,17 @@
+// AVX-512 VNNI (VL) build of the x86 dot-product kernels: vpdpbusd replaces the
+// maddubs+madd pair; the integers, and so the results, are identical to the AVX2 build.
+#include "kernels/quant/vec_dot.h"
+#include "kernels/quant/vec_dot_x86.h"
+
+namespace draftbench {
+
+void dot_rows_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
+  dot_rows_x86(type, w, w_stride, n_rows, xq, n, y);
+}
+
+void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
+                                 int64_t n, float* y) {
+  dot_rows_indexed_x86(type, w, row_bytes, ids, n_ids, xq, n, y);
+}
+
+}  // namespace draftbench
