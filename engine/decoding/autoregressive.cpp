@@ -34,6 +34,7 @@ GenerationResult generate_autoregressive(const Model& model, Transformer& transf
   in.logit_rows = {static_cast<int32_t>(prompt.size()) - 1};
   ForwardResult out;
   std::vector<TokenProb> scratch;
+  const TokenTree single = TokenTree::chain(1);
 
   auto t0 = std::chrono::steady_clock::now();
   for (int step = 0; step < options.max_new_tokens; ++step) {
@@ -53,9 +54,10 @@ GenerationResult generate_autoregressive(const Model& model, Transformer& transf
       break;
     }
     if (step + 1 == options.max_new_tokens) break;  // the last token needs no forward pass
+    // Assignments into existing capacity: no allocation per step.
     in.tokens.assign(1, token);
-    in.tree = TokenTree::chain(1);
-    in.logit_rows = {0};
+    in.tree = single;
+    in.logit_rows.assign(1, 0);
   }
   res.decode_seconds = seconds_since(t0);
   return res;

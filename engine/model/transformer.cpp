@@ -109,7 +109,8 @@ void Transformer::mlp_layer(int64_t il, int64_t n) {
 }
 
 void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) {
-  std::vector<Row> rows;
+  std::vector<Row>& rows = rows_;
+  rows.clear();
   int64_t max_keys = 1, n_logit_rows = 0, n_hidden_rows = 0;
   for (const SequenceInput& s : batch.sequences) {
     DB_CHECK(s.seq >= 0 && s.seq < cache.n_sequences());
@@ -147,9 +148,9 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   }
 
   // Final norm only for the rows someone asked for.
-  std::vector<float> picked;
+  std::vector<float>& picked = picked_;
   auto gather = [&](auto member, int64_t count) {
-    picked.assign(static_cast<size_t>(count * E), 0.0f);
+    picked.resize(static_cast<size_t>(count * E));
     int64_t out = 0, base = 0;
     for (const SequenceInput& s : batch.sequences) {
       for (int32_t node : s.*member) {

@@ -42,6 +42,8 @@ class Transformer {
   int64_t capacity_rows_ = 0, capacity_keys_ = 0;
   std::vector<float> x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_, act_, scores_;
   std::vector<uint8_t> quant_scratch_;
+  std::vector<Row> rows_;
+  std::vector<float> picked_;
 };
 
 }  // namespace draftbench
