@@ -35,12 +35,31 @@ void dequantize_all(const GgufFile& f, const std::string& dir) {
   }
 }
 
+// Tensor type census: type name -> (count, bytes); returns the parameter count.
+int64_t count_tensors(const Model& model, std::map<std::string, std::pair<int, size_t>>& by_type) {
+  int64_t params = 0;
+  auto add = [&](std::string_view type, size_t bytes, int64_t elements) {
+    auto& e = by_type[std::string(type)];
+    ++e.first;
+    e.second += bytes;
+    params += elements;
+  };
+  if (const GgufFile* f = model.gguf())
+    for (const GgufTensor& t : f->tensors()) add(ggml_type_name(t.type), t.n_bytes, t.n_elements());
+  for (const SafetensorsFile& f : model.safetensors())
+    for (const SafetensorsTensor& t : f.tensors()) add(t.dtype, t.n_bytes, t.n_elements());
+  return params;
+}
+
 int run_inspect(const InspectArgs& a) {
   auto model = Model::load(a.path);
   const ModelConfig& c = model->config();
-  const GgufFile& f = *model->gguf();
-  fmt::print("file: {} ({:.1f} MiB, GGUF v{}, alignment {})\n", a.path, f.file_size() / 1048576.0, f.version(), f.alignment());
-  if (auto name = f.find_string("general.name")) fmt::print("name: {}\n", *name);
+  if (const GgufFile* f = model->gguf()) {
+    fmt::print("file: {} ({:.1f} MiB, GGUF v{}, alignment {})\n", a.path, f->file_size() / 1048576.0, f->version(), f->alignment());
+    if (auto name = f->find_string("general.name")) fmt::print("name: {}\n", *name);
+  } else {
+    fmt::print("checkpoint: {} (Hugging Face directory, {} safetensors file(s))\n", a.path, model->safetensors().size());
+  }
   fmt::print("architecture: {}\n", c.arch_name);
   fmt::print("vocabulary: {}, embedding: {}, layers: {}, feed-forward: {}\n", c.n_vocab, c.n_embd, c.n_layers, c.n_ff);
   fmt::print("heads: {} query / {} key-value, head dim {}, context {}\n", c.n_heads, c.n_kv_heads, c.head_dim, c.context_length);
@@ -49,20 +68,19 @@ int run_inspect(const InspectArgs& a) {
   fmt::print("attention: {} sliding-window layers (window {}), {} global; RoPE base {} global / {} local\n", n_local, c.sliding_window,
              c.n_layers - n_local, c.rope_base, c.rope_base_local);
   std::map<std::string, std::pair<int, size_t>> by_type;
-  int64_t params = 0;
-  for (const GgufTensor& t : f.tensors()) {
-    auto& e = by_type[std::string(ggml_type_name(t.type))];
-    ++e.first;
-    e.second += t.n_bytes;
-    params += t.n_elements();
-  }
-  fmt::print("tensors: {} ({} parameters)\n", f.tensors().size(), params);
+  const int64_t params = count_tensors(*model, by_type);
+  int n_tensors = 0;
+  for (const auto& [type, e] : by_type) n_tensors += e.first;
+  fmt::print("tensors: {} ({} parameters)\n", n_tensors, params);
   for (const auto& [type, e] : by_type) fmt::print("  {:5} {:4} tensors {:9.1f} MiB\n", type, e.first, e.second / 1048576.0);
   const Tokenizer& tok = model->tokenizer();
   fmt::print("tokenizer: SentencePiece, {} tokens, bos {}, eos {}, stop ids:", tok.vocab_size(), tok.bos_id(), tok.eos_id());
-  for (int32_t s : tok.stop_ids()) fmt::print(" {} ({})", s, tok.token_to_piece(s));
+  for (int32_t s : tok.stop_ids()) fmt::print(" {} ({})", s, tok.token_to_piece(s, true));
   fmt::print("\n");
-  if (!a.dequantize_all.empty()) dequantize_all(f, a.dequantize_all);
+  if (!a.dequantize_all.empty()) {
+    if (!model->gguf()) throw InputError(a.path, "--dequantize-all", "applies to GGUF files only");
+    dequantize_all(*model->gguf(), a.dequantize_all);
+  }
   return 0;
 }
 }  // namespace
@@ -70,7 +88,7 @@ int run_inspect(const InspectArgs& a) {
 Run add_inspect(CLI::App& app) {
   auto a = std::make_shared<InspectArgs>();
   CLI::App* sub = app.add_subcommand("inspect", "Describe a model file");
-  sub->add_option("path", a->path, "GGUF model file")->required();
+  sub->add_option("path", a->path, "GGUF model file or Hugging Face checkpoint directory")->required();
   sub->add_option("--dequantize-all", a->dequantize_all, "Write every tensor dequantised to DIR/<name>.f32 (raw float32)");
   return [sub, a]() -> int { return sub->parsed() ? run_inspect(*a) : -1; };
 }

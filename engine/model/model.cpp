@@ -1,9 +1,12 @@
 #include "engine/model/model.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "engine/common/error.h"
 #include "engine/model/gguf_vocab.h"
+#include "engine/model/hf_checkpoint.h"
 
 namespace draftbench {
 
@@ -12,6 +15,25 @@ std::unique_ptr<Model> Model::load(const std::string& path) {
     throw InputError(path, "", "model file not found (the default model is fetched by scripts/setup.sh)");
   auto m = std::make_unique<Model>();
   m->path_ = path;
+  if (std::filesystem::is_directory(path)) {
+    if (!is_hf_checkpoint_dir(path))
+      throw InputError(path, "config.json", "missing: a model directory must be a Hugging Face checkpoint (config.json, *.safetensors, tokenizer.model)");
+    HfCheckpoint checkpoint = load_hf_checkpoint(path);
+    m->config_ = checkpoint.config;
+    // Moving keeps every view valid: the mappings are held by shared_ptr and the owned
+    // vectors' buffers do not move.
+    m->weights_ = std::move(checkpoint.weights);
+    m->safetensors_ = std::move(checkpoint.shards);
+    const std::string tokenizer_path = (std::filesystem::path(path) / "tokenizer.model").string();
+    if (!std::filesystem::exists(tokenizer_path))
+      throw InputError(path, "tokenizer.model", "missing (only SentencePiece tokenizers are supported, not tokenizer.json alone)");
+    m->tokenizer_.emplace(Tokenizer::from_model_file(tokenizer_path));
+    if (m->tokenizer_->vocab_size() != m->config_.n_vocab)
+      throw InputError(tokenizer_path, "pieces",
+                       fmt::format("{} pieces but config.json has vocab_size {} (added tokens outside tokenizer.model are not supported)",
+                                   m->tokenizer_->vocab_size(), m->config_.n_vocab));
+    return m;
+  }
   m->gguf_.emplace(GgufFile::open(path));
   m->config_ = model_config_from_gguf(*m->gguf_);
   m->weights_ = model_weights_from_gguf(*m->gguf_, m->config_);

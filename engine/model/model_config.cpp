@@ -69,6 +69,8 @@ void validate_model_config(const ModelConfig& c, const std::string& where) {
   if (c.n_heads % c.n_kv_heads != 0)
     throw InputError(where, "attention.head_count_kv", fmt::format("{} does not divide head_count {}", c.n_kv_heads, c.n_heads));
   if (c.head_dim % 2 != 0) throw InputError(where, "attention.key_length", fmt::format("{} is odd (RoPE needs pairs)", c.head_dim));
+  for (const auto& [base, field] : {std::pair{c.rope_base, "rope.freq_base"}, std::pair{c.rope_base_local, "rope.freq_base_swa"}})
+    if (!(base > 1.0f && std::isfinite(base))) throw InputError(where, field, fmt::format("{} is out of range (expected a finite value > 1)", base));
   if (!(c.rms_eps > 0.0f && c.rms_eps < 1.0f)) throw InputError(where, "attention.layer_norm_rms_epsilon", fmt::format("{} is out of range", c.rms_eps));
 }
 

@@ -9,8 +9,9 @@ namespace {
 
 template <typename T>
 void put(std::vector<uint8_t>& out, T v) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&v);
-  out.insert(out.end(), p, p + sizeof(T));
+  const size_t at = out.size();
+  out.resize(at + sizeof(T));
+  std::memcpy(out.data() + at, &v, sizeof(T));
 }
 void put_string(std::vector<uint8_t>& out, const std::string& s) {
   put<uint64_t>(out, s.size());
