@@ -41,7 +41,7 @@ void Transformer::ensure_buffers(int64_t n, int64_t max_keys) {
 }
 
 std::span<uint8_t> Transformer::scratch(const WeightMatrix& w, int64_t n_x) {
-  const size_t need = matmul_scratch_bytes(w, n_x);
+  const size_t need = matmul_scratch_bytes(w, n_x, pool_.size());
   if (quant_scratch_.size() < need) quant_scratch_.resize(need);
   return quant_scratch_;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/quant/quantize_activation.h"
+#include "kernels/quant/repack.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
 
@@ -12,6 +13,11 @@ namespace {
 // Weight rows per task: a multiple of the 8-row kernels, small enough that one tile of
 // weights stays in L2 while every activation row passes over it.
 constexpr int64_t kRowTile = 64;
+// From this many activation rows on, Q4_0/Q5_0 tiles are repacked to Q8_0 once per tile.
+constexpr int64_t kRepackMinRows = 4;
+
+bool use_repack(const WeightMatrix& w, int64_t n_x) { return n_x >= kRepackMinRows && repacks_to_q8_0(w.type); }
+size_t repack_tile_bytes(const WeightMatrix& w) { return static_cast<size_t>(kRowTile) * ggml_row_bytes(GgmlType::Q8_0, w.n_in); }
 
 const uint8_t* quantize_rows(const WeightMatrix& w, const float* x, int64_t n_x, ThreadPool& pool, std::span<uint8_t> scratch) {
   const size_t xq_bytes = activation_row_bytes(w.type, w.n_in);
@@ -25,20 +31,33 @@ const uint8_t* quantize_rows(const WeightMatrix& w, const float* x, int64_t n_x,
 
 }  // namespace
 
-size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x) {
-  return activation_row_bytes(w.type, w.n_in) * static_cast<size_t>(std::max<int64_t>(n_x, 1));
+size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x, int n_threads) {
+  const size_t act = activation_row_bytes(w.type, w.n_in) * static_cast<size_t>(std::max<int64_t>(n_x, 1));
+  return act + (use_repack(w, n_x) ? repack_tile_bytes(w) * static_cast<size_t>(n_threads) : 0);
 }
 
 void matmul(const WeightMatrix& w, const float* x, int64_t n_x, float* y, ThreadPool& pool, std::span<uint8_t> scratch) {
+  DB_CHECK(scratch.size() >= matmul_scratch_bytes(w, n_x, pool.size()));
   const uint8_t* xq = quantize_rows(w, x, n_x, pool, scratch);
   const size_t xq_bytes = activation_row_bytes(w.type, w.n_in);
   const size_t row_bytes = w.row_bytes();
-  pool.parallel_for(w.n_out, kRowTile, [&](int64_t b, int64_t e, int) {
+  const bool repack = use_repack(w, n_x);
+  uint8_t* tiles = scratch.data() + xq_bytes * static_cast<size_t>(n_x);
+  pool.parallel_for(w.n_out, kRowTile, [&](int64_t b, int64_t e, int thread) {
     for (int64_t r0 = b; r0 < e; r0 += kRowTile) {
       const int64_t nr = std::min(kRowTile, e - r0);
+      GgmlType type = w.type;
+      const uint8_t* rows = w.data + static_cast<size_t>(r0) * row_bytes;
+      size_t stride = row_bytes;
+      if (repack) {
+        auto* tile = reinterpret_cast<BlockQ8_0*>(tiles + repack_tile_bytes(w) * static_cast<size_t>(thread));
+        repack_rows_to_q8_0(w.type, rows, row_bytes, nr, w.n_in, tile);
+        type = GgmlType::Q8_0;
+        rows = reinterpret_cast<const uint8_t*>(tile);
+        stride = ggml_row_bytes(GgmlType::Q8_0, w.n_in);
+      }
       for (int64_t i = 0; i < n_x; ++i)
-        dot_rows(w.type, w.data + static_cast<size_t>(r0) * row_bytes, row_bytes, nr, xq + static_cast<size_t>(i) * xq_bytes, w.n_in,
-                 y + i * w.n_out + r0);
+        dot_rows(type, rows, stride, nr, xq + static_cast<size_t>(i) * xq_bytes, w.n_in, y + i * w.n_out + r0);
     }
   });
 }

@@ -22,8 +22,8 @@ struct WeightMatrix {
   size_t row_bytes() const { return ggml_row_bytes(type, n_in); }
 };
 
-// Bytes of scratch matmul needs for n_x activation rows.
-size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x);
+// Bytes of scratch matmul needs for n_x activation rows on a pool of n_threads.
+size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x, int n_threads);
 
 void matmul(const WeightMatrix& w, const float* x, int64_t n_x, float* y, ThreadPool& pool, std::span<uint8_t> scratch);
 

@@ -10,6 +10,8 @@
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/dequantize.h"
 #include "kernels/quant/quantize_activation.h"
+#include "kernels/matmul/matmul.h"
+#include "kernels/quant/repack.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
 
@@ -62,6 +64,10 @@ std::vector<float> random_activations(int64_t n, std::mt19937& rng) {
   for (auto& e : x) e = v(rng);
   return x;
 }
+
+struct WeightMatrixData {
+  std::vector<uint8_t> bytes;
+};
 
 const GgmlType kWeightTypes[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
                                  GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
@@ -143,6 +149,43 @@ TEST_CASE("reference dot products match the dequantised float dot", "[quant]") {
         mag += std::fabs(x[i]);
       }
       REQUIRE(err / mag < 0.02);
+    }
+  }
+}
+
+TEST_CASE("Q4_0/Q5_0 rows repacked to Q8_0 give bit-identical dot products", "[quant]") {
+  std::mt19937 rng(5);
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q5_0}) {
+    const int64_t n = 32 * 7, rows = 13;
+    const auto w = random_rows(type, n, rows, rng);
+    const auto x = random_activations(n, rng);
+    std::vector<uint8_t> xq(activation_row_bytes(type, n));
+    quantize_activation_row(type, x.data(), xq.data(), n);
+    std::vector<BlockQ8_0> packed(static_cast<size_t>(rows * n / 32));
+    repack_rows_to_q8_0(type, w.data(), ggml_row_bytes(type, n), rows, n, packed.data());
+    std::vector<float> a(rows), b(rows);
+    dot_rows_ref(type, w.data(), ggml_row_bytes(type, n), rows, xq.data(), n, a.data());
+    dot_rows_ref(GgmlType::Q8_0, reinterpret_cast<const uint8_t*>(packed.data()), ggml_row_bytes(GgmlType::Q8_0, n), rows, xq.data(), n, b.data());
+    REQUIRE(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
+  }
+}
+
+TEST_CASE("matmul rows are bit-identical whatever the batch size and thread count", "[quant][invariance]") {
+  std::mt19937 rng(8);
+  ThreadPool one(1), two(2);
+  for (GgmlType type : kWeightTypes) {
+    const int block = ggml_type_info(type).block_size == 1 ? 32 : ggml_type_info(type).block_size;
+    const WeightMatrixData data{random_rows(type, block * 3, 150, rng)};
+    const WeightMatrix w{type, block * 3, 150, data.bytes.data()};
+    const int64_t n_x = 9;
+    const auto x = random_activations(w.n_in * n_x, rng);
+    std::vector<float> batched(n_x * w.n_out), single(w.n_out);
+    std::vector<uint8_t> scratch(matmul_scratch_bytes(w, n_x, 2));
+    matmul(w, x.data(), n_x, batched.data(), two, scratch);
+    for (int64_t i = 0; i < n_x; ++i) {
+      matmul(w, x.data() + i * w.n_in, 1, single.data(), one, scratch);
+      INFO(ggml_type_name(type) << " row " << i);
+      REQUIRE(std::memcmp(single.data(), batched.data() + i * w.n_out, single.size() * 4) == 0);
     }
   }
 }
