@@ -62,6 +62,7 @@ int run_generate(const GenerateArgs& a) {
     j["text"] = tok.decode(r.tokens);
     j["tokens"] = r.tokens;
     j["prompt_tokens"] = r.prompt_tokens;
+    j["prompt_ids"] = prompt;
     j["generated_tokens"] = r.tokens.size();
     j["prefill_tokens_per_s"] = prefill_tps;
     j["decode_tokens_per_s"] = decode_tps;
