@@ -88,8 +88,9 @@ class LlamaBench:
         self.n_vocab = self.llm.n_vocab()
         self.bos = self.llm.token_bos()
         rng = np.random.default_rng(args.seed)
-        # Like llama-bench: BOS first, then uniformly random ids (special ones included).
-        self.prompt = [self.bos] + [int(t) for t in rng.integers(0, self.n_vocab, args.prompt_tokens - 1)]
+        # BOS, then uniform random ids away from the special ids at both ends of the vocabulary
+        # (as draftbench's bench does; the ids do not change the amount of work).
+        self.prompt = [self.bos] + [int(t) for t in rng.integers(1000, self.n_vocab - 1000, args.prompt_tokens - 1)]
 
     def _clear(self) -> None:
         self.llm.reset()
@@ -141,10 +142,9 @@ def run(args) -> int:
         die("--prompt-tokens, --gen-tokens and --repeats must be >= 1")
 
     theirs = LlamaBench(args)
-    theirs.warm_up()
-    run_ours(binary, args)  # warm-up: page cache, CPU frequency; result discarded
+    theirs.warm_up()  # draftbench's bench runs its own warm-up inside every invocation
 
-    ours_runs, theirs_runs = [], []
+    ours_runs, theirs_runs, loads = [], [], []
     for r in range(args.repeats):
         order = ("ours", "theirs") if r % 2 == 0 else ("theirs", "ours")
         for who in order:
@@ -152,7 +152,10 @@ def run(args) -> int:
                 ours_runs.append(run_ours(binary, args))
             else:
                 theirs_runs.append(theirs.repeat())
-        print(f"  repeat {r + 1}/{args.repeats}: ours pp {ours_runs[-1]['prefill_tps']:.1f} "
+        # Other work on the machine skews both engines (llama.cpp's OpenMP threads spin and
+        # suffer most), so keep the load next to the numbers.
+        loads.append(os.getloadavg()[0])
+        print(f"  repeat {r + 1}/{args.repeats} (load {loads[-1]:.1f}): ours pp {ours_runs[-1]['prefill_tps']:.1f} "
               f"tg {ours_runs[-1]['decode_tps']:.1f} | llama.cpp pp {theirs_runs[-1]['prefill_tps']:.1f} "
               f"tg {theirs_runs[-1]['decode_tps']:.1f}", file=sys.stderr)
 
@@ -162,6 +165,10 @@ def run(args) -> int:
     # ru_maxrss is in KiB on Linux; it covers Python and numpy as well as llama.cpp.
     theirs_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     ratio = {k: ours[k]["median"] / ref[k]["median"] for k in ours}
+
+    if max(loads) > args.threads + 1:
+        print(f"bench_vs_llamacpp: warning: 1-minute load average reached {max(loads):.1f} with "
+              f"{os.cpu_count()} CPUs; other work was running and the numbers are noisy", file=sys.stderr)
 
     pp, tg = f"pp{args.prompt_tokens}", f"tg{args.gen_tokens}"
     print(f"\nthreads {args.threads}, {args.repeats} interleaved repeats, t/s median (min–max)\n")
@@ -181,6 +188,7 @@ def run(args) -> int:
                        "llama_cpp_system_info": llama_cpp.llama_print_system_info().decode().strip(),
                        "machine": platform.machine(), "cpus": os.cpu_count(),
                        "llamacpp_decode_from": "empty context (llama-bench tg)",
+                       "loadavg_1min_per_repeat": loads,
                        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
             "draftbench": {"prefill_tokens_per_s": ours["prefill_tps"], "decode_tokens_per_s": ours["decode_tps"],
                            "peak_rss_bytes": ours_rss, "raw_runs": [x["raw"] for x in ours_runs]},

@@ -4,8 +4,9 @@
 Runs `BIN inspect MODEL --dequantize-all DIR`, which writes DIR/<tensor name>.f32
 (raw little-endian float32 in the file's element order, ne0 fastest), and compares
 each file with `gguf.quants.dequantize` of the same tensor. Files are checked and
-deleted while the binary is still writing, so disk use stays near one or two
-tensors instead of the ~1 GB of the whole model in f32.
+deleted while the binary is still writing, and the binary is paused while the backlog
+is large, so disk use stays near the largest tensor plus --max-backlog-mb instead of
+the ~1 GB of the whole model in f32.
 
 Exit 0 with `dequant: N tensors checked, max abs diff X`; exit 1 naming the failing
 tensors; exit 2 when the binary or model cannot be used at all.
@@ -15,11 +16,13 @@ Usage: check_dequant.py --draftbench BIN --model PATH [--workdir DIR]
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
@@ -132,16 +135,61 @@ def record(tensor, out: Outcome, report: Report) -> None:
             f"elements out of tolerance, first at flat index {out.first_bad}, max abs diff {out.max_abs_diff:.3g}")
 
 
+def file_size(outdir: str, name: str) -> Optional[int]:
+    try:
+        return os.path.getsize(os.path.join(outdir, name + ".f32"))
+    except FileNotFoundError:
+        return None
+
+
+class Writer:
+    """The binary's `inspect --dequantize-all` run. It writes far faster than numpy can
+    check, so without back-pressure the whole model (~1 GB of f32) would sit on disk at
+    once: it is paused (SIGSTOP) while finished, unchecked files exceed the backlog limit.
+    Partly written files never count, so a pause cannot wait on itself."""
+
+    def __init__(self, cmd: list, log):
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        self.paused = False
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def throttle(self, backlog_bytes: int, limit_bytes: int) -> None:
+        if not self.running():
+            return
+        if backlog_bytes > limit_bytes and not self.paused:
+            os.kill(self.proc.pid, signal.SIGSTOP)
+            self.paused = True
+        elif backlog_bytes <= limit_bytes and self.paused:
+            os.kill(self.proc.pid, signal.SIGCONT)
+            self.paused = False
+
+    def close(self) -> None:
+        if self.running():
+            if self.paused:
+                os.kill(self.proc.pid, signal.SIGCONT)
+            self.proc.kill()
+            self.proc.wait()
+
+
 def run(args) -> int:
     binary = require_binary(args.draftbench)
     if not os.path.isfile(args.model):
         die(f"model not found: {args.model}")
-    tol = Tolerance(args.rtol, args.atol_scale)
     reader = gguf.GGUFReader(args.model)
     tensors = {t.name: t for t in reader.tensors}
-    expected_bytes = {name: int(t.n_elements) * 4 for name, t in tensors.items()}
 
-    workdir = args.workdir or tempfile.mkdtemp(prefix="draftbench-dequant-")
+    if args.workdir:
+        return check_all(args, binary, tensors, args.workdir)
+    # A context manager so that the temporary directory also goes when die() exits.
+    with tempfile.TemporaryDirectory(prefix="draftbench-dequant-") as workdir:
+        return check_all(args, binary, tensors, workdir)
+
+
+def check_all(args, binary: str, tensors: dict, workdir: str) -> int:
+    tol = Tolerance(args.rtol, args.atol_scale)
+    expected_bytes = {name: int(t.n_elements) * 4 for name, t in tensors.items()}
     outdir = os.path.join(workdir, "tensors")
     # Stale files from an earlier run would be checked (and deleted) before the binary
     # rewrites them, so start from an empty directory.
@@ -153,21 +201,23 @@ def run(args) -> int:
     # A file whose content mismatched while the binary was still running may have
     # been read mid-write (e.g. the writer preallocated it): judge it only at exit.
     recheck = set()
+    limit = args.max_backlog_mb << 20
 
     with open(log_path, "wb") as log:
         cmd = [binary, "inspect", args.model, "--dequantize-all", outdir]
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        writer = Writer(cmd, log)
         try:
             while True:
-                running = proc.poll() is None
-                for name in sorted(pending):
+                running = writer.running()
+                ready = [n for n in sorted(pending) if file_size(outdir, n) == expected_bytes[n]
+                         and not (running and n in recheck)]
+                backlog = sum(expected_bytes[n] for n in ready)
+                writer.throttle(backlog, limit)
+                for name in (ready if running else sorted(pending)):
                     path = os.path.join(outdir, name + ".f32")
-                    try:
-                        size = os.path.getsize(path)
-                    except FileNotFoundError:
-                        continue
-                    if running and (size != expected_bytes[name] or name in recheck):
-                        continue
+                    size = file_size(outdir, name)
+                    if size is None:
+                        continue  # reported as missing below
                     if size != expected_bytes[name]:
                         report.checked += 1
                         report.failures.append(f"{name}: file has {size} bytes, expected {expected_bytes[name]}")
@@ -179,13 +229,14 @@ def run(args) -> int:
                         record(tensors[name], out, report)
                     pending.discard(name)
                     os.remove(path)
+                    backlog -= size
+                    writer.throttle(backlog, limit)
                 if not running:
                     break
-                time.sleep(0.2)
+                time.sleep(0.1)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            writer.close()
+    proc = writer.proc
 
     if proc.returncode != 0:
         with open(log_path, "rb") as f:
@@ -199,8 +250,6 @@ def run(args) -> int:
 
     for tname, diff in sorted(report.max_by_type.items()):
         print(f"  {tname:6s} max abs diff {diff:.3g}")
-    if not args.workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
     if report.failures:
         for line in report.failures:
             print(f"FAIL {line}")
@@ -216,6 +265,8 @@ def main() -> None:
     ap.add_argument("--draftbench", required=True, help="path to the draftbench binary")
     ap.add_argument("--model", required=True, help="GGUF model file")
     ap.add_argument("--workdir", help="directory for the binary's output (default: a fresh temp dir, removed after)")
+    ap.add_argument("--max-backlog-mb", type=int, default=128,
+                    help="pause the binary while this much finished output awaits checking")
     ap.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance per element")
     ap.add_argument("--atol-scale", type=float, default=1e-6,
                     help="absolute tolerance as a fraction of the tensor's max |value|")

@@ -6,10 +6,15 @@ For every prompt (one per line; `\\n`, `\\t` and `\\\\` escapes are unescaped), 
 decode `--steps` tokens greedily from the same token ids, EOS ignored. Reported per
 prompt: identical tokens (and the first divergence with llama.cpp's logit margin there,
 to tell a near-tie from a bug), max |logit difference| on the first step, argmax
-agreement. Exits 1 if fewer than `--min-share` of the prompts agree on every token.
+agreement, KL of the first step's distributions. Exits 1 if fewer than `--min-share` of
+the prompts agree on every token.
+
+`--noise-floor` also runs llama.cpp with flash attention toggled against llama.cpp: the
+same metrics then show how far llama.cpp drifts from itself under a change that is exact
+in real arithmetic, which is the scale any other correct engine should be judged on.
 
 Usage: check_llamacpp.py --draftbench BIN --model PATH --prompts FILE
-                         [--steps 32] [--threads 2] [--out JSON]
+                         [--steps 32] [--threads 2] [--noise-floor] [--out JSON]
 """
 import argparse
 import json
@@ -82,19 +87,21 @@ class LlamaReference:
         self.llm.reset()
         llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(self.llm.ctx), True)
 
-    def greedy(self, ids: list, steps: int, rival_tokens: list):
-        """Greedy tokens, logits after the prompt's last position, and per step the
-        margin logit[ours] - logit[rival] (rival = the other engine's token there)."""
+    def greedy(self, ids: list, steps: int, rivals: list):
+        """Greedy tokens, the logits after the prompt's last position, and for each rival
+        token list the margin logit[ours] - logit[rival's token] at every step (how close
+        to a tie this engine was wherever a rival chose differently)."""
         self._clear()
         self.llm.eval(ids)
         logits = self._last_logits()
         first_logits = logits
-        tokens, margins = [], []
+        tokens, margins = [], [[] for _ in rivals]
         for step in range(steps):
             tok = int(np.argmax(logits))
             tokens.append(tok)
-            rival = rival_tokens[step] if step < len(rival_tokens) else tok
-            margins.append(float(logits[tok] - logits[rival]) if 0 <= rival < self.n_vocab else None)
+            for rival, out in zip(rivals, margins):
+                other = rival[step] if step < len(rival) else tok
+                out.append(float(logits[tok] - logits[other]) if 0 <= other < self.n_vocab else None)
             if step + 1 < steps:
                 self.llm.eval([tok])
                 logits = self._last_logits()
@@ -102,15 +109,42 @@ class LlamaReference:
 
 
 @dataclass
-class PromptResult:
-    index: int
-    prompt: str
-    n_prompt_tokens: int
+class Agreement:
+    """How another run agrees with llama.cpp (the primary configuration)."""
     identical: bool
     first_divergence: Optional[int]
     llama_margin_at_divergence: Optional[float]
     first_step_max_abs_logit_diff: float
+    first_step_kl: float  # KL(p_llama || p_other) of the first step's softmax, nats
     first_step_argmax_agree: bool
+
+
+def agreement(ref_tokens, ref_logits, margins, tokens, logits) -> Agreement:
+    diverge = next((i for i, (a, b) in enumerate(zip(ref_tokens, tokens)) if a != b), None)
+    if diverge is None and len(tokens) != len(ref_tokens):
+        diverge = min(len(tokens), len(ref_tokens))
+    ref64, oth64 = ref_logits.astype(np.float64), logits.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        max_diff = float(np.nan_to_num(np.abs(oth64 - ref64), nan=np.inf).max())
+        log_p = ref64 - ref64.max() - np.log(np.exp(ref64 - ref64.max()).sum())
+        log_q = oth64 - oth64.max() - np.log(np.exp(oth64 - oth64.max()).sum())
+        kl = float(np.sum(np.exp(log_p) * (log_p - log_q)))
+    return Agreement(
+        identical=diverge is None, first_divergence=diverge,
+        llama_margin_at_divergence=margins[diverge] if diverge is not None and diverge < len(margins) else None,
+        first_step_max_abs_logit_diff=max_diff, first_step_kl=kl if np.isfinite(kl) else float("inf"),
+        first_step_argmax_agree=int(np.argmax(logits)) == int(np.argmax(ref_logits)))
+
+
+@dataclass
+class PromptResult:
+    index: int
+    prompt: str
+    n_prompt_tokens: int
+    draftbench: Agreement
+    # llama.cpp with flash attention toggled, against llama.cpp: the noise floor, i.e. how
+    # much llama.cpp disagrees with itself after a change that is exact in real arithmetic.
+    llamacpp_alt: Optional[Agreement]
     draftbench_tokens: list
     llamacpp_tokens: list
     llamacpp_text: str
@@ -150,35 +184,42 @@ def run_ours(binary: str, model: str, ids: list, steps: int, logits_path: str):
     return tokens, logits, seconds
 
 
-def compare(index, prompt, ids, ours, ours_logits, ref, ref_logits, margins, seconds, llama) -> PromptResult:
-    diverge = next((i for i, (a, b) in enumerate(zip(ref, ours)) if a != b), None)
-    if diverge is None and len(ours) != len(ref):
-        diverge = min(len(ours), len(ref))
-    if ours_logits.shape != ref_logits.shape:
-        die(f"prompt {index}: draftbench wrote {ours_logits.size} logits, expected {ref_logits.size}", 1)
-    with np.errstate(invalid="ignore"):
-        diff = np.abs(ours_logits.astype(np.float64) - ref_logits.astype(np.float64))
-    max_diff = float(np.nan_to_num(diff, nan=np.inf).max())
-    return PromptResult(
-        index=index, prompt=prompt, n_prompt_tokens=len(ids),
-        identical=diverge is None, first_divergence=diverge,
-        llama_margin_at_divergence=margins[diverge] if diverge is not None and diverge < len(margins) else None,
-        first_step_max_abs_logit_diff=max_diff,
-        first_step_argmax_agree=int(np.argmax(ours_logits)) == int(np.argmax(ref_logits)),
-        draftbench_tokens=ours, llamacpp_tokens=ref,
-        llamacpp_text=llama.detokenize(ref),
-        draftbench_text=llama.detokenize([t for t in ours if 0 <= t < llama.n_vocab]),
-        draftbench_seconds=round(seconds, 3))
+def fmt_agreement(a: Optional[Agreement]) -> str:
+    if a is None:
+        return ""
+    div = "" if a.first_divergence is None else str(a.first_divergence)
+    margin = "" if a.llama_margin_at_divergence is None else f"{a.llama_margin_at_divergence:.3g}"
+    return (f"{'yes' if a.identical else 'no'} | {div} | {margin} | {a.first_step_max_abs_logit_diff:.3g} | "
+            f"{a.first_step_kl:.2g} | {'yes' if a.first_step_argmax_agree else 'no'}")
 
 
-def print_table(results: list) -> None:
-    print("| # | prompt tokens | identical | first divergence | llama margin there | max abs logit diff (step 0) | argmax agrees |")
-    print("|---|---|---|---|---|---|---|")
+def print_table(results: list, with_alt: bool) -> None:
+    cols = "identical | first divergence | llama margin there | max abs logit diff (step 0) | KL (step 0) | argmax agrees"
+    head = f"| # | prompt tokens | {cols} |"
+    rule = "|---|---|" + "---|" * 6
+    if with_alt:
+        head += f" llama.cpp FA toggled: {cols} |"
+        rule += "---|" * 6
+    print("draftbench vs llama.cpp" + (" (and llama.cpp vs itself with flash attention toggled)" if with_alt else ""))
+    print(head)
+    print(rule)
     for r in results:
-        margin = "" if r.llama_margin_at_divergence is None else f"{r.llama_margin_at_divergence:.3g}"
-        div = "" if r.first_divergence is None else str(r.first_divergence)
-        print(f"| {r.index} | {r.n_prompt_tokens} | {'yes' if r.identical else 'no'} | {div} | {margin} | "
-              f"{r.first_step_max_abs_logit_diff:.3g} | {'yes' if r.first_step_argmax_agree else 'no'} |")
+        line = f"| {r.index} | {r.n_prompt_tokens} | {fmt_agreement(r.draftbench)} |"
+        if with_alt:
+            line += f" {fmt_agreement(r.llamacpp_alt)} |"
+        print(line)
+
+
+def summarise(agreements: list) -> dict:
+    n = len(agreements)
+    return {
+        "identical_share": sum(a.identical for a in agreements) / n,
+        "first_step_argmax_agree_share": sum(a.first_step_argmax_agree for a in agreements) / n,
+        "first_step_max_abs_logit_diff": max(a.first_step_max_abs_logit_diff for a in agreements),
+        "first_step_median_max_abs_logit_diff": float(np.median([a.first_step_max_abs_logit_diff for a in agreements])),
+        "first_step_median_kl": float(np.median([a.first_step_kl for a in agreements])),
+        "first_step_max_kl": max(a.first_step_kl for a in agreements),
+    }
 
 
 def run(args) -> int:
@@ -195,31 +236,49 @@ def run(args) -> int:
     if too_long:
         die(f"prompt {too_long[0]} needs {len(token_ids[too_long[0]]) + args.steps} positions; raise --ctx")
 
+    # The noise floor: the same llama.cpp with flash attention toggled.
+    alt = (LlamaReference(args.model, args.ctx, args.threads, args.flash_attn != "on")
+           if args.noise_floor else None)
+
     results = []
     with tempfile.TemporaryDirectory(prefix="draftbench-llamacpp-") as tmp:
         logits_path = os.path.join(tmp, "first_logits.f32")
         for index, (prompt, ids) in enumerate(zip(prompts, token_ids)):
             ours, ours_logits, seconds = run_ours(binary, args.model, ids, args.steps, logits_path)
-            ref, ref_logits, margins = llama.greedy(ids, args.steps, ours)
-            results.append(compare(index, prompt, ids, ours, ours_logits, ref, ref_logits,
-                                   margins, seconds, llama))
             os.remove(logits_path)
+            if ours_logits.shape != (llama.n_vocab,):
+                die(f"prompt {index}: draftbench wrote {ours_logits.size} logits, expected {llama.n_vocab}", 1)
+            alt_tokens, alt_logits, _ = alt.greedy(ids, args.steps, []) if alt else (None, None, None)
+            rivals = [ours] + ([alt_tokens] if alt else [])
+            ref, ref_logits, margins = llama.greedy(ids, args.steps, rivals)
+            results.append(PromptResult(
+                index=index, prompt=prompt, n_prompt_tokens=len(ids),
+                draftbench=agreement(ref, ref_logits, margins[0], ours, ours_logits),
+                llamacpp_alt=agreement(ref, ref_logits, margins[1], alt_tokens, alt_logits) if alt else None,
+                draftbench_tokens=ours, llamacpp_tokens=ref,
+                llamacpp_text=llama.detokenize(ref),
+                draftbench_text=llama.detokenize([t for t in ours if 0 <= t < llama.n_vocab]),
+                draftbench_seconds=round(seconds, 3)))
 
-    print_table(results)
-    share = sum(r.identical for r in results) / len(results)
-    argmax_share = sum(r.first_step_argmax_agree for r in results) / len(results)
-    max_diff = max(r.first_step_max_abs_logit_diff for r in results)
+    print_table(results, alt is not None)
+    ours_summary = summarise([r.draftbench for r in results])
+    share = ours_summary["identical_share"]
     passed = share >= args.min_share
-    summary = {
-        "prompts": len(results), "steps": args.steps,
-        "identical_share": share, "min_share": args.min_share, "passed": passed,
-        "first_step_argmax_agree_share": argmax_share,
-        "first_step_max_abs_logit_diff": max_diff,
-        "first_step_median_max_abs_logit_diff": float(np.median([r.first_step_max_abs_logit_diff for r in results])),
-    }
-    print(f"llamacpp: {sum(r.identical for r in results)}/{len(results)} prompts identical over {args.steps} "
-          f"greedy steps ({share:.1%}, need {args.min_share:.0%}); first-step argmax agrees on "
-          f"{argmax_share:.1%}; max abs logit diff {max_diff:.3g} -> {'PASS' if passed else 'FAIL'}")
+    summary = {"prompts": len(results), "steps": args.steps, "min_share": args.min_share,
+               "passed": passed, "draftbench_vs_llamacpp": ours_summary}
+    n_same = sum(r.draftbench.identical for r in results)
+    print(f"llamacpp: {n_same}/{len(results)} prompts identical over {args.steps} greedy steps "
+          f"({share:.1%}, need {args.min_share:.0%}); first-step argmax agrees on "
+          f"{ours_summary['first_step_argmax_agree_share']:.1%}; max abs logit diff "
+          f"{ours_summary['first_step_max_abs_logit_diff']:.3g}, median KL {ours_summary['first_step_median_kl']:.2g}"
+          f" -> {'PASS' if passed else 'FAIL'}")
+    if alt:
+        floor = summarise([r.llamacpp_alt for r in results])
+        summary["llamacpp_fa_toggled_vs_llamacpp"] = floor
+        print(f"noise floor (llama.cpp, flash attention {'off' if args.flash_attn == 'on' else 'on'} vs "
+              f"{args.flash_attn}): {floor['identical_share']:.1%} identical, argmax agrees "
+              f"{floor['first_step_argmax_agree_share']:.1%}, max abs logit diff "
+              f"{floor['first_step_max_abs_logit_diff']:.3g}, median KL {floor['first_step_median_kl']:.2g}")
     if args.out:
         report = {
             "config": {"draftbench": binary, "model": os.path.abspath(args.model),
@@ -247,6 +306,9 @@ def main() -> None:
                     help="llama.cpp flash attention (llama.cpp's CLI default 'auto' means on for CPU)")
     ap.add_argument("--min-share", type=float, default=0.95,
                     help="required share of prompts with identical greedy output")
+    ap.add_argument("--noise-floor", action="store_true",
+                    help="also compare llama.cpp with flash attention toggled against llama.cpp, "
+                         "to show how much llama.cpp disagrees with itself")
     ap.add_argument("--out", help="write the full report as JSON here")
     sys.exit(run(ap.parse_args()))
 

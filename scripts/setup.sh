@@ -32,7 +32,7 @@ if [[ ! -x $py ]]; then
   log "creating .venv"
   python3 -m venv .venv
 fi
-pip_need() {  # install the given requirement file's lines that are not satisfied yet
+pip_need() {  # install a requirement file unless every pinned line is already satisfied
   if ! $py - "$1" <<'PYEOF' 2>/dev/null; then
 import sys
 from importlib.metadata import version, PackageNotFoundError
@@ -46,7 +46,12 @@ for line in open(sys.argv[1]):
         sys.exit(1)
 PYEOF
     log "installing Python packages from $1 (first time only; llama-cpp-python compiles for several minutes)"
-    $py -m pip install -q --disable-pip-version-check -r "$1"
+    # llama.cpp from source, CPU only, without its AMX path (it crashes on this CPU
+    # generation with GCC 12; see scripts/requirements-reference.txt).
+    CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF" \
+    CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
+    CXXFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
+      $py -m pip install -q --no-cache-dir --disable-pip-version-check -r "$1" >&2
   fi
 }
 pip_need scripts/requirements.txt
