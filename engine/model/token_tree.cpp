@@ -35,9 +35,9 @@ TokenTree TokenTree::from_parents(std::span<const int32_t> parents) {
   std::vector<std::pair<int32_t, int32_t>> stack;  // (node + 1, next child cursor)
   stack.emplace_back(0, first[0]);
   while (!stack.empty()) {
-    auto& [v, cursor] = stack.back();
-    if (cursor < first[v + 1]) {
-      const int32_t c = children[cursor++];
+    const int32_t v = stack.back().first;
+    if (int32_t& cursor = stack.back().second; cursor < first[v + 1]) {
+      const int32_t c = children[cursor++];  // before emplace_back invalidates `cursor`
       t.dfs_start[c] = clock++;
       stack.emplace_back(c + 1, first[c + 1]);
     } else {
