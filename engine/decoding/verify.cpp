@@ -12,7 +12,7 @@ namespace {
 constexpr int32_t kRejected = -2;
 constexpr int32_t kAcceptedArgmaxUnknown = -1;  // >= 0: accepted, and the argmax at the node
 
-// slot_by_token marks: neutral value, and "a draw's token, not yet found in the target".
+// slot_by_token marks: neutral value, and "a draw's or q's token, not yet found in the target".
 constexpr int32_t kNoSlot = -1;
 constexpr int32_t kWantedSlot = -2;
 
@@ -109,9 +109,10 @@ struct TargetSummary {
   int32_t n_support = 0;  // entries with probability > 0
 };
 
-// Points slot_by_token at the draws' tokens' positions in scratch.target (kWantedSlot if the
-// token is outside the filtered support), in one pass over the list.
-TargetSummary locate_draw_tokens(std::span<const int32_t> draws, std::span<const int32_t> tokens, VerifyScratch& scratch) {
+// Points slot_by_token at the positions in scratch.target of the draws' tokens and of every
+// token load_q marked (kWantedSlot stays for tokens outside the filtered support), in one
+// pass over the list.
+TargetSummary locate_marked_tokens(std::span<const int32_t> draws, std::span<const int32_t> tokens, VerifyScratch& scratch) {
   for (const int32_t child : draws) scratch.slot_by_token[tokens[child]] = kWantedSlot;
   TargetSummary summary;
   for (size_t i = 0; i < scratch.target.size(); ++i) {
@@ -133,12 +134,17 @@ double target_prob_of(int32_t token, const VerifyScratch& scratch) {
   return slot >= 0 ? scratch.target[slot].p : 0.0;
 }
 
-// Adds q into q_by_token; returns its total mass (q need only be proportional).
+// Writes q into q_by_token and marks its tokens for locate_marked_tokens; returns its mass
+// (q need only be proportional). A token listed twice would be subtracted twice from the
+// residual, so that is a caller bug.
 double load_q(std::span<const TokenProb> q, VerifyScratch& scratch) {
   double mass = 0.0;
   for (const TokenProb& tp : q) {
     DB_CHECK(tp.p >= 0.0 && tp.token >= 0 && static_cast<size_t>(tp.token) < scratch.q_by_token.size());
-    scratch.q_by_token[tp.token] += tp.p;
+    if (tp.p == 0.0) continue;
+    DB_CHECK(scratch.q_by_token[tp.token] == 0.0);
+    scratch.q_by_token[tp.token] = tp.p;
+    scratch.slot_by_token[tp.token] = kWantedSlot;
     mass += tp.p;
   }
   DB_CHECK(mass > 0.0);
@@ -146,7 +152,19 @@ double load_q(std::span<const TokenProb> q, VerifyScratch& scratch) {
 }
 
 void unload_q(std::span<const TokenProb> q, VerifyScratch& scratch) {
-  for (const TokenProb& tp : q) scratch.q_by_token[tp.token] = 0.0;
+  for (const TokenProb& tp : q) {
+    scratch.q_by_token[tp.token] = 0.0;
+    scratch.slot_by_token[tp.token] = kNoSlot;
+  }
+}
+
+// A residual mass kept by subtraction loses relative precision as it shrinks; re-add it when
+// small (rare: it takes rejecting tokens that carried almost all of p, which is normalised).
+double refreshed_mass(double mass, std::span<const TokenProb> residual) {
+  if (mass >= 1e-6) return mass;
+  double sum = 0.0;
+  for (const TokenProb& tp : residual) sum += tp.p;
+  return sum;
 }
 
 // Draw from an unnormalised residual (zeroed entries never chosen).
@@ -218,7 +236,7 @@ void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tok
     const RngKey key = key_at(sampling, node);
     target_distribution(target.at(node), sampling.params, scratch.target);
     const std::span<const int32_t> draws = draws_below(scratch, node);
-    auto [mass, n_support] = locate_draw_tokens(draws, tokens, scratch);
+    auto [mass, n_support] = locate_marked_tokens(draws, tokens, scratch);
     int32_t accepted = -1;
     bool residual_changed = false;
     for (size_t j = 0; j < draws.size() && accepted < 0; ++j) {
@@ -232,7 +250,7 @@ void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tok
         break;
       }
       scratch.target[slot].p = 0.0;
-      mass = std::max(mass - p, 0.0);
+      mass = refreshed_mass(std::max(mass - p, 0.0), scratch.target);
       --n_support;
       residual_changed = true;
     }
@@ -273,7 +291,7 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
     }
     const std::span<const TokenProb> q = drafts.q.at(node);
     double q_mass = load_q(q, scratch);
-    double p_mass = locate_draw_tokens(draws, tokens, scratch).mass;
+    auto [p_mass, n_support] = locate_marked_tokens(draws, tokens, scratch);
     int32_t accepted = -1;
     bool residual_changed = false;
     for (size_t j = 0; j < draws.size(); ++j) {
@@ -286,22 +304,29 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
         accepted = draws[j];
         break;
       }
-      // Residual max(p_j - q_j, 0), both normalised; kept unnormalised with its mass.
-      double residual_mass = 0.0;
-      for (TokenProb& tp : scratch.target) {
-        tp.p = std::max(tp.p / p_mass - scratch.q_by_token[tp.token] / q_mass, 0.0);
-        residual_mass += tp.p;
+      // Residual max(p_j - q_j, 0), kept at p's unnormalised scale: outside q's support it is
+      // p_j itself, so only q's tokens change — O(|q|) per rejection, not O(n_vocab).
+      const double q_scale = p_mass / q_mass;
+      for (const TokenProb& e : q) {
+        const int32_t slot = scratch.slot_by_token[e.token];
+        if (slot < 0 || scratch.target[slot].p <= 0.0) continue;
+        double& residual = scratch.target[slot].p;
+        const double reduced = std::max(residual - q_scale * scratch.q_by_token[e.token], 0.0);
+        p_mass -= residual - reduced;
+        n_support -= reduced <= 0.0;
+        residual = reduced;
       }
-      if (residual_mass <= 0.0) {
+      if (n_support == 0) {
         // p_j == q_j up to rounding: the rejection had probability 0 in exact arithmetic.
         accepted = draws[j];
         break;
       }
-      p_mass = residual_mass;
+      p_mass = refreshed_mass(p_mass, scratch.target);
       residual_changed = true;
       if (without_replacement) {
-        q_mass -= qx;
         scratch.q_by_token[x] = 0.0;
+        q_mass = 0.0;  // re-added, not subtracted: exact however much of q is gone
+        for (const TokenProb& e : q) q_mass += scratch.q_by_token[e.token];
       }
     }
     unload_q(q, scratch);
@@ -334,9 +359,9 @@ void verify_sampling_redrafter_lossy(const TokenTree& tree, std::span<const int3
     const std::span<const int32_t> children = draws_below(scratch, node);
     if (children.empty()) continue;
     target_distribution(target.at(node), sampling.params, scratch.target);
-    const double p_mass = locate_draw_tokens(children, tokens, scratch).mass;
     const std::span<const TokenProb> q_here = q.at(node);
     const double q_mass = load_q(q_here, scratch);
+    const double p_mass = locate_marked_tokens(children, tokens, scratch).mass;
     for (const int32_t child : children) {
       const double p = target_prob_of(tokens[child], scratch) / p_mass;
       const double qx = scratch.q_by_token[tokens[child]] / q_mass;

@@ -47,9 +47,9 @@ struct TargetLogits {
 
 // Draft distributions per node as sparse (token, probability) lists, CSR-packed and not
 // owned: node v's q is entries[offsets[v] .. offsets[v + 1]), the distribution v's children
-// were drawn from (empty for nodes without children). Probabilities over target ids
-// (a reduced draft vocabulary maps its ids first); they are renormalised here, so they
-// need only be proportional.
+// were drawn from (empty for nodes without children). Target ids (a reduced draft
+// vocabulary maps its ids first), each at most once; probabilities need only be
+// proportional (they are renormalised here). Sparse q makes a rejection cost O(|q|).
 struct DraftDistributions {
   std::span<const TokenProb> entries;
   std::span<const int32_t> offsets;  // [n_nodes + 1]
@@ -101,7 +101,7 @@ struct Acceptance {
 struct VerifyScratch {
   std::vector<TokenProb> target;       // sparse target (then residual) distribution at the current node
   std::vector<double> q_by_token;      // [n_vocab]; the current node's q, zero elsewhere
-  std::vector<int32_t> slot_by_token;  // [n_vocab]; position in `target` of a draw's token, -1 elsewhere
+  std::vector<int32_t> slot_by_token;  // [n_vocab]; position in `target` of a draw's or q's token, -1 elsewhere
   std::vector<int32_t> draw_offsets;   // [n_nodes + 1]; CSR of the draws below each node
   std::vector<int32_t> draws;          //   child node of each draw, in draw order
   std::vector<int32_t> draw_cursor;    // [n_nodes]
@@ -136,10 +136,11 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
                             Acceptance& out);
 
 // LOSSY — the ReDrafter reference code's rule (reference/redrafter.md §1.5), kept only for
-// comparison; label it lossy wherever it is used. Per beam and position an independent
-// uniform u, accept while u < p(x) / q(x); take the beam with the most accepted drafts (first
-// on ties); next token from p at its end if every draft was accepted, else from
-// norm(max(p - q, 0)) at the first rejection. Biased because beam-search drafts are not
+// comparison; label it lossy wherever it is used. Per beam b and position an independent
+// uniform u (uniform({seed, request, step, node}, 1 + b): beams sharing a node draw apart, as
+// in the reference), accept while u < p(x) / q(x); take the beam with the most accepted
+// drafts (first on ties); next token from p at its end if every draft was accepted, else
+// from norm(max(p - q, 0)) at the first rejection. Biased because beam-search drafts are not
 // samples from q and the beams are not corrected against each other (issue #6).
 void verify_sampling_redrafter_lossy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target,
                                      DraftDistributions q, BeamPaths beams, const SamplingContext& sampling,
