@@ -37,8 +37,6 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
                                               int32_t max_tree_nodes) {
   const int n = static_cast<int>(prompts.size());
   DB_CHECK(n >= 1 && max_tree_nodes >= 1);
-  if (!options.sampling.greedy())
-    throw InputError("decoder", "temperature", "sampling verification is not available yet (use temperature 0)");
   int64_t longest = 0;
   for (const auto& p : prompts) {
     if (p.empty()) throw InputError("prompt", "", "is empty (expected at least one token)");
@@ -54,6 +52,8 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
   const std::vector<int32_t> stops = model_.tokenizer().stop_ids();
   std::vector<SequenceResult> results(static_cast<size_t>(n));
   std::vector<Sequence> seqs(static_cast<size_t>(n));
+  std::vector<TokenProb> dist_scratch;
+  VerifyScratch verify_scratch;  // shared: [n_vocab] arrays, restored after each use
   drafter_.reset(n);
 
   // Prefill: every prompt as a chain, logits and hidden state of its last token.
@@ -69,7 +69,9 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
     cache.commit_prefix(s, static_cast<int64_t>(prompts[s].size()));
     Sequence& q = seqs[s];
     q.context = prompts[s];
-    q.root = argmax(out.logits_row(s));
+    // Request id = prompt index, step 0 = the prefill's token: the same keys as
+    // generate_autoregressive, so an empty draft reproduces it bit for bit.
+    q.root = sample_token(out.logits_row(s), options.sampling, RngKey{options.seed, static_cast<uint64_t>(s), 0, 0}, dist_scratch);
     q.hidden.assign(out.hidden_row(s).begin(), out.hidden_row(s).end());
     results[s].prompt_tokens = static_cast<int64_t>(prompts[s].size());
     results[s].prefill_seconds = seconds(t_start, Clock::now());
@@ -126,7 +128,13 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
       const SequenceInput& in = batch.sequences[a];
       const auto t0 = Clock::now();
       const TargetLogits target{out.logits.data() + row * out.logit_width, out.logit_width};
-      verify_greedy(in.tree, in.tokens, target, q.acceptance);
+      if (options.sampling.greedy()) {
+        verify_greedy(in.tree, in.tokens, target, q.acceptance);
+      } else {
+        // Deterministic drafts are one-hot proposals; the k-th verification uses step k.
+        const SamplingContext ctx{options.sampling, RngKey{options.seed, static_cast<uint64_t>(s), results[s].steps.size() + 1, 0}};
+        verify_sampling_one_hot(in.tree, in.tokens, target, ctx, verify_scratch, q.acceptance);
+      }
       const std::vector<int32_t>& path = q.acceptance.path;
       cache.commit(s, path);
       q.context.push_back(q.root);

@@ -23,7 +23,7 @@ namespace draftbench {
 
 struct DecodeOptions {
   int max_new_tokens = 128;
-  SamplingParams sampling;  // temperature 0 = greedy verification
+  SamplingParams sampling;  // temperature 0 = greedy verification; > 0 = exact one-hot sampling rule
   uint64_t seed = 0;
   bool ignore_eos = false;
 };

@@ -102,3 +102,29 @@ TEST_CASE("greedy speculative decoding reproduces autoregressive decoding token 
     REQUIRE(base[i].tokens_per_step() == 1.0);
   }
 }
+
+TEST_CASE("with an empty draft, sampled decoding through the loop is autoregressive sampling bit for bit", "[model][sampling]") {
+  const Model& m = default_model();
+  ThreadPool pool(2);
+  Transformer tf(m.config(), m.weights(), pool);
+  const auto prompt = m.tokenizer().encode("Once upon a time", true, false);
+  DecodeOptions opt;
+  opt.max_new_tokens = 24;
+  opt.ignore_eos = true;
+  opt.seed = 77;
+  opt.sampling = SamplingParams{0.9f, 40, 0.95f};
+  KvCache cache(m.config(), 1, static_cast<int64_t>(prompt.size()) + opt.max_new_tokens);
+  GenerationOptions g;
+  g.max_new_tokens = opt.max_new_tokens;
+  g.ignore_eos = true;
+  g.seed = opt.seed;
+  g.sampling = opt.sampling;
+  const auto expected = generate_autoregressive(m, tf, cache, 0, prompt, g, false, nullptr).tokens;
+  AutoregressiveDrafter ar;
+  Decoder decoder(m, tf, ar);
+  const std::vector<std::vector<int32_t>> prompts = {prompt};
+  REQUIRE(decoder.generate(prompts, opt, 1)[0].tokens == expected);
+  // A different seed gives a different sample (the draws are really used).
+  opt.seed = 78;
+  REQUIRE(decoder.generate(prompts, opt, 1)[0].tokens != expected);
+}
