@@ -11,19 +11,12 @@
 #include "engine/decoding/autoregressive.h"
 #include "engine/decoding/decoder.h"
 #include "engine/model/model.h"
+#include "tests/support/default_model.h"
 
 using namespace draftbench;
+using draftbench::test::default_model;
 
 namespace {
-
-const Model& default_model() {
-  static const std::unique_ptr<Model> model = [] {
-    const char* path = std::getenv("DRAFTBENCH_MODEL");
-    if (!path) FAIL("DRAFTBENCH_MODEL is not set (ctest sets it; run scripts/setup.sh to fetch the model)");
-    return Model::load(path);
-  }();
-  return *model;
-}
 
 class CorruptedReplayDrafter final : public Drafter {
  public:

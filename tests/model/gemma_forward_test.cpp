@@ -6,20 +6,13 @@
 
 #include "engine/decoding/autoregressive.h"
 #include "engine/model/model.h"
+#include "tests/support/default_model.h"
 #include "engine/model/transformer.h"
 
 using namespace draftbench;
+using draftbench::test::default_model;
 
 namespace {
-
-const Model& default_model() {
-  static const std::unique_ptr<Model> model = [] {
-    const char* path = std::getenv("DRAFTBENCH_MODEL");
-    if (!path) FAIL("DRAFTBENCH_MODEL is not set (ctest sets it; run scripts/setup.sh to fetch the model)");
-    return Model::load(path);
-  }();
-  return *model;
-}
 
 std::vector<float> last_logits_alone(const Model& m, Transformer& tf, const std::vector<int32_t>& tokens) {
   KvCache cache(m.config(), 1, static_cast<int64_t>(tokens.size()));
