@@ -1,4 +1,6 @@
-// draftbench generate: autoregressive decoding of one prompt, streaming text to stdout.
+// draftbench generate: decode one prompt or a file of prompts with any drafter through the
+// one speculative loop (engine/decoding/decoder.h), streaming text or printing one JSON
+// object per prompt.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -9,92 +11,170 @@
 #include "engine/cli/prompt_input.h"
 #include "engine/common/error.h"
 #include "engine/decoding/autoregressive.h"
+#include "engine/decoding/decoder.h"
+#include "engine/decoding/request_metrics.h"
+#include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
-#include "engine/tokenizer/chat_template.h"
 
 namespace draftbench::cli {
 
 namespace {
 struct GenerateArgs {
   std::string model = default_model_path();
-  std::string prompt, prompt_ids, first_logits_out;
+  std::string prompt, prompt_ids, prompts_file, first_logits_out;
   bool chat = false, json = false, ignore_eos = false;
-  int max_new_tokens = 128, threads = 0, top_k = 0;
+  int max_new_tokens = 128, threads = 0, sampling_top_k = 0, batch_size = 1;
   float temperature = 0.0f, top_p = 1.0f;
   uint64_t seed = 0;
+  DrafterOptions drafter;
+  std::string tree_attention = "on", verification = "exact";
 };
 
-int run_generate(const GenerateArgs& a) {
-  auto model = Model::load(a.model);
-  const Tokenizer& tok = model->tokenizer();
-  const std::vector<int32_t> prompt = prompt_tokens(*model, a.prompt, a.prompt_ids, a.chat);
+VerificationRule parse_rule(const std::string& name) {
+  if (name == "exact") return VerificationRule::exact;
+  if (name == "redrafter_lossy") return VerificationRule::redrafter_lossy;
+  if (name == "typical_lossy") return VerificationRule::typical_lossy;
+  throw InputError("generate", "--verification", fmt::format("'{}' (expected exact, redrafter_lossy or typical_lossy)", name));
+}
 
+// The reference checks read the logits that chose the first token: plain autoregressive
+// decoding of one prompt keeps them.
+int run_first_logits(const GenerateArgs& a, const Model& model, const std::vector<int32_t>& prompt) {
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
-  Transformer transformer(model->config(), model->weights(), pool);
-  const int64_t context = static_cast<int64_t>(prompt.size()) + a.max_new_tokens;
-  if (context > model->config().context_length)
-    throw InputError("prompt", "", fmt::format("{} prompt tokens + {} new tokens exceed the model's context of {}", prompt.size(),
-                                               a.max_new_tokens, model->config().context_length));
-  KvCache cache(model->config(), 1, context);
-
+  Transformer transformer(model.config(), model.weights(), pool);
+  KvCache cache(model.config(), 1, static_cast<int64_t>(prompt.size()) + a.max_new_tokens);
   GenerationOptions opt;
   opt.max_new_tokens = a.max_new_tokens;
-  opt.sampling = SamplingParams{a.temperature, a.top_k, a.top_p};
+  opt.sampling = SamplingParams{a.temperature, a.sampling_top_k, a.top_p};
   opt.seed = a.seed;
   opt.ignore_eos = a.ignore_eos;
+  const GenerationResult r = generate_autoregressive(model, transformer, cache, 0, prompt, opt, true, nullptr);
+  std::ofstream f(a.first_logits_out, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(r.first_logits.data()), static_cast<std::streamsize>(r.first_logits.size() * sizeof(float)));
+  if (!f) throw InputError(a.first_logits_out, "", "cannot write the logits file");
+  nlohmann::json j{{"text", model.tokenizer().decode(r.tokens)}, {"tokens", r.tokens}, {"prompt_tokens", r.prompt_tokens}, {"prompt_ids", prompt}};
+  if (a.json) std::cout << j.dump() << std::endl;
+  else std::cout << j["text"].get<std::string>() << std::endl;
+  return 0;
+}
 
-  TextStreamer streamer(tok);
-  const GenerationResult r = generate_autoregressive(*model, transformer, cache, 0, prompt, opt, !a.first_logits_out.empty(), [&](int32_t t) {
-    if (a.json) return;
-    std::cout << streamer.push(t) << std::flush;
-  });
-  if (!a.json) std::cout << streamer.finish() << std::endl;
-
+int run_generate(GenerateArgs a) {
+  auto model = Model::load(a.model);
+  const Tokenizer& tok = model->tokenizer();
+  std::vector<PromptEntry> entries;
+  if (!a.prompts_file.empty()) entries = read_prompts_file(a.prompts_file);
+  else entries.push_back(PromptEntry{"0", "", a.prompt});
+  std::vector<std::vector<int32_t>> prompts;
+  for (const PromptEntry& e : entries) prompts.push_back(prompt_tokens(*model, e.text, a.prompts_file.empty() ? a.prompt_ids : "", a.chat));
   if (!a.first_logits_out.empty()) {
-    std::ofstream f(a.first_logits_out, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(r.first_logits.data()), static_cast<std::streamsize>(r.first_logits.size() * sizeof(float)));
-    if (!f) throw InputError(a.first_logits_out, "", "cannot write the logits file");
+    if (a.drafter.kind != "autoregressive" || prompts.size() != 1)
+      throw InputError("generate", "--first-logits-out", "works with one prompt and --drafter autoregressive only");
+    return run_first_logits(a, *model, prompts[0]);
   }
-  const double prefill_tps = static_cast<double>(r.prompt_tokens) / r.prefill_seconds;
-  const double decode_tps = r.tokens.size() > 1 ? static_cast<double>(r.tokens.size() - 1) / r.decode_seconds : 0.0;
-  if (a.json) {
-    nlohmann::json j;
-    j["text"] = tok.decode(r.tokens);
-    j["tokens"] = r.tokens;
-    j["prompt_tokens"] = r.prompt_tokens;
-    j["prompt_ids"] = prompt;
-    j["generated_tokens"] = r.tokens.size();
-    j["prefill_tokens_per_s"] = prefill_tps;
-    j["decode_tokens_per_s"] = decode_tps;
-    j["stopped_on_eos"] = r.stopped_on_eos;
-    std::cout << j.dump() << std::endl;
+
+  if (a.tree_attention != "on" && a.tree_attention != "off")
+    throw InputError("generate", "--tree-attention", fmt::format("'{}' (expected on or off)", a.tree_attention));
+  a.drafter.tree_attention = a.tree_attention == "on";
+  DecodeOptions opt;
+  opt.rule = parse_rule(a.verification);
+  a.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
+  ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
+  Transformer transformer(model->config(), model->weights(), pool);
+  auto drafter = make_drafter(a.drafter, *model, pool);
+  Decoder decoder(*model, transformer, *drafter);
+  opt.max_new_tokens = a.max_new_tokens;
+  opt.sampling = SamplingParams{a.temperature, a.sampling_top_k, a.top_p};
+  opt.seed = a.seed;
+  opt.ignore_eos = a.ignore_eos;
+  const bool lossy = !opt.sampling.greedy() && is_lossy(opt.rule);
+  if (lossy) fmt::print(stderr, "warning: --verification {} is LOSSY: outputs do not follow the target distribution\n", a.verification);
+
+  // Streaming text needs one sequence at a time; otherwise print each batch as it ends.
+  const bool stream = !a.json && a.batch_size == 1;
+  TextStreamer streamer(tok);
+  if (stream) opt.on_token = [&](int, int32_t t) { std::cout << streamer.push(t) << std::flush; };
+
+  double tokens = 0, steps = 0, seconds = 0;
+  RequestMetrics total;
+  for (size_t first = 0; first < prompts.size(); first += static_cast<size_t>(a.batch_size)) {
+    const size_t n = std::min(prompts.size() - first, static_cast<size_t>(a.batch_size));
+    const std::span<const std::vector<int32_t>> batch(prompts.data() + first, n);
+    opt.first_request = first;
+    const std::vector<SequenceResult> results = decoder.generate(batch, opt);
+    for (size_t i = 0; i < n; ++i) {
+      const SequenceResult& r = results[i];
+      const RequestMetrics m = request_metrics(r);
+      const PromptEntry& e = entries[first + i];
+      if (a.json) {
+        nlohmann::json j{{"id", e.id}, {"category", e.category}, {"prompt_tokens", r.prompt_tokens}, {"prompt_ids", batch[i]},
+                         {"tokens", r.tokens}, {"text", tok.decode(r.tokens)}, {"drafter", drafter->name()},
+                         {"verification", opt.sampling.greedy() ? "greedy" : verification_rule_name(opt.rule)}, {"lossy", lossy},
+                         {"stopped_on_eos", r.stopped_on_eos}, {"metrics", to_json(m)}};
+        std::cout << j.dump() << std::endl;
+      } else if (stream) {
+        std::cout << streamer.finish() << std::endl;
+      } else {
+        std::cout << tok.decode(r.tokens) << "\n" << std::endl;
+      }
+      tokens += static_cast<double>(m.generated_tokens);
+      steps += static_cast<double>(m.steps + 1);
+      seconds += m.total_s;
+      total.draft_s += m.draft_s;
+      total.verify_s += m.verify_s;
+      total.accept_s += m.accept_s;
+      total.other_s += m.other_s;
+    }
   }
-  fmt::print(stderr, "prompt tokens: {}, generated tokens: {}, prefill: {:.1f} tokens/s, decode: {:.1f} tokens/s\n", r.prompt_tokens,
-             r.tokens.size(), prefill_tps, decode_tps);
+  const double step_ms = steps > 0 ? 1e3 / steps : 0;
+  fmt::print(stderr,
+             "drafter: {}, prompts: {}, generated tokens: {:.0f}, tokens/step: {:.2f}, tokens/s per request: {:.1f}, "
+             "per step: draft {:.2f} ms, verify {:.2f} ms, accept {:.2f} ms, other {:.2f} ms\n",
+             drafter->name(), prompts.size(), tokens, steps > 0 ? tokens / steps : 0.0, seconds > 0 ? tokens / seconds : 0.0,
+             total.draft_s * step_ms, total.verify_s * step_ms, total.accept_s * step_ms, total.other_s * step_ms);
   return 0;
 }
 }  // namespace
 
 Run add_generate(CLI::App& app) {
   auto a = std::make_shared<GenerateArgs>();
-  CLI::App* sub = app.add_subcommand("generate", "Generate text from a prompt (autoregressive decoding)");
-  sub->add_option("--model", a->model, "GGUF model file")->capture_default_str();
+  CLI::App* sub = app.add_subcommand("generate", "Generate text with any drafter through the speculative decoding loop");
+  sub->add_option("--model", a->model, "GGUF model file or Hugging Face checkpoint directory")->capture_default_str();
   auto* p = sub->add_option("--prompt", a->prompt, "Prompt text");
   auto* ids = sub->add_option("--prompt-ids", a->prompt_ids, "Prompt as comma-separated token ids (used as given)");
-  p->excludes(ids);
-  sub->add_flag("--chat", a->chat, "Wrap the prompt in the model's chat template");
-  sub->add_option("--max-new-tokens", a->max_new_tokens, "Tokens to generate")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  auto* file = sub->add_option("--prompts-file", a->prompts_file, "Plain text (one prompt per line) or MT-Bench question JSONL");
+  p->excludes(ids)->excludes(file);
+  ids->excludes(file);
+  sub->add_flag("--chat", a->chat, "Wrap each prompt in the model's chat template");
+  sub->add_option("--max-new-tokens", a->max_new_tokens, "Tokens to generate per prompt")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   sub->add_option("--temperature", a->temperature, "0 = greedy")->capture_default_str()->check(CLI::Range(0.0f, 100.0f));
   sub->add_option("--top-p", a->top_p, "Nucleus filtering of the target distribution")->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
-  sub->add_option("--top-k", a->top_k, "Top-k filtering of the target distribution (0 = off)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--sampling-top-k", a->sampling_top_k, "Top-k filtering of the target distribution (0 = off)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--seed", a->seed, "Random seed")->capture_default_str();
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)");
-  sub->add_flag("--json", a->json, "Print one JSON object instead of streaming text");
+  sub->add_option("--batch-size", a->batch_size, "Prompts decoded together (one target forward per step for the batch)")
+      ->capture_default_str()->check(CLI::Range(1, 4096));
+  sub->add_flag("--json", a->json, "Print one JSON object per prompt (tokens, text, metrics) instead of text");
   sub->add_flag("--ignore-eos", a->ignore_eos, "Do not stop at end-of-sequence tokens");
-  sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file");
+  sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file (autoregressive, one prompt)");
+  DrafterOptions& d = a->drafter;
+  sub->add_option("--drafter", d.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
+  sub->add_option("--drafter-weights", d.weights_dir, "Drafter directory (drafter.json or a reference config.json, plus safetensors)");
+  sub->add_option("--beam-width", d.beam_width, "ReDrafter beams")->capture_default_str()->check(CLI::Range(1, 1024));
+  sub->add_option("--beam-length", d.beam_length, "ReDrafter tokens per beam, root included")->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--tree-attention", a->tree_attention, "ReDrafter dynamic tree attention: on, or off (every beam its own chain)")->capture_default_str();
+  sub->add_option("--top-k-warp", d.top_k_warp, "ReDrafter: keep the top-k draft logits per step (0 = off; reference 50)")->capture_default_str();
+  sub->add_option("--tree", d.tree_file, "Medusa (or EAGLE static) tree: JSON paths of top-k ranks");
+  sub->add_option("--depth", d.depth, "EAGLE-2 expansion depth")->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--top-k", d.top_k, "EAGLE-2 candidates per expansion (draft top-k; the target filter is --sampling-top-k)")
+      ->capture_default_str()->check(CLI::Range(1, 1024));
+  sub->add_option("--total-tokens", d.total_tokens, "EAGLE-2 tree size verified per step, root included")->capture_default_str()->check(CLI::Range(1, 4096));
+  sub->add_flag("--eagle-static-tree", d.eagle_static_tree, "EAGLE: the static tree of --tree instead of the dynamic one");
+  sub->add_option("--verification", a->verification, "At temperature > 0: exact, or the LOSSY redrafter_lossy / typical_lossy")->capture_default_str();
   return [sub, a]() -> int {
     if (!sub->parsed()) return -1;
-    if (a->prompt.empty() && a->prompt_ids.empty()) throw InputError("generate", "--prompt", "give a prompt (--prompt TEXT or --prompt-ids LIST)");
+    if (a->prompt.empty() && a->prompt_ids.empty() && a->prompts_file.empty())
+      throw InputError("generate", "--prompt", "give a prompt (--prompt TEXT, --prompt-ids LIST or --prompts-file FILE)");
     return run_generate(*a);
   };
 }

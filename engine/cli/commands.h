@@ -13,6 +13,7 @@ using Run = std::function<int()>;
 Run add_generate(CLI::App& app);
 Run add_bench(CLI::App& app);
 Run add_inspect(CLI::App& app);
+Run add_drafter(CLI::App& app);
 
 // Where the README's set-up command puts the default model: models/ of the checkout,
 // found from the working directory or from the binary's place in build/<preset>/.

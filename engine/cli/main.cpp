@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   runs.push_back(draftbench::cli::add_generate(app));
   runs.push_back(draftbench::cli::add_bench(app));
   runs.push_back(draftbench::cli::add_inspect(app));
+  runs.push_back(draftbench::cli::add_drafter(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

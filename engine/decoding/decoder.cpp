@@ -6,6 +6,7 @@
 
 #include "engine/common/error.h"
 #include "engine/decoding/verify.h"
+#include "engine/decoding/verify_typical.h"
 
 namespace draftbench {
 namespace {
@@ -18,71 +19,170 @@ struct Sequence {
   std::vector<int32_t> context;  // committed tokens: prompt + generated, root excluded
   int32_t root = 0;              // chosen by the target, not yet forwarded
   std::vector<float> hidden;     // target's hidden state that chose root
-  DraftTree draft;
+  Draft draft;
   Acceptance acceptance;
+  std::vector<int32_t> path_tokens;  // the accepted path's tokens, root first
+  std::vector<float> path_hidden;    // [path][n_embd]
   bool done = false;
 };
 
+// The target's logits at a tree node, computed from its final-norm hidden state the first
+// time verification asks: the LM head is most of a small model's weights, and a tree of
+// dozens of nodes usually has only a few visited. Per-row kernels make a row computed here
+// bit-identical to one computed inside the forward pass.
+class NodeLogits final : public LazyLogits {
+ public:
+  NodeLogits(Transformer& transformer, int64_t n_vocab, int64_t n_embd) : transformer_(transformer), n_vocab_(n_vocab), n_embd_(n_embd) {}
+  void reset(const float* hidden, int32_t n_nodes) {
+    hidden_ = hidden;
+    slot_of_.assign(static_cast<size_t>(n_nodes), -1);
+    used_ = 0;
+  }
+  std::span<const float> row(int32_t node) const override {
+    int32_t& slot = slot_of_[static_cast<size_t>(node)];
+    if (slot < 0) {
+      if (used_ == slots_.size()) slots_.emplace_back(static_cast<size_t>(n_vocab_));
+      slot = static_cast<int32_t>(used_++);
+      transformer_.logits_from_hidden(hidden_ + static_cast<int64_t>(node) * n_embd_, 1, slots_[static_cast<size_t>(slot)].data());
+    }
+    return slots_[static_cast<size_t>(slot)];
+  }
+  int64_t n_vocab() const { return n_vocab_; }
+
+ private:
+  Transformer& transformer_;
+  int64_t n_vocab_, n_embd_;
+  const float* hidden_ = nullptr;
+  mutable std::vector<int32_t> slot_of_;
+  mutable std::vector<std::vector<float>> slots_;  // grown once to the most nodes ever visited
+  mutable size_t used_ = 0;
+};
+
+int64_t capacity_for(int64_t prompt_length, int max_new_tokens, int32_t max_tree_nodes) {
+  // Committed tokens never exceed prompt + max_new_tokens; a tree sits on top of them.
+  return prompt_length + max_new_tokens + max_tree_nodes;
+}
+
+void verify(const Draft& draft, const TokenTree& tree, TargetLogits target, const DecodeOptions& options, RngKey key,
+            VerifyScratch& scratch, Acceptance& out) {
+  const auto& tokens = draft.tree.tokens;
+  if (options.sampling.greedy()) return verify_greedy(tree, tokens, target, out);
+  const SamplingContext ctx{options.sampling, key};
+  switch (options.rule) {
+    case VerificationRule::exact:
+      // Deterministic drafts (beam search, top-k trees) are one-hot proposals.
+      return verify_sampling_one_hot(tree, tokens, target, ctx, scratch, out);
+    case VerificationRule::redrafter_lossy: {
+      if (draft.n_beams == 0 || !draft.has_q())
+        throw InputError("verification", "redrafter_lossy", "needs a beam drafter that keeps its draft distributions (ReDrafter)");
+      const DraftDistributions q{draft.q_entries, draft.q_offsets};
+      const BeamPaths beams{draft.beam_nodes, draft.n_beams, draft.beam_length};
+      return verify_sampling_redrafter_lossy(tree, tokens, target, q, beams, ctx, scratch, out);
+    }
+    case VerificationRule::typical_lossy:
+      return verify_typical(tree, tokens, target, TypicalParams{options.sampling.temperature, options.typical_epsilon, options.typical_delta}, out);
+  }
+}
+
 }  // namespace
+
+const char* verification_rule_name(VerificationRule rule) {
+  switch (rule) {
+    case VerificationRule::exact: return "exact";
+    case VerificationRule::redrafter_lossy: return "redrafter_lossy";
+    case VerificationRule::typical_lossy: return "typical_lossy";
+  }
+  return "?";
+}
+
+bool is_lossy(VerificationRule rule) { return rule != VerificationRule::exact; }
 
 double SequenceResult::tokens_per_step() const {
   // The prefill call chose the first token, so it counts as a target call.
   return static_cast<double>(tokens.size()) / static_cast<double>(steps.size() + 1);
 }
 
+double SequenceResult::tokens_per_second() const {
+  return total_seconds > 0 ? static_cast<double>(tokens.size()) / total_seconds : 0.0;
+}
+
+size_t Decoder::kv_bytes(const ModelConfig& config, std::span<const int64_t> prompt_lengths, int max_new_tokens, int32_t max_tree_nodes) {
+  int64_t longest = 0;
+  for (int64_t l : prompt_lengths) longest = std::max(longest, l);
+  return KvCache::bytes_for(config, static_cast<int>(prompt_lengths.size()), capacity_for(longest, max_new_tokens, max_tree_nodes));
+}
+
 Decoder::Decoder(const Model& model, Transformer& transformer, Drafter& drafter)
     : model_(model), transformer_(transformer), drafter_(drafter) {}
 
-std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_t>> prompts, const DecodeOptions& options,
-                                              int32_t max_tree_nodes) {
+std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_t>> prompts, const DecodeOptions& options) {
   const int n = static_cast<int>(prompts.size());
+  const int32_t max_tree_nodes = drafter_.max_tree_nodes();
   DB_CHECK(n >= 1 && max_tree_nodes >= 1);
   int64_t longest = 0;
   for (const auto& p : prompts) {
     if (p.empty()) throw InputError("prompt", "", "is empty (expected at least one token)");
     longest = std::max<int64_t>(longest, static_cast<int64_t>(p.size()));
   }
-  // Committed tokens never exceed prompt + max_new_tokens; a tree sits on top of them.
-  const int64_t capacity = longest + options.max_new_tokens + max_tree_nodes;
+  const int64_t capacity = capacity_for(longest, options.max_new_tokens, max_tree_nodes);
   if (capacity > model_.config().context_length)
     throw InputError("prompt", "", std::to_string(longest) + " tokens + " + std::to_string(options.max_new_tokens) +
                                        " new + a tree of " + std::to_string(max_tree_nodes) + " exceed the model's context of " +
                                        std::to_string(model_.config().context_length));
   KvCache cache(model_.config(), n, capacity);
+  const int64_t E = model_.config().n_embd;
   const std::vector<int32_t> stops = model_.tokenizer().stop_ids();
   std::vector<SequenceResult> results(static_cast<size_t>(n));
   std::vector<Sequence> seqs(static_cast<size_t>(n));
   std::vector<TokenProb> dist_scratch;
   VerifyScratch verify_scratch;  // shared: [n_vocab] arrays, restored after each use
+  NodeLogits node_logits(transformer_, model_.config().n_vocab, E);
   drafter_.reset(n);
 
-  // Prefill: every prompt as a chain, logits and hidden state of its last token.
+  // Prefill: every prompt as a chain; logits of its last token, hidden states of the last
+  // token or, for drafters that read them, of every prompt position.
   const auto t_start = Clock::now();
+  const bool all_hidden = drafter_.wants_prompt_hidden();
   ForwardBatch batch;
   ForwardResult out;
   for (int s = 0; s < n; ++s) {
     const auto len = static_cast<int32_t>(prompts[s].size());
-    batch.sequences.push_back(SequenceInput{s, prompts[s], TokenTree::chain(len), {len - 1}, {len - 1}});
+    std::vector<int32_t> hidden_rows{len - 1};
+    if (all_hidden) {
+      hidden_rows.resize(static_cast<size_t>(len));
+      std::iota(hidden_rows.begin(), hidden_rows.end(), 0);
+    }
+    batch.sequences.push_back(SequenceInput{s, prompts[s], TokenTree::chain(len), {len - 1}, std::move(hidden_rows)});
   }
   transformer_.forward(batch, cache, out);
+  int64_t hidden_row = 0;
   for (int s = 0; s < n; ++s) {
-    cache.commit_prefix(s, static_cast<int64_t>(prompts[s].size()));
+    const auto len = static_cast<int64_t>(prompts[s].size());
+    cache.commit_prefix(s, len);
     Sequence& q = seqs[s];
     q.context = prompts[s];
     // Request id = prompt index, step 0 = the prefill's token: the same keys as
     // generate_autoregressive, so an empty draft reproduces it bit for bit.
-    q.root = sample_token(out.logits_row(s), options.sampling, RngKey{options.seed, static_cast<uint64_t>(s), 0, 0}, dist_scratch);
-    q.hidden.assign(out.hidden_row(s).begin(), out.hidden_row(s).end());
-    results[s].prompt_tokens = static_cast<int64_t>(prompts[s].size());
+    q.root = sample_token(out.logits_row(s), options.sampling, RngKey{options.seed, options.first_request + static_cast<uint64_t>(s), 0, 0}, dist_scratch);
+    const int64_t n_hidden = all_hidden ? len : 1;
+    const std::span<const float> prompt_hidden(out.hidden.data() + hidden_row * E, static_cast<size_t>(n_hidden * E));
+    hidden_row += n_hidden;
+    q.hidden.assign(prompt_hidden.end() - E, prompt_hidden.end());
+    drafter_.begin(s, prompts[s], prompt_hidden);
+    results[s].prompt_tokens = len;
     results[s].prefill_seconds = seconds(t_start, Clock::now());
   }
 
   // A sequence emits its root; it is finished by a stop token or the length limit.
   auto emit = [&](int s, int32_t token) {
     results[s].tokens.push_back(token);
+    if (options.on_token) options.on_token(s, token);
     const bool stop = !options.ignore_eos && std::find(stops.begin(), stops.end(), token) != stops.end();
     results[s].stopped_on_eos |= stop;
-    if (stop || static_cast<int>(results[s].tokens.size()) >= options.max_new_tokens) seqs[s].done = true;
+    if (stop || static_cast<int>(results[s].tokens.size()) >= options.max_new_tokens) {
+      seqs[s].done = true;
+      results[s].total_seconds = seconds(t_start, Clock::now());
+    }
   };
   for (int s = 0; s < n; ++s) emit(s, seqs[s].root);
 
@@ -93,6 +193,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
     for (int s = 0; s < n; ++s)
       if (!seqs[s].done) active.push_back(s);
     if (active.empty()) break;
+    const auto t_step = Clock::now();
 
     // Draft.
     batch.sequences.resize(active.size());
@@ -101,18 +202,18 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
       Sequence& q = seqs[s];
       const auto t0 = Clock::now();
       drafter_.propose(DraftContext{s, q.context, q.root, q.hidden}, q.draft);
-      const auto n_nodes = static_cast<int32_t>(q.draft.tokens.size());
-      if (n_nodes > max_tree_nodes || q.draft.tokens[0] != q.root)
+      const int32_t n_nodes = q.draft.tree.size();
+      if (n_nodes > max_tree_nodes || q.draft.tree.tokens[0] != q.root)
         throw InputError(drafter_.name(), "draft", "tree of " + std::to_string(n_nodes) + " nodes exceeds the planned " +
                                                        std::to_string(max_tree_nodes) + " or does not start at the root");
       SequenceInput& in = batch.sequences[a];
       in.seq = s;
-      in.tokens = q.draft.tokens;
-      in.tree = TokenTree::from_parents(q.draft.parents);
-      in.logit_rows.resize(static_cast<size_t>(n_nodes));
-      std::iota(in.logit_rows.begin(), in.logit_rows.end(), 0);
-      in.hidden_rows = in.logit_rows;
-      records[s] = StepRecord{n_nodes - 1, n_nodes, 0, seconds(t0, Clock::now()), 0, 0};
+      in.tokens = q.draft.tree.tokens;
+      in.tree = TokenTree::from_parents(q.draft.tree.parents);
+      in.logit_rows.clear();  // logits come lazily from the hidden states (NodeLogits)
+      in.hidden_rows.resize(static_cast<size_t>(n_nodes));
+      std::iota(in.hidden_rows.begin(), in.hidden_rows.end(), 0);
+      records[s] = StepRecord{n_nodes - 1, n_nodes, q.draft.beam_tokens(), 0, seconds(t0, Clock::now()), 0, 0, 0};
     }
 
     // Verify: one forward over every active sequence's tree.
@@ -127,36 +228,41 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
       Sequence& q = seqs[s];
       const SequenceInput& in = batch.sequences[a];
       const auto t0 = Clock::now();
-      const TargetLogits target{out.logits.data() + row * out.logit_width, out.logit_width};
-      if (options.sampling.greedy()) {
-        verify_greedy(in.tree, in.tokens, target, q.acceptance);
-      } else {
-        // Deterministic drafts are one-hot proposals; the k-th verification uses step k.
-        const SamplingContext ctx{options.sampling, RngKey{options.seed, static_cast<uint64_t>(s), results[s].steps.size() + 1, 0}};
-        verify_sampling_one_hot(in.tree, in.tokens, target, ctx, verify_scratch, q.acceptance);
-      }
+      node_logits.reset(out.hidden.data() + row * E, in.tree.size());
+      const TargetLogits target{nullptr, node_logits.n_vocab(), &node_logits};
+      // The k-th verification of request s uses step k (the prefill's draw is step 0).
+      const RngKey key{options.seed, options.first_request + static_cast<uint64_t>(s), results[s].steps.size() + 1, 0};
+      verify(q.draft, in.tree, target, options, key, verify_scratch, q.acceptance);
       const std::vector<int32_t>& path = q.acceptance.path;
       cache.commit(s, path);
+      q.path_tokens.clear();
+      q.path_hidden.clear();
+      for (int32_t node : path) {
+        q.path_tokens.push_back(in.tokens[node]);
+        const auto h = out.hidden_row(row + node);
+        q.path_hidden.insert(q.path_hidden.end(), h.begin(), h.end());
+      }
       q.context.push_back(q.root);
       for (size_t k = 1; k < path.size() && !q.done; ++k) {
-        q.context.push_back(in.tokens[path[k]]);
-        emit(s, in.tokens[path[k]]);
+        q.context.push_back(q.path_tokens[k]);
+        emit(s, q.path_tokens[k]);
       }
-      const auto h = out.hidden_row(row + path.back());
-      q.hidden.assign(h.begin(), h.end());
+      q.hidden.assign(q.path_hidden.end() - E, q.path_hidden.end());
       q.root = q.acceptance.next_token;
-      drafter_.accept(s, path);
+      drafter_.accept(s, AcceptedPath{path, q.path_tokens, q.path_hidden, q.root});
       if (!q.done) emit(s, q.root);
       row += in.tree.size();
       StepRecord& rec = records[s];
       rec.accepted = static_cast<int32_t>(path.size()) - 1;
       rec.verify_seconds = verify_seconds;
       rec.accept_seconds = seconds(t0, Clock::now());
-      results[s].steps.push_back(rec);
+    }
+    const double step_seconds = seconds(t_step, Clock::now());
+    for (int s : active) {
+      records[s].step_seconds = step_seconds;
+      results[s].steps.push_back(records[s]);
     }
   }
-  const double total = seconds(t_start, Clock::now());
-  for (auto& r : results) r.total_seconds = total;
   return results;
 }
 

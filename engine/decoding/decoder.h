@@ -1,16 +1,18 @@
 // The speculative decoding loop (method.md §1) for a batch of sequences, shared by every
 // drafter and by the autoregressive baseline:
 //
-//   prefill all prompts -> first root per sequence
+//   prefill all prompts -> first root per sequence -> drafter.begin
 //   repeat: draft a tree per active sequence -> one forward over all trees
 //           -> verify (longest acceptable path + next token) -> commit the path's K/V
-//           -> record the step
+//           -> drafter.accept -> record the step
 //
 // Sequences finish independently (stop token or length) and stop costing compute.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/decoding/sampling.h"
@@ -21,39 +23,64 @@
 
 namespace draftbench {
 
+// How drafts are verified at temperature > 0 (temperature 0 is always greedy, lossless).
+enum class VerificationRule {
+  exact,            // one-hot proposals with residual renormalisation: the target distribution exactly
+  redrafter_lossy,  // the ReDrafter reference rule (per-beam u < p/q, longest): LOSSY, needs beams and q
+  typical_lossy,    // Medusa's typical acceptance (epsilon, delta): LOSSY
+};
+const char* verification_rule_name(VerificationRule rule);
+bool is_lossy(VerificationRule rule);
+
 struct DecodeOptions {
   int max_new_tokens = 128;
-  SamplingParams sampling;  // temperature 0 = greedy verification; > 0 = exact one-hot sampling rule
+  SamplingParams sampling;  // temperature 0 = greedy verification
+  VerificationRule rule = VerificationRule::exact;
+  float typical_epsilon = 0.09f, typical_delta = 0.3f;  // typical_lossy only
   uint64_t seed = 0;
+  // Sequence s draws its randomness as request first_request + s: a caller that splits a
+  // prompt list into batches passes each batch's offset, so samples never depend on batching.
+  uint64_t first_request = 0;
   bool ignore_eos = false;
+  // Called with (sequence, token) as each token is emitted, for streaming; may be empty.
+  std::function<void(int, int32_t)> on_token;
 };
 
 // One verification step of one sequence.
 struct StepRecord {
-  int32_t drafted = 0;   // draft nodes proposed (root excluded)
-  int32_t verified = 0;  // tree nodes run through the target (root included)
-  int32_t accepted = 0;  // draft tokens accepted (the bonus token not counted)
-  double draft_seconds = 0, verify_seconds = 0, accept_seconds = 0;
+  int32_t drafted = 0;      // draft nodes proposed (root excluded)
+  int32_t verified = 0;     // tree nodes run through the target (root included; packed)
+  int32_t beam_tokens = 0;  // tokens of the beams before packing (= verified for non-beam drafters)
+  int32_t accepted = 0;     // draft tokens accepted (the bonus token not counted)
+  // draft and accept: this sequence's own; verify and step: the batch's shared forward and
+  // the whole step's wall time (so other = step - the batch's draft + verify + accept).
+  double draft_seconds = 0, verify_seconds = 0, accept_seconds = 0, step_seconds = 0;
 };
 
 struct SequenceResult {
   std::vector<int32_t> tokens;  // generated ids (a stop token, if hit, included)
   int64_t prompt_tokens = 0;
   std::vector<StepRecord> steps;
-  double prefill_seconds = 0, total_seconds = 0;
+  double prefill_seconds = 0;  // time to first token: the batch's prefill and first sample
+  double total_seconds = 0;    // from the start of the prefill to this sequence's last token
   bool stopped_on_eos = false;
   // Tokens committed per target call (prefill included), bonus included; autoregressive = 1.
   double tokens_per_step() const;
+  // Generated tokens per second of this sequence's wall time, prefill included.
+  double tokens_per_second() const;
 };
 
 class Decoder {
  public:
   Decoder(const Model& model, Transformer& transformer, Drafter& drafter);
 
-  // One result per prompt. The cache is sized here: prompt + max_new_tokens + the largest
-  // tree, per sequence; a configuration that does not fit fails before decoding starts.
-  std::vector<SequenceResult> generate(std::span<const std::vector<int32_t>> prompts, const DecodeOptions& options,
-                                       int32_t max_tree_nodes);
+  // One result per prompt. The cache is sized here: prompt + max_new_tokens + the
+  // drafter's largest tree, per sequence; a configuration that does not fit the model's
+  // context fails before decoding starts.
+  std::vector<SequenceResult> generate(std::span<const std::vector<int32_t>> prompts, const DecodeOptions& options);
+
+  // Bytes of KV cache generate() would allocate for these prompt lengths (memory planning).
+  static size_t kv_bytes(const ModelConfig& config, std::span<const int64_t> prompt_lengths, int max_new_tokens, int32_t max_tree_nodes);
 
  private:
   const Model& model_;

@@ -28,7 +28,7 @@ bool is_root_copy(const TokenTree& tree, int32_t node) { return node > 0 && tree
 void check_tree(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target) {
   DB_CHECK(tree.size() >= 1 && tokens.size() == static_cast<size_t>(tree.size()));
   DB_CHECK(tree.parent[0] == -1);
-  DB_CHECK(target.data != nullptr && target.n_vocab > 0);
+  DB_CHECK(target.valid());
   for (int32_t v = 0; v < tree.size(); ++v) {
     DB_CHECK(tokens[v] >= 0 && tokens[v] < target.n_vocab);
     if (is_root_copy(tree, v)) DB_CHECK(tokens[v] == tokens[0]);

@@ -36,11 +36,24 @@
 
 namespace draftbench {
 
-// The target's logits at every tree node: row-major [n_nodes][n_vocab], not owned.
+// Logits produced on first use per node: a large tree's verification visits only a few
+// nodes (the accepted path and the siblings tried on it), so the decoder computes the
+// target's LM head for those alone. row() must return the same values whenever called.
+class LazyLogits {
+ public:
+  virtual ~LazyLogits() = default;
+  virtual std::span<const float> row(int32_t node) const = 0;
+};
+
+// The target's logits at every tree node: row-major [n_nodes][n_vocab] in `data`, or
+// computed on demand by `lazy`. Not owned.
 struct TargetLogits {
   const float* data = nullptr;
   int64_t n_vocab = 0;
+  const LazyLogits* lazy = nullptr;
+  bool valid() const { return (data != nullptr || lazy != nullptr) && n_vocab > 0; }
   std::span<const float> at(int32_t node) const {
+    if (lazy) return lazy->row(node);
     return {data + static_cast<int64_t>(node) * n_vocab, static_cast<size_t>(n_vocab)};
   }
 };

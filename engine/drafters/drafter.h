@@ -6,6 +6,12 @@
 // chose and that is not yet forwarded — and whose other nodes are proposals, stored
 // parents-first. Autoregressive decoding is the drafter that proposes nothing beyond
 // the root.
+//
+// Per step the Decoder calls, for every active sequence s:
+//   propose(ctx)            -> a Draft rooted at ctx.root
+//   (one target forward over every sequence's tree, then verification)
+//   accept(s, path)         -> the accepted nodes with the target's hidden states along them
+// and once per sequence, after the prefill, begin(s, prompt, prompt hidden states).
 #pragma once
 
 #include <cstdint>
@@ -13,11 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/decoding/sampling.h"
+
 namespace draftbench {
 
 struct DraftTree {
   std::vector<int32_t> tokens;   // [n_nodes]; tokens[0] = root
-  std::vector<int32_t> parents;  // [n_nodes]; parents[0] = -1, parents[i] < i
+  std::vector<int32_t> parents;  // [n_nodes]; parents[0] = -1, parents[i] < i; -1 elsewhere = a copy of the root
   void reset_to_root(int32_t root) {
     tokens.assign(1, root);
     parents.assign(1, -1);
@@ -27,35 +35,76 @@ struct DraftTree {
     parents.push_back(parent);
     return static_cast<int32_t>(tokens.size()) - 1;
   }
+  int32_t size() const { return static_cast<int32_t>(tokens.size()); }
+};
+
+// One proposal. Beyond the tree, a drafter may attach what some verification rules need:
+// the draft distributions q per node (CSR over nodes, target ids: node v's q is the
+// distribution v's children were chosen from), and for beam drafters the beams laid over
+// the tree (`beam_nodes`, [n_beams][beam_length], as BeamPaths in verify.h).
+struct Draft {
+  DraftTree tree;
+  std::vector<TokenProb> q_entries;  // empty: the drafter keeps no q
+  std::vector<int32_t> q_offsets;    // [n_nodes + 1] when q_entries is used
+  std::vector<int32_t> beam_nodes;   // empty unless the draft is beams
+  int32_t n_beams = 0, beam_length = 0;
+
+  void reset_to_root(int32_t root) {
+    tree.reset_to_root(root);
+    q_entries.clear();
+    q_offsets.clear();
+    beam_nodes.clear();
+    n_beams = beam_length = 0;
+  }
+  bool has_q() const { return !q_offsets.empty(); }
+  // Tokens the beams hold before packing (n_beams * beam_length), or the tree's size.
+  int32_t beam_tokens() const { return n_beams > 0 ? n_beams * beam_length : tree.size(); }
 };
 
 // What the drafter sees of a sequence when asked to propose.
 struct DraftContext {
-  int seq = 0;                          // sequence index in the batch
-  std::span<const int32_t> tokens;      // committed tokens (prompt + generated), root excluded
+  int seq = 0;                      // sequence index in the batch
+  std::span<const int32_t> tokens;  // committed tokens (prompt + generated), root excluded
   int32_t root = 0;
-  std::span<const float> hidden;        // [n_embd] target's final-norm hidden state that chose root
+  std::span<const float> hidden;    // [n_embd] target's final-norm hidden state that chose root
+};
+
+// The outcome of a step for one sequence, in the drafter's terms.
+struct AcceptedPath {
+  std::span<const int32_t> nodes;   // [n_path] accepted tree nodes, root (node 0) first
+  std::span<const int32_t> tokens;  // [n_path] their tokens, root first
+  std::span<const float> hidden;    // [n_path][n_embd] target hidden state at each (after the final norm)
+  int32_t next_root = 0;            // the token the target chose at the path's end
 };
 
 class Drafter {
  public:
   virtual ~Drafter() = default;
   virtual std::string name() const = 0;
+  // The largest tree propose() can return (root included): the Decoder sizes the KV cache
+  // from it before decoding starts.
+  virtual int32_t max_tree_nodes() const = 0;
+  // Whether begin() needs the target's hidden states at every prompt position (EAGLE
+  // feeds them to its own layer); otherwise only the last one is computed.
+  virtual bool wants_prompt_hidden() const { return false; }
   // Forget all per-sequence state; sequences 0..n_sequences-1 are about to start.
   virtual void reset(int n_sequences) = 0;
-  // Fill `out` with a tree rooted at ctx.root.
-  virtual void propose(const DraftContext& ctx, DraftTree& out) = 0;
-  // The nodes of the last proposal that the target accepted (root first), for drafters
-  // that keep state along the committed sequence.
-  virtual void accept(int seq, std::span<const int32_t> accepted_nodes) {}
+  // After the prefill: `prompt_hidden` is [prompt.size()][n_embd] when wants_prompt_hidden(),
+  // else [1][n_embd] (the last position's).
+  virtual void begin(int seq, std::span<const int32_t> prompt, std::span<const float> prompt_hidden) {}
+  // Fill `out` with a draft rooted at ctx.root.
+  virtual void propose(const DraftContext& ctx, Draft& out) = 0;
+  // The accepted part of the last proposal, for drafters that keep state along the sequence.
+  virtual void accept(int seq, const AcceptedPath& path) {}
 };
 
 // Autoregressive decoding as a drafter: the root alone.
 class AutoregressiveDrafter final : public Drafter {
  public:
   std::string name() const override { return "autoregressive"; }
+  int32_t max_tree_nodes() const override { return 1; }
   void reset(int) override {}
-  void propose(const DraftContext& ctx, DraftTree& out) override { out.reset_to_root(ctx.root); }
+  void propose(const DraftContext& ctx, Draft& out) override { out.reset_to_root(ctx.root); }
 };
 
 }  // namespace draftbench

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
-#include "kernels/quant/dequantize.h"
+#include "engine/model/safetensors_checkpoint.h"
 
 namespace draftbench {
 namespace {
@@ -21,210 +21,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char* kConfigFile = "config.json";
-constexpr const char* kSingleFile = "model.safetensors";
-constexpr const char* kIndexFile = "model.safetensors.index.json";
-
-json read_json_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", fmt::format("cannot open {}", what));
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(path, "", fmt::format("not valid JSON (parse error at byte {})", e.byte));
-  }
-}
-
-// Typed access to config.json fields. `null` counts as absent, as transformers treats it.
-class ConfigFields {
- public:
-  ConfigFields(const json& j, const std::string& path) : j_(j), path_(path) {}
-
-  const json* find(const char* key) const {
-    const auto it = j_.find(key);
-    return it == j_.end() || it->is_null() ? nullptr : &*it;
-  }
-  int64_t integer(const char* key) const {
-    const json* v = find(key);
-    if (!v) throw InputError(path_, field(key), "missing (expected an integer)");
-    if (!v->is_number_integer()) throw InputError(path_, field(key), fmt::format("holds {} (expected an integer)", printable_json(*v)));
-    return v->get<int64_t>();
-  }
-  int64_t integer_or(const char* key, int64_t fallback) const { return find(key) ? integer(key) : fallback; }
-  double number_or(const char* key, double fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_number()) throw InputError(path_, field(key), fmt::format("holds {} (expected a number)", printable_json(*v)));
-    return v->get<double>();
-  }
-  bool boolean_or(const char* key, bool fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) throw InputError(path_, field(key), fmt::format("holds {} (expected true or false)", printable_json(*v)));
-    return v->get<bool>();
-  }
-  std::string string_or(const char* key, const std::string& fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_string()) throw InputError(path_, field(key), fmt::format("holds {} (expected a string)", printable_json(*v)));
-    return v->get<std::string>();
-  }
-  static std::string field(const char* key) { return fmt::format("field '{}'", key); }
-
- private:
-  const json& j_;
-  const std::string& path_;
-};
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-// Where each tensor of the checkpoint lives: every shard opened once, every tensor name
-// in exactly one shard.
-class TensorSource {
- public:
-  explicit TensorSource(const std::string& dir) {
-    const fs::path index_path = fs::path(dir) / kIndexFile;
-    const fs::path single_path = fs::path(dir) / kSingleFile;
-    if (fs::exists(index_path)) open_sharded(dir, index_path.string());
-    else if (fs::exists(single_path)) add_shard(single_path.string());
-    else
-      throw InputError(dir, kSingleFile,
-                       fmt::format("missing, and no {} either (PyTorch .bin checkpoints are not supported: convert them to safetensors)", kIndexFile));
-  }
-
-  struct Found {
-    const SafetensorsFile* file;
-    const SafetensorsTensor* tensor;
-  };
-  // Marks the tensor as used; nullptr tensor if the checkpoint has none of that name.
-  Found find(const std::string& name) {
-    const auto it = where_.find(name);
-    if (it == where_.end()) return {nullptr, nullptr};
-    used_.insert(name);
-    const SafetensorsFile& file = shards_[it->second];
-    return {&file, file.find_tensor(name)};
-  }
-  // Names `where` (the one file or the index) for messages about absent tensors.
-  const std::string& where() const { return where_label_; }
-
-  // Every tensor must have been bound, apart from buffers transformers recomputes.
-  void reject_unused() const {
-    for (const auto& [name, shard] : where_) {
-      if (used_.count(name) || name.ends_with(".rotary_emb.inv_freq")) continue;
-      throw InputError(shards_[shard].path(), "tensor '" + printable_text(name) + "'",
-                       "unexpected in a Llama checkpoint (biases and extra modules are not supported)");
-    }
-  }
-
-  std::vector<SafetensorsFile> take_shards() { return std::move(shards_); }
-
- private:
-  void open_sharded(const std::string& dir, const std::string& index_path) {
-    where_label_ = index_path;
-    const json index = read_json_file(index_path, "the shard index");
-    const auto map = index.is_object() ? index.find("weight_map") : index.end();
-    if (map == index.end() || !map->is_object()) throw InputError(index_path, "field 'weight_map'", "missing or not an object");
-    std::map<std::string, size_t> shard_of_file;
-    std::vector<std::pair<std::string, size_t>> listed;  // tensor -> shard, as the index says
-    for (const auto& [tensor, file] : map->items()) {
-      const std::string what = "weight_map '" + printable_text(tensor) + "'";
-      if (!file.is_string()) throw InputError(index_path, what, fmt::format("holds {} (expected a file name)", printable_json(file)));
-      const std::string file_name = file.get<std::string>();
-      // Shards must sit in the checkpoint directory: a path here would read elsewhere.
-      if (file_name.empty() || file_name.find('/') != std::string::npos || file_name == "." || file_name == "..")
-        throw InputError(index_path, what, fmt::format("'{}' is not a file name in the checkpoint directory", printable_text(file_name)));
-      auto [it, is_new] = shard_of_file.try_emplace(file_name, shards_.size());
-      if (is_new) add_shard((fs::path(dir) / file_name).string());
-      listed.emplace_back(tensor, it->second);
-    }
-    for (const auto& [tensor, shard] : listed) {
-      if (!shards_[shard].find_tensor(tensor))
-        throw InputError(index_path, "weight_map '" + printable_text(tensor) + "'",
-                         fmt::format("names shard {} but the tensor is not in it", shards_[shard].path()));
-    }
-  }
-
-  void add_shard(const std::string& path) {
-    if (!fs::exists(path)) throw InputError(path, "", "shard not found");
-    if (where_label_.empty()) where_label_ = path;
-    shards_.push_back(SafetensorsFile::open(path));
-    const size_t shard = shards_.size() - 1;
-    for (const SafetensorsTensor& t : shards_[shard].tensors()) {
-      auto [it, is_new] = where_.try_emplace(t.name, shard);
-      if (!is_new) throw InputError(path, "tensor '" + printable_text(t.name) + "'", fmt::format("also in {} (each tensor must be in one shard)", shards_[it->second].path()));
-    }
-  }
-
-  std::vector<SafetensorsFile> shards_;
-  std::map<std::string, size_t> where_;
-  std::set<std::string> used_;
-  std::string where_label_;
-};
-
-// Binds tensors into ModelWeights, checking shape and dtype.
-class WeightBinder {
- public:
-  WeightBinder(TensorSource& source, ModelWeights& weights) : source_(source), weights_(weights) {}
-
-  // An HF Linear weight [n_out, n_in]; `dims` spells the expected shape for messages.
-  WeightMatrix matrix(const std::string& name, int64_t n_out, int64_t n_in, const char* dims) {
-    const auto [file, t] = require(name);
-    check_shape(*file, *t, {n_out, n_in}, dims);
-    const GgmlType type = file->float_type(*t);
-    return WeightMatrix{type, n_in, n_out, aligned(*t, type)};
-  }
-
-  // A norm weight [n] as f32: the file's bytes when they are F32 and aligned, else a
-  // converted copy.
-  const float* vector(const std::string& name, int64_t n, const char* dims) {
-    const auto [file, t] = require(name);
-    check_shape(*file, *t, {n}, dims);
-    const GgmlType type = file->float_type(*t);
-    if (type == GgmlType::F32 && reinterpret_cast<uintptr_t>(t->data) % alignof(float) == 0) return reinterpret_cast<const float*>(t->data);
-    std::vector<float>& out = weights_.owned_vectors.emplace_back(static_cast<size_t>(n));
-    if (type == GgmlType::F32) {
-      std::memcpy(out.data(), t->data, t->n_bytes);
-    } else {
-      std::vector<uint16_t> raw(static_cast<size_t>(n));  // aligned for dequantize_row
-      std::memcpy(raw.data(), t->data, t->n_bytes);
-      dequantize_row(type, raw.data(), out.data(), n);
-    }
-    return out.data();
-  }
-
-  bool has(const std::string& name) { return source_.find(name).tensor != nullptr; }
-
- private:
-  TensorSource::Found require(const std::string& name) {
-    const TensorSource::Found found = source_.find(name);
-    if (!found.tensor) throw InputError(source_.where(), "tensor '" + name + "'", "missing");
-    return found;
-  }
-
-  static void check_shape(const SafetensorsFile& file, const SafetensorsTensor& t, const std::vector<int64_t>& expected, const char* dims) {
-    if (t.shape != expected)
-      throw InputError(file.path(), "tensor '" + t.name + "'", fmt::format("shape {} (expected {} = {})", shape_str(t.shape), shape_str(expected), dims));
-  }
-
-  // The kernels load elements through typed pointers, so the bytes must be aligned to the
-  // element size; safetensors only guarantees that when the writer padded the header
-  // (current writers pad to 8 bytes). Misaligned tensors are copied.
-  const uint8_t* aligned(const SafetensorsTensor& t, GgmlType type) {
-    const size_t element_bytes = type == GgmlType::F32 ? 4 : 2;
-    if (reinterpret_cast<uintptr_t>(t.data) % element_bytes == 0) return t.data;
-    std::vector<float>& copy = weights_.owned_vectors.emplace_back((t.n_bytes + sizeof(float) - 1) / sizeof(float));
-    std::memcpy(copy.data(), t.data, t.n_bytes);
-    return reinterpret_cast<const uint8_t*>(copy.data());
-  }
-
-  TensorSource& source_;
-  ModelWeights& weights_;
-};
 
 struct HfConfig {
   ModelConfig model;
@@ -301,7 +97,7 @@ HfCheckpoint load_hf_checkpoint(const std::string& dir) {
 
   TensorSource source(dir);
   ModelWeights& w = ckpt.weights;
-  WeightBinder bind(source, w);
+  WeightBinder bind(source, w.owned_vectors);
   w.token_embd = bind.matrix("model.embed_tokens.weight", c.n_vocab, c.n_embd, "[vocab_size, hidden_size]");
   if (hf.tie_word_embeddings) {
     bind.has("lm_head.weight");  // transformers overwrites it with the embedding: ignore it
@@ -326,7 +122,7 @@ HfCheckpoint load_hf_checkpoint(const std::string& dir) {
     l.w_down = bind.matrix(p + "mlp.down_proj.weight", c.n_embd, c.n_ff, "[hidden_size, intermediate_size]");
     w.layers.push_back(l);
   }
-  source.reject_unused();
+  source.reject_unused("Llama");
   ckpt.shards = source.take_shards();
   return ckpt;
 }

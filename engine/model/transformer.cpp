@@ -7,11 +7,11 @@
 #include <cstring>
 
 #include "engine/common/error.h"
+#include "engine/model/token_embedding.h"
 #include "kernels/attention/tree_attention.h"
 #include "kernels/ops/activations.h"
 #include "kernels/ops/rms_norm.h"
 #include "kernels/ops/rope.h"
-#include "kernels/quant/dequantize.h"
 
 namespace draftbench {
 
@@ -53,10 +53,15 @@ void Transformer::attention_layer(int64_t il, const std::vector<Row>& rows, KvCa
   const bool local = c_.is_local_layer(il);
   const float base = local ? c_.rope_base_local : c_.rope_base;
 
-  rms_norm(x_.data(), L.attn_norm, xn_.data(), n, E, c_.rms_eps);
-  matmul(L.wq, xn_.data(), n, q_.data(), pool_, scratch(L.wq, n));
-  matmul(L.wk, xn_.data(), n, k_.data(), pool_, scratch(L.wk, n));
-  matmul(L.wv, xn_.data(), n, v_.data(), pool_, scratch(L.wv, n));
+  // EAGLE's draft layer has no input norm: it attends over the fc output directly.
+  const float* in = x_.data();
+  if (L.attn_norm) {
+    rms_norm(x_.data(), L.attn_norm, xn_.data(), n, E, c_.rms_eps);
+    in = xn_.data();
+  }
+  matmul(L.wq, in, n, q_.data(), pool_, scratch(L.wq, n));
+  matmul(L.wk, in, n, k_.data(), pool_, scratch(L.wk, n));
+  matmul(L.wv, in, n, v_.data(), pool_, scratch(L.wv, n));
 
   for (int64_t r = 0; r < n; ++r) {
     float* q = q_.data() + r * QD;
@@ -115,11 +120,12 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   for (const SequenceInput& s : batch.sequences) {
     DB_CHECK(s.seq >= 0 && s.seq < cache.n_sequences());
     DB_CHECK(s.tree.size() == static_cast<int32_t>(s.tokens.size()));
+    DB_CHECK(s.n_cached >= 0 && s.n_cached <= s.tree.size());
     const int64_t committed = cache.committed(s.seq);
     if (committed + s.tree.size() > cache.capacity())
       throw InputError("forward", fmt::format("sequence {}", s.seq),
                        fmt::format("{} committed + {} new tokens exceed the context capacity {}", committed, s.tree.size(), cache.capacity()));
-    for (int32_t i = 0; i < s.tree.size(); ++i) {
+    for (int32_t i = s.n_cached; i < s.tree.size(); ++i) {
       if (s.tokens[i] < 0 || s.tokens[i] >= c_.n_vocab)
         throw InputError("forward", fmt::format("sequence {} token {}", s.seq, i), fmt::format("id {} outside the vocabulary [0, {})", s.tokens[i], c_.n_vocab));
       rows.push_back(Row{s.seq, i, committed + s.tree.depth[i], &s});
@@ -132,14 +138,14 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   ensure_buffers(std::max<int64_t>(n, 1), max_keys);
   const int64_t E = c_.n_embd;
 
-  const float embd_scale = c_.scale_embeddings ? std::sqrt(static_cast<float>(E)) : 1.0f;
-  const size_t embd_row_bytes = w_.token_embd.row_bytes();
-  for (int64_t r = 0; r < n; ++r) {
-    float* x = x_.data() + r * E;
-    const int32_t tok = rows[r].input->tokens[rows[r].node];
-    dequantize_row(w_.token_embd.type, w_.token_embd.data + static_cast<size_t>(tok) * embd_row_bytes, x, E);
-    if (embd_scale != 1.0f)
-      for (int64_t i = 0; i < E; ++i) x[i] *= embd_scale;
+  if (!batch.input_embeddings.empty()) {
+    DB_CHECK(static_cast<int64_t>(batch.input_embeddings.size()) == n * E);
+    std::memcpy(x_.data(), batch.input_embeddings.data(), static_cast<size_t>(n * E) * sizeof(float));
+  } else {
+    for (int64_t r = 0; r < n; ++r) {
+      const int32_t tok = rows[r].input->tokens[rows[r].node];
+      embed_tokens(c_, w_, std::span<const int32_t>(&tok, 1), x_.data() + r * E);
+    }
   }
 
   for (int64_t il = 0; il < c_.n_layers; ++il) {
@@ -154,13 +160,13 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
     int64_t out = 0, base = 0;
     for (const SequenceInput& s : batch.sequences) {
       for (int32_t node : s.*member) {
-        DB_CHECK(node >= 0 && node < s.tree.size());
-        std::memcpy(picked.data() + out * E, x_.data() + (base + node) * E, static_cast<size_t>(E) * sizeof(float));
+        DB_CHECK(node >= s.n_cached && node < s.tree.size());  // cached nodes did not run
+        std::memcpy(picked.data() + out * E, x_.data() + (base + node - s.n_cached) * E, static_cast<size_t>(E) * sizeof(float));
         ++out;
       }
-      base += s.tree.size();
+      base += s.tree.size() - s.n_cached;
     }
-    rms_norm(picked.data(), w_.output_norm, picked.data(), count, E, c_.rms_eps);
+    if (w_.output_norm) rms_norm(picked.data(), w_.output_norm, picked.data(), count, E, c_.rms_eps);
   };
 
   result.hidden_width = E;
@@ -177,6 +183,12 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   }
   if (c_.final_logit_softcap > 0.0f)
     for (float& l : result.logits) l = std::tanh(l / c_.final_logit_softcap) * c_.final_logit_softcap;
+}
+
+void Transformer::logits_from_hidden(const float* hidden, int64_t n, float* logits) {
+  matmul(w_.output, hidden, n, logits, pool_, scratch(w_.output, n));
+  if (c_.final_logit_softcap > 0.0f)
+    for (int64_t i = 0; i < n * c_.n_vocab; ++i) logits[i] = std::tanh(logits[i] / c_.final_logit_softcap) * c_.final_logit_softcap;
 }
 
 }  // namespace draftbench

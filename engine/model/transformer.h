@@ -20,8 +20,16 @@ class Transformer {
   Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool);
 
   // Runs the batch, writing K/V into each sequence's scratch slots (commit separately).
-  // Throws InputError if a sequence would exceed the cache capacity.
+  // Throws InputError if a sequence would exceed the cache capacity. Nodes below a
+  // sequence's n_cached are not run (their K/V are already in scratch); given
+  // input_embeddings replace the token embeddings; a layer without attn_norm and weights
+  // without output_norm skip those norms (EAGLE's draft layer).
   void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result);
+
+  // The LM head (and final soft-capping) over final-norm hidden states, hidden [n][n_embd]
+  // -> logits [n][n_vocab]: exactly what forward() computes for a logit row, for callers
+  // that want logits of only some rows, later (verification of large trees).
+  void logits_from_hidden(const float* hidden, int64_t n, float* logits);
 
  private:
   struct Row {  // one token of the flattened batch

@@ -23,8 +23,10 @@ class CorruptedReplayDrafter final : public Drafter {
   CorruptedReplayDrafter(std::vector<std::vector<int32_t>> truth, std::vector<size_t> prompt_lengths, uint64_t seed)
       : truth_(std::move(truth)), prompt_lengths_(std::move(prompt_lengths)), rng_(seed) {}
   std::string name() const override { return "corrupted-replay"; }
+  int32_t max_tree_nodes() const override { return 16; }
   void reset(int) override {}
-  void propose(const DraftContext& ctx, DraftTree& out) override {
+  void propose(const DraftContext& ctx, Draft& draft) override {
+    DraftTree& out = draft.tree;
     out.reset_to_root(ctx.root);
     const auto& truth = truth_[ctx.seq];
     const size_t k = ctx.tokens.size() - prompt_lengths_[ctx.seq];  // truth[k] is the root
@@ -75,7 +77,7 @@ TEST_CASE("greedy speculative decoding reproduces autoregressive decoding token 
   for (uint64_t seed : {1u, 2u}) {
     CorruptedReplayDrafter drafter(truth, lengths, seed);
     Decoder decoder(m, tf, drafter);
-    const auto results = decoder.generate(prompts, opt, 16);
+    const auto results = decoder.generate(prompts, opt);
     double steps = 0;
     for (size_t i = 0; i < prompts.size(); ++i) {
       INFO("prompt " << i << " seed " << seed);
@@ -89,7 +91,7 @@ TEST_CASE("greedy speculative decoding reproduces autoregressive decoding token 
   // The baseline through the same loop is the same decoding.
   AutoregressiveDrafter ar;
   Decoder baseline(m, tf, ar);
-  const auto base = baseline.generate(prompts, opt, 1);
+  const auto base = baseline.generate(prompts, opt);
   for (size_t i = 0; i < prompts.size(); ++i) {
     REQUIRE(base[i].tokens == truth[i]);
     REQUIRE(base[i].tokens_per_step() == 1.0);
@@ -116,8 +118,8 @@ TEST_CASE("with an empty draft, sampled decoding through the loop is autoregress
   AutoregressiveDrafter ar;
   Decoder decoder(m, tf, ar);
   const std::vector<std::vector<int32_t>> prompts = {prompt};
-  REQUIRE(decoder.generate(prompts, opt, 1)[0].tokens == expected);
+  REQUIRE(decoder.generate(prompts, opt)[0].tokens == expected);
   // A different seed gives a different sample (the draws are really used).
   opt.seed = 78;
-  REQUIRE(decoder.generate(prompts, opt, 1)[0].tokens != expected);
+  REQUIRE(decoder.generate(prompts, opt)[0].tokens != expected);
 }

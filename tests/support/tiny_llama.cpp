@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "tests/support/gguf_writer.h"
-#include "tests/support/safetensors_writer.h"
+#include "engine/model/safetensors_writer.h"
 
 namespace draftbench::test {
 namespace {

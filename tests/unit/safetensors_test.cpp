@@ -10,10 +10,10 @@
 
 #include "engine/common/error.h"
 #include "engine/model/safetensors_file.h"
-#include "tests/support/safetensors_writer.h"
+#include "engine/model/safetensors_writer.h"
 
 using namespace draftbench;
-using draftbench::test::SafetensorsWriter;
+using draftbench::SafetensorsWriter;
 using Catch::Matchers::Contains;
 
 namespace {

@@ -28,7 +28,8 @@
 #include "engine/decoding/autoregressive.h"
 #include "engine/model/model.h"
 #include "engine/model/transformer.h"
-#include "tests/support/safetensors_writer.h"
+#include "engine/model/safetensors_writer.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
 
 using namespace draftbench;
@@ -37,20 +38,6 @@ using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& name)
-      : path_(fs::temp_directory_path() / ("draftbench_tiny_llama_" + std::to_string(getpid()) + "_" + name)) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& child) const { return (path_ / child).string(); }
-
- private:
-  fs::path path_;
-};
 
 const std::vector<std::string> kPrompts = {
     "the cat and the dog",
@@ -148,7 +135,7 @@ std::string load_error(const std::string& path) {
 
 TEST_CASE("tiny llama: the HF checkpoint and its GGUF conversion agree (F32)", "[hf][tiny_llama]") {
   const TinyLlama model = make_tiny_llama();
-  TempDir dir("f32");
+  TempDir dir("tiny_llama_f32");
   write_hf_checkpoint(model, dir / "hf");
   write_llama_gguf(model, dir / "tiny.gguf");
   const auto hf = Model::load(dir / "hf");
@@ -185,7 +172,7 @@ TEST_CASE("tiny llama: the HF checkpoint and its GGUF conversion agree (F32)", "
 
 TEST_CASE("tiny llama: with head_dim 2 (nothing to reorder in q.k) the logits are bit-identical", "[hf][tiny_llama]") {
   const TinyLlama model = make_tiny_llama({.head_dim = 2, .seed = 5});
-  TempDir dir("head_dim_2");
+  TempDir dir("tiny_llama_head_dim_2");
   write_hf_checkpoint(model, dir / "hf");
   write_llama_gguf(model, dir / "tiny.gguf");
   const auto hf = Model::load(dir / "hf");
@@ -197,7 +184,7 @@ TEST_CASE("tiny llama: with head_dim 2 (nothing to reorder in q.k) the logits ar
 
 TEST_CASE("tiny llama: a sharded checkpoint is the same model, bit for bit", "[hf][tiny_llama]") {
   const TinyLlama model = make_tiny_llama();
-  TempDir dir("sharded");
+  TempDir dir("tiny_llama_sharded");
   write_hf_checkpoint(model, dir / "single");
   write_hf_checkpoint(model, dir / "sharded", {.shards = 3});
   const auto single = Model::load(dir / "single");
@@ -211,7 +198,7 @@ TEST_CASE("tiny llama: a sharded checkpoint is the same model, bit for bit", "[h
 
 TEST_CASE("tiny llama: misaligned tensor data is copied, not misread", "[hf][tiny_llama]") {
   const TinyLlama model = make_tiny_llama();
-  TempDir dir("misaligned");
+  TempDir dir("tiny_llama_misaligned");
   for (GgmlType type : {GgmlType::F32, GgmlType::BF16}) {
     const std::string name(ggml_type_name(type));
     INFO(name);
@@ -231,7 +218,7 @@ TEST_CASE("tiny llama: misaligned tensor data is copied, not misread", "[hf][tin
 
 TEST_CASE("tiny llama: tied embeddings (no lm_head, no output.weight)", "[hf][tiny_llama]") {
   const TinyLlama model = make_tiny_llama({.tied_embeddings = true, .seed = 7});
-  TempDir dir("tied");
+  TempDir dir("tiny_llama_tied");
   write_hf_checkpoint(model, dir / "hf");
   write_llama_gguf(model, dir / "tiny.gguf");
   const auto hf = Model::load(dir / "hf");
@@ -254,7 +241,7 @@ TEST_CASE("tiny llama: tied embeddings (no lm_head, no output.weight)", "[hf][ti
 // compared with the F32 model: with differences this size a near-tie may flip.
 TEST_CASE("tiny llama: F16 and BF16 checkpoints", "[hf][tiny_llama]") {
   const TinyLlama model = make_tiny_llama({.seed = 3});
-  TempDir dir("half");
+  TempDir dir("tiny_llama_half");
   write_llama_gguf(model, dir / "f32.gguf");
   const auto reference = Model::load(dir / "f32.gguf");
   for (const auto& [type, loose_bound] : {std::pair{GgmlType::F16, 5e-3}, std::pair{GgmlType::BF16, 5e-2}}) {
@@ -279,7 +266,7 @@ TEST_CASE("tiny llama: F16 and BF16 checkpoints", "[hf][tiny_llama]") {
 }
 
 TEST_CASE("tiny llama: broken HF checkpoints give one-line errors", "[hf][tiny_llama][errors]") {
-  TempDir dir("errors");
+  TempDir dir("tiny_llama_errors");
   const std::string ckpt = dir / "ckpt";
   const auto fresh = [&](const TinyLlama& m, const HfWriteOptions& options = {}) {
     fs::remove_all(ckpt);
@@ -399,7 +386,7 @@ TEST_CASE("tiny llama: broken HF checkpoints give one-line errors", "[hf][tiny_l
 }
 
 TEST_CASE("tiny llama: broken GGUF conversions give one-line errors", "[gguf][tiny_llama][errors]") {
-  TempDir dir("gguf_errors");
+  TempDir dir("tiny_llama_gguf_errors");
   const std::string path = dir / "tiny.gguf";
   SECTION("wrong shape") {
     TinyLlama m = make_tiny_llama();

@@ -1,4 +1,4 @@
-#include "tests/support/safetensors_writer.h"
+#include "engine/model/safetensors_writer.h"
 
 #include <cstring>
 #include <fstream>
@@ -7,7 +7,7 @@
 
 #include "kernels/quant/blocks.h"
 
-namespace draftbench::test {
+namespace draftbench {
 namespace {
 
 uint16_t fp32_to_bf16_nearest_even(float x) {
@@ -102,4 +102,4 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
 
 void write_file(const std::string& path, const std::string& text) { write_file(path, std::vector<uint8_t>(text.begin(), text.end())); }
 
-}  // namespace draftbench::test
+}  // namespace draftbench

@@ -1,4 +1,4 @@
-// Writes safetensors files for tests: valid files (header padded to 8 bytes with spaces,
+// Writes safetensors files (drafter exports, test fixtures): valid files (header padded to 8 bytes with spaces,
 // tensors packed in insertion order, as huggingface/safetensors writes them) and, through
 // bytes_with_header, files with any header a test wants to corrupt.
 #pragma once
@@ -10,7 +10,7 @@
 
 #include "kernels/quant/ggml_type.h"
 
-namespace draftbench::test {
+namespace draftbench {
 
 // `values` in F32, F16 (IEEE, round to nearest) or BF16 (round to nearest even) bytes.
 std::vector<uint8_t> encode_floats(GgmlType type, const std::vector<float>& values);
@@ -46,4 +46,4 @@ class SafetensorsWriter {
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 void write_file(const std::string& path, const std::string& text);
 
-}  // namespace draftbench::test
+}  // namespace draftbench

@@ -1,0 +1,100 @@
+#include "engine/drafters/drafter_checkpoint.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+
+namespace draftbench {
+namespace {
+namespace fs = std::filesystem;
+
+std::string config_path_in(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(dir, "", "not a directory (expected a drafter directory with drafter.json or config.json)");
+  for (const char* name : {kDrafterConfigFile, "config.json"}) {
+    const fs::path p = fs::path(dir) / name;
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  throw InputError(dir, "", "has neither drafter.json nor config.json (expected a drafter directory)");
+}
+
+// A reference config.json says which drafter it is by its keys, or failing that by the
+// tensors it sits beside.
+std::string infer_kind(const nlohmann::json& config, const TensorSource& source) {
+  if (config.contains("medusa_num_heads")) return "medusa";
+  if (config.value("model_type", "") == "recurrent_drafting_drafter" || config.contains("exit_dim")) return "redrafter";
+  for (const std::string& name : source.names())
+    if (name == "fc.weight") return "eagle";
+  return "";
+}
+
+}  // namespace
+
+std::vector<int32_t> default_draft_vocab(const Model& target, int64_t n) {
+  const int64_t n_vocab = target.config().n_vocab;
+  std::vector<int32_t> ids;
+  if (n <= 0 || n >= n_vocab) {
+    for (int64_t i = 0; i < n_vocab; ++i) ids.push_back(static_cast<int32_t>(i));
+    return ids;
+  }
+  std::vector<bool> taken(static_cast<size_t>(n_vocab), false);
+  for (int32_t id : target.tokenizer().stop_ids())
+    if (static_cast<int64_t>(ids.size()) < n && !taken[static_cast<size_t>(id)]) {
+      taken[static_cast<size_t>(id)] = true;
+      ids.push_back(id);
+    }
+  for (int64_t i = 0; static_cast<int64_t>(ids.size()) < n; ++i)
+    if (!taken[static_cast<size_t>(i)]) ids.push_back(static_cast<int32_t>(i));
+  return ids;
+}
+
+nlohmann::json native_drafter_config(const std::string& kind) {
+  return nlohmann::json{{"format", kDrafterFormat}, {"version", kDrafterFormatVersion}, {"drafter", kind}};
+}
+
+DrafterCheckpoint::DrafterCheckpoint(const std::string& dir)
+    : dir_(dir), config_path_(config_path_in(dir)), source_(dir), binder_(source_, owned_) {
+  config_ = read_json_file(config_path_, "the drafter config");
+  if (!config_.is_object()) throw InputError(config_path_, "", fmt::format("holds {} (expected a JSON object)", printable_json(config_)));
+  fields_ = std::make_unique<ConfigFields>(config_, config_path_);
+  native_ = fs::path(config_path_).filename() == kDrafterConfigFile;
+  if (native_) {
+    if (fields_->string_or("format", "") != kDrafterFormat)
+      throw InputError(config_path_, "field 'format'", fmt::format("missing or not '{}'", kDrafterFormat));
+    if (const int64_t v = fields_->integer("version"); v != kDrafterFormatVersion)
+      throw InputError(config_path_, "field 'version'", fmt::format("{} is not supported (expected {}; re-export the drafter)", v, kDrafterFormatVersion));
+    kind_ = fields_->string_or("drafter", "");
+  } else {
+    kind_ = infer_kind(config_, source_);
+  }
+  if (kind_ != "redrafter" && kind_ != "medusa" && kind_ != "eagle")
+    throw InputError(config_path_, native_ ? "field 'drafter'" : "",
+                     kind_.empty() ? "cannot tell which drafter this is (expected redrafter, medusa or eagle)"
+                                   : fmt::format("'{}' is not a drafter (expected redrafter, medusa or eagle)", printable_text(kind_)));
+}
+
+std::vector<int32_t> DrafterCheckpoint::draft_vocab(int64_t n_vocab) {
+  std::vector<int32_t> ids;
+  if (!binder_.has("draft_vocab")) {
+    ids.resize(static_cast<size_t>(n_vocab));
+    for (int64_t i = 0; i < n_vocab; ++i) ids[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    return ids;
+  }
+  const std::vector<int64_t> raw = binder_.integers("draft_vocab");
+  if (raw.empty()) throw InputError(dir_, "tensor 'draft_vocab'", "is empty (expected at least one token id)");
+  std::vector<bool> seen(static_cast<size_t>(n_vocab), false);
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const int64_t id = raw[i];
+    if (id < 0 || id >= n_vocab)
+      throw InputError(dir_, fmt::format("tensor 'draft_vocab' entry {}", i), fmt::format("id {} outside the target vocabulary [0, {})", id, n_vocab));
+    if (seen[static_cast<size_t>(id)]) throw InputError(dir_, fmt::format("tensor 'draft_vocab' entry {}", i), fmt::format("id {} repeats", id));
+    seen[static_cast<size_t>(id)] = true;
+    ids.push_back(static_cast<int32_t>(id));
+  }
+  return ids;
+}
+
+}  // namespace draftbench

@@ -1,0 +1,74 @@
+// A drafter's weights on disk: a directory with a JSON config beside `model.safetensors`
+// (or shards with `model.safetensors.index.json`).
+//
+// Two kinds of directory load:
+//   - draftbench's own: `drafter.json` ({"format": "draftbench-drafter", "version": 1,
+//     "drafter": "redrafter" | "medusa" | "eagle", ...drafter fields});
+//   - the public reference layouts, for GPU users who bring them: the reference's own
+//     `config.json` beside the safetensors conversion of its checkpoint (Medusa's and
+//     EAGLE's public files are PyTorch pickles: convert them with safetensors' torch API).
+// Tensor names are the references' in both cases (see each drafter's header).
+//
+// The optional draft vocabulary (method.md §6) is the I32/I64 tensor `draft_vocab`:
+// [n_draft_vocab] distinct target token ids; row i of a draft output layer is token
+// draft_vocab[i].
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/model/safetensors_checkpoint.h"
+
+namespace draftbench {
+
+inline constexpr const char* kDrafterFormat = "draftbench-drafter";
+inline constexpr int kDrafterFormatVersion = 1;
+inline constexpr const char* kDrafterConfigFile = "drafter.json";
+
+class Model;
+
+// A draft vocabulary for untrained drafters: the target's stop tokens, then the lowest ids
+// (BPE vocabularies number merges roughly by frequency) up to n in all; n <= 0 or n >=
+// n_vocab gives the whole vocabulary in order.
+std::vector<int32_t> default_draft_vocab(const Model& target, int64_t n);
+
+// drafter.json's common header: format, version and kind, to which a writer adds its fields.
+nlohmann::json native_drafter_config(const std::string& kind);
+
+class DrafterCheckpoint {
+ public:
+  // Throws InputError naming the directory or file and what is missing or malformed.
+  explicit DrafterCheckpoint(const std::string& dir);
+
+  const std::string& dir() const { return dir_; }
+  const std::string& config_path() const { return config_path_; }
+  bool native() const { return native_; }  // drafter.json rather than a reference config.json
+  // "redrafter", "medusa" or "eagle": drafter.json's "drafter", else inferred from the
+  // reference config's keys and the tensor names.
+  const std::string& kind() const { return kind_; }
+  const ConfigFields& fields() const { return *fields_; }
+  const nlohmann::json& config() const { return config_; }
+
+  WeightBinder& bind() { return binder_; }
+  // The draft vocabulary checked against the target's vocabulary (in range, distinct), or
+  // every target id in order when the checkpoint has none.
+  std::vector<int32_t> draft_vocab(int64_t n_vocab);
+  // After binding: every tensor must have been used.
+  void reject_unused() const { source_.reject_unused(kind_); }
+
+ private:
+  std::string dir_, config_path_, kind_;
+  nlohmann::json config_;
+  bool native_ = false;
+  std::unique_ptr<ConfigFields> fields_;
+  TensorSource source_;
+  std::deque<std::vector<float>> owned_;  // converted vectors, realigned matrices
+  WeightBinder binder_;
+};
+
+}  // namespace draftbench

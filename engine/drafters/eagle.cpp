@@ -1,0 +1,249 @@
+// Loading EAGLE weights (both layouts) and writing untrained ones. The drafting itself is
+// in eagle_tree.cpp.
+#include "engine/drafters/eagle.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+#include "engine/model/safetensors_writer.h"
+
+namespace draftbench {
+namespace {
+
+constexpr const char* kLayer = "layers.0.";
+
+// The draft layer's sizes, from either config layout.
+struct LayerShape {
+  int64_t n_ff = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
+  float rope_base = 10000.0f, rms_eps = 1e-6f;
+  RopeStyle rope_style = RopeStyle::neox;
+  bool fc_bias = true, final_norm = false;
+};
+
+int64_t positive_field(const ConfigFields& f, const std::string& path, const char* key, std::optional<int64_t> fallback = std::nullopt) {
+  const int64_t v = fallback ? f.integer_or(key, *fallback) : f.integer(key);
+  if (v <= 0 || v > (1 << 20)) throw InputError(path, ConfigFields::field(key), fmt::format("{} is out of range (expected 1 to {})", v, 1 << 20));
+  return v;
+}
+
+void check_hidden_size(const std::string& path, const char* key, int64_t value, const ModelConfig& target) {
+  if (value != target.n_embd)
+    throw InputError(path, ConfigFields::field(key), fmt::format("{} does not match the target's hidden size {}", value, target.n_embd));
+}
+
+// EAGLE-1/2's own config.json: a LlamaForCausalLM config of the one draft layer.
+LayerShape reference_shape(const DrafterCheckpoint& checkpoint, const ModelConfig& target) {
+  const ConfigFields& f = checkpoint.fields();
+  const std::string& path = checkpoint.config_path();
+  if (target.arch != Architecture::llama)
+    throw InputError(path, "",
+                     fmt::format("reference EAGLE checkpoints are Llama layers; the target is {} (use draftbench's drafter.json layout)",
+                                 target.arch_name));
+  check_hidden_size(path, "hidden_size", f.integer("hidden_size"), target);
+  if (const int64_t v = f.integer_or("vocab_size", target.n_vocab); v != target.n_vocab)
+    throw InputError(path, ConfigFields::field("vocab_size"), fmt::format("{} does not match the target's vocabulary {}", v, target.n_vocab));
+  if (const int64_t v = f.integer_or("num_hidden_layers", 1); v != 1)
+    throw InputError(path, ConfigFields::field("num_hidden_layers"), fmt::format("{} (expected 1: EAGLE-1/2 drafts with one layer)", v));
+  if (f.boolean_or("qkv_bias", false)) throw InputError(path, ConfigFields::field("qkv_bias"), "true is not supported (expected false)");
+  if (f.find("rope_scaling")) throw InputError(path, ConfigFields::field("rope_scaling"), "RoPE scaling is not supported (expected null)");
+  LayerShape s;
+  s.n_ff = positive_field(f, path, "intermediate_size");
+  s.n_heads = positive_field(f, path, "num_attention_heads");
+  s.n_kv_heads = positive_field(f, path, "num_key_value_heads", s.n_heads);
+  s.head_dim = positive_field(f, path, "head_dim", target.n_embd / s.n_heads);
+  s.rms_eps = static_cast<float>(f.number_or("rms_norm_eps", 1e-6));
+  s.rope_base = static_cast<float>(f.number_or("rope_theta", 10000.0));
+  s.rope_style = RopeStyle::neox;  // unpermuted HF q/k: rotate_half pairs
+  s.fc_bias = f.boolean_or("bias", true);
+  return s;
+}
+
+LayerShape native_shape(const DrafterCheckpoint& checkpoint, const ModelConfig& target) {
+  const ConfigFields& f = checkpoint.fields();
+  const std::string& path = checkpoint.config_path();
+  check_hidden_size(path, "n_embd", f.integer_or("n_embd", target.n_embd), target);
+  LayerShape s;
+  s.n_ff = positive_field(f, path, "n_ff");
+  s.n_heads = positive_field(f, path, "n_heads");
+  s.n_kv_heads = positive_field(f, path, "n_kv_heads");
+  s.head_dim = positive_field(f, path, "head_dim");
+  s.rms_eps = static_cast<float>(f.number_or("rms_eps", target.rms_eps));
+  s.rope_base = static_cast<float>(f.number_or("rope_base", target.rope_base));
+  s.rope_style = target.rope_style;
+  s.fc_bias = f.boolean_or("fc_bias", true);
+  s.final_norm = f.boolean_or("final_norm", false);
+  return s;
+}
+
+ModelConfig draft_config(const ModelConfig& target, const LayerShape& s, const std::string& path) {
+  ModelConfig c = target;
+  c.n_layers = 1;
+  c.sliding_window = 0;
+  c.swa_period = 0;
+  c.final_logit_softcap = 0.0f;
+  c.n_ff = s.n_ff;
+  c.n_heads = s.n_heads;
+  c.n_kv_heads = s.n_kv_heads;
+  c.head_dim = s.head_dim;
+  c.rms_eps = s.rms_eps;
+  c.rope_base = c.rope_base_local = s.rope_base;
+  c.rope_style = s.rope_style;
+  c.attention_scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  validate_model_config(c, path);
+  return c;
+}
+
+// The checkpoint's mapping dies with it: the drafter keeps its own copies.
+class Keeper {
+ public:
+  Keeper(DrafterCheckpoint& checkpoint, std::deque<std::vector<float>>& owned) : bind_(checkpoint.bind()), owned_(owned) {}
+  WeightMatrix matrix(const std::string& name, int64_t n_out, int64_t n_in, const char* dims) {
+    WeightMatrix w = bind_.matrix(name, n_out, n_in, dims);
+    const size_t bytes = static_cast<size_t>(w.n_out) * w.row_bytes();
+    std::vector<float>& copy = owned_.emplace_back((bytes + sizeof(float) - 1) / sizeof(float));
+    std::memcpy(copy.data(), w.data, bytes);
+    w.data = reinterpret_cast<const uint8_t*>(copy.data());
+    return w;
+  }
+  const float* vector(const std::string& name, int64_t n, const char* dims) {
+    const float* v = bind_.vector(name, n, dims);
+    return owned_.emplace_back(v, v + n).data();
+  }
+
+ private:
+  WeightBinder& bind_;
+  std::deque<std::vector<float>>& owned_;
+};
+
+void check_options(const DrafterOptions& o) {
+  auto in_range = [](int v, const char* option, int lo, int hi) {
+    if (v < lo || v > hi)
+      throw InputError("drafter eagle", fmt::format("option '{}'", option), fmt::format("{} is out of range (expected {} to {})", v, lo, hi));
+  };
+  in_range(o.depth, "depth", 1, 64);
+  in_range(o.top_k, "top_k", 1, 1024);
+  in_range(o.total_tokens, "total_tokens", 2, 4096);
+}
+
+}  // namespace
+
+std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool) {
+  const ModelConfig& t = target.config();
+  EagleDrafter::Parts p;
+  if (options.eagle_static_tree) {
+    if (options.tree_file.empty()) throw InputError("drafter eagle", "option 'tree_file'", "eagle_static_tree needs a choice tree file");
+    p.static_tree = load_choice_tree(options.tree_file);
+  } else {
+    check_options(options);
+  }
+  p.depth = options.depth;
+  p.top_k = options.top_k;
+  p.total_tokens = options.total_tokens;
+
+  const LayerShape s = checkpoint.native() ? native_shape(checkpoint, t) : reference_shape(checkpoint, t);
+  p.config = draft_config(t, s, checkpoint.config_path());
+  const ModelConfig& c = p.config;
+  const int64_t H = t.n_embd, QD = c.q_dim(), KD = c.kv_dim();
+  const std::string L = kLayer;
+  Keeper keep(checkpoint, p.weights.owned_vectors);
+
+  p.fc = keep.matrix("fc.weight", H, 2 * H, "[hidden_size, 2 * hidden_size]");
+  if (s.fc_bias) p.fc_bias = keep.vector("fc.bias", H, "[hidden_size]");
+  LayerWeights lw;
+  lw.attn_norm = nullptr;  // EAGLE's layer 0 has no input norm
+  lw.wq = keep.matrix(L + "self_attn.q_proj.weight", QD, H, "[heads * head_dim, hidden_size]");
+  lw.wk = keep.matrix(L + "self_attn.k_proj.weight", KD, H, "[kv_heads * head_dim, hidden_size]");
+  lw.wv = keep.matrix(L + "self_attn.v_proj.weight", KD, H, "[kv_heads * head_dim, hidden_size]");
+  lw.wo = keep.matrix(L + "self_attn.o_proj.weight", H, QD, "[hidden_size, heads * head_dim]");
+  lw.w_gate = keep.matrix(L + "mlp.gate_proj.weight", c.n_ff, H, "[intermediate_size, hidden_size]");
+  lw.w_up = keep.matrix(L + "mlp.up_proj.weight", c.n_ff, H, "[intermediate_size, hidden_size]");
+  lw.w_down = keep.matrix(L + "mlp.down_proj.weight", H, c.n_ff, "[hidden_size, intermediate_size]");
+  if (c.post_norms) {  // Gemma 3: post-attention, pre- and post-feed-forward norms, QK-norm
+    lw.q_norm = keep.vector(L + "self_attn.q_norm.weight", c.head_dim, "[head_dim]");
+    lw.k_norm = keep.vector(L + "self_attn.k_norm.weight", c.head_dim, "[head_dim]");
+    lw.post_attn_norm = keep.vector(L + "post_attention_layernorm.weight", H, "[hidden_size]");
+    lw.ffn_norm = keep.vector(L + "pre_feedforward_layernorm.weight", H, "[hidden_size]");
+    lw.post_ffn_norm = keep.vector(L + "post_feedforward_layernorm.weight", H, "[hidden_size]");
+  } else {  // Llama: post_attention_layernorm is the pre-MLP norm
+    lw.ffn_norm = keep.vector(L + "post_attention_layernorm.weight", H, "[hidden_size]");
+  }
+  DB_CHECK(c.qk_norm == c.post_norms);  // both Gemma-only
+  p.weights.layers.push_back(lw);
+  p.weights.token_embd = target.weights().token_embd;
+  p.weights.output = target.weights().output;
+  if (s.final_norm) p.weights.output_norm = keep.vector("norm.weight", H, "[hidden_size]");
+  // The reference saves the (frozen, copied) base embedding: check it fits, use the target's.
+  if (checkpoint.bind().has("embed_tokens.weight")) checkpoint.bind().matrix("embed_tokens.weight", t.n_vocab, H, "[vocab_size, hidden_size]");
+  p.draft_vocab = checkpoint.draft_vocab(t.n_vocab);
+  if (p.static_tree && p.static_tree->max_rank() >= static_cast<int32_t>(p.draft_vocab.size()))
+    throw InputError(options.tree_file, "",
+                     fmt::format("rank {} needs more tokens than the draft vocabulary's {}", p.static_tree->max_rank(), p.draft_vocab.size()));
+  return std::make_unique<EagleDrafter>(std::move(p), target, pool);
+}
+
+void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {
+  namespace fs = std::filesystem;
+  const ModelConfig& t = target.config();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) throw InputError(dir, "", "cannot create the drafter directory");
+  const int64_t H = t.n_embd, QD = t.q_dim(), KD = t.kv_dim(), F = t.n_ff;
+
+  nlohmann::json config = native_drafter_config("eagle");
+  config["n_embd"] = H;
+  config["n_ff"] = F;
+  config["n_heads"] = t.n_heads;
+  config["n_kv_heads"] = t.n_kv_heads;
+  config["head_dim"] = t.head_dim;
+  config["rope_base"] = t.rope_base;
+  config["rms_eps"] = t.rms_eps;
+  config["fc_bias"] = true;
+  config["final_norm"] = false;
+
+  std::mt19937_64 rng(spec.seed);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  SafetensorsWriter writer;
+  auto random = [&](const std::string& name, std::vector<int64_t> shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<float> values(static_cast<size_t>(n));
+    for (float& v : values) v = normal(rng);
+    writer.tensor_floats(name, GgmlType::F32, std::move(shape), values);
+  };
+  auto ones = [&](const std::string& name, int64_t n) {
+    writer.tensor_floats(name, GgmlType::F32, {n}, std::vector<float>(static_cast<size_t>(n), 1.0f));
+  };
+  const std::string L = kLayer;
+  random("fc.weight", {H, 2 * H});
+  random("fc.bias", {H});
+  random(L + "self_attn.q_proj.weight", {QD, H});
+  random(L + "self_attn.k_proj.weight", {KD, H});
+  random(L + "self_attn.v_proj.weight", {KD, H});
+  random(L + "self_attn.o_proj.weight", {H, QD});
+  random(L + "mlp.gate_proj.weight", {F, H});
+  random(L + "mlp.up_proj.weight", {F, H});
+  random(L + "mlp.down_proj.weight", {H, F});
+  ones(L + "post_attention_layernorm.weight", H);
+  if (t.post_norms) {
+    ones(L + "self_attn.q_norm.weight", t.head_dim);
+    ones(L + "self_attn.k_norm.weight", t.head_dim);
+    ones(L + "pre_feedforward_layernorm.weight", H);
+    ones(L + "post_feedforward_layernorm.weight", H);
+  }
+  const std::vector<int32_t> vocab = default_draft_vocab(target, spec.draft_vocab);
+  if (static_cast<int64_t>(vocab.size()) < t.n_vocab) {
+    std::vector<uint8_t> bytes(vocab.size() * sizeof(int32_t));
+    std::memcpy(bytes.data(), vocab.data(), bytes.size());
+    writer.tensor("draft_vocab", "I32", {static_cast<int64_t>(vocab.size())}, std::move(bytes));
+  }
+  writer.write((fs::path(dir) / "model.safetensors").string());
+  write_file((fs::path(dir) / kDrafterConfigFile).string(), config.dump(2) + "\n");
+}
+
+}  // namespace draftbench

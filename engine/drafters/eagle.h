@@ -1,0 +1,115 @@
+// The EAGLE-style drafter (method.md §2; reference/medusa_eagle_specbench.md §2.1-2.5):
+// EAGLE-1 weights drafting an EAGLE-2 dynamic tree (or an EAGLE-1 static choice tree).
+//
+// Model: input_i = fc([embed(x_{i+1}), f_i]) (embedding first; fc [H][2H] + bias), where
+// f_i is the target's final-norm hidden state at position i and embed is the target's own
+// input embedding; one decoder layer of the target's block type without its input norm;
+// no final norm (unless `final_norm`); logits = the target's LM head over the draft
+// vocabulary. The layer runs through a second Transformer with its own KV cache; draft
+// position i holds the pair (f_i, x_{i+1}).
+//
+// Weights (tensor names as the reference's, both layouts):
+//   fc.weight [H, 2H], fc.bias [H] (unless config "bias"/"fc_bias" is false),
+//   layers.0.self_attn.{q,k,v,o}_proj.weight, layers.0.mlp.{gate,up,down}_proj.weight,
+//   layers.0.post_attention_layernorm.weight, optional embed_tokens.weight (shape-checked,
+//   ignored: the target's embedding is used), optional norm.weight (final_norm).
+//   Gemma 3 targets (native layout only) add layers.0.self_attn.{q,k}_norm.weight,
+//   layers.0.{pre,post}_feedforward_layernorm.weight; their norm weights are direct
+//   multipliers (the +1 already included, as in the target GGUF).
+//   - reference config.json (LlamaForCausalLM fields; Llama targets only): HF tensors,
+//     so RoPE pairs are rotate_half (RopeStyle::neox);
+//   - draftbench's drafter.json: n_embd, n_ff, n_heads, n_kv_heads, head_dim, rope_base,
+//     rms_eps, fc_bias, final_norm, optional I32 `draft_vocab`; RoPE style = the target's
+//     (q/k rows laid out as the target's own q/k are).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/drafters/choice_tree.h"
+#include "engine/drafters/drafter.h"
+#include "engine/drafters/drafter_checkpoint.h"
+#include "engine/drafters/make_drafter.h"
+#include "engine/model/kv_cache.h"
+#include "engine/model/transformer.h"
+
+namespace draftbench {
+
+// Writes untrained weights in draftbench's format (see RandomDrafterSpec).
+void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
+
+std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool);
+
+// The drafter itself (built by make_eagle_drafter; declared here for tests and for
+// eagle_tree.cpp). Not copyable or movable: its Transformer refers to its own members.
+class EagleDrafter final : public Drafter {
+ public:
+  struct Parts {                  // everything make_eagle_drafter loads
+    ModelConfig config;           // the draft layer as a 1-layer model
+    ModelWeights weights;         // one layer; token_embd/output = the target's; owns copies
+    WeightMatrix fc;              // [n_embd][2 n_embd]
+    const float* fc_bias = nullptr;
+    std::vector<int32_t> draft_vocab;
+    std::optional<ChoiceTree> static_tree;  // EAGLE-1 static tree instead of EAGLE-2's
+    int depth = 5, top_k = 10, total_tokens = 60;
+  };
+  EagleDrafter(Parts parts, const Model& target, ThreadPool& pool);
+  EagleDrafter(const EagleDrafter&) = delete;
+  EagleDrafter& operator=(const EagleDrafter&) = delete;
+
+  std::string name() const override { return "eagle"; }
+  int32_t max_tree_nodes() const override;
+  bool wants_prompt_hidden() const override { return true; }
+  void reset(int n_sequences) override;
+  void begin(int seq, std::span<const int32_t> prompt, std::span<const float> prompt_hidden) override;
+  void propose(const DraftContext& ctx, Draft& out) override;
+  void accept(int seq, const AcceptedPath& path) override;
+
+  const ModelConfig& draft_config() const { return parts_.config; }
+
+ private:
+  // Pairs (x_{i+1}, f_i) not yet in the draft's KV cache.
+  struct SequenceState {
+    std::vector<int32_t> tokens;
+    std::vector<float> features;  // [n][n_embd]
+  };
+  // A node of the candidate pool (EAGLE-2: top_k + depth * top_k^2 of them).
+  struct Candidate {
+    int32_t token;
+    int32_t parent;   // candidate index; -1 = a child of the root
+    int32_t scratch;  // the node's slot in the draft's scratch tree once fed, else -1
+  };
+
+  void ensure_cache_capacity(int64_t needed);
+  // fc([embed(token_i), feature_i]) for n rows into fc_out_.
+  void fc_inputs(std::span<const int32_t> tokens, const float* const* features, int64_t n);
+  // Runs the pending pairs as a chain, commits them; root draft log-probs and predicted
+  // feature into root_logp_ / root_feature_.
+  void run_pending(int seq);
+  // Feeds candidates as new scratch-tree nodes (their parents already fed) in one forward
+  // and leaves each one's draft log-probs in rows_logp_ [n][n_draft_vocab].
+  void feed(int seq, std::span<const int32_t> candidates);
+  void dynamic_tree(int seq, Draft& out);
+  void static_tree(int seq, const ChoiceTree& tree, Draft& out);
+  int64_t max_scratch_nodes() const;
+
+  Parts parts_;
+  const Model& target_;
+  ThreadPool& pool_;
+  Transformer transformer_;
+  std::optional<KvCache> cache_;
+  std::vector<SequenceState> sequences_;
+
+  // Scratch, kept across steps so a warmed-up drafter does not allocate.
+  ForwardBatch batch_;
+  ForwardResult result_;
+  std::vector<float> fc_in_, fc_out_, root_logp_, root_feature_, rows_logp_, scratch_features_, scores_;
+  std::vector<const float*> feature_ptrs_;
+  std::vector<uint8_t> fc_scratch_;
+  std::vector<int32_t> top_, frontier_, selected_, tree_node_, scratch_parents_, scratch_tokens_, feed_tokens_;
+  std::vector<Candidate> candidates_;
+};
+
+}  // namespace draftbench

@@ -1,0 +1,267 @@
+// EAGLE drafting: the draft layer's KV cache along each sequence, and the draft trees
+// (EAGLE-2 dynamic, EAGLE-1 static). Reference: `cnets1.py::Model.topK_genrate`.
+//
+// Draft positions. Pair i = (f_i, x_{i+1}) sits at draft position i, so after the pairs of
+// committed positions 0..C-1 (the last one holding the root x_P = x_C), a tree node at
+// draft depth d >= 1 (d = 1: the root's children) stands for the pair (predicted f, token)
+// at position C - 1 + d. The scratch tree therefore has the depth-1 nodes as its roots
+// (scratch depth 0, position C + 0) and every node attends to the committed pairs plus its
+// own ancestors, as in the reference's tree mask.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "engine/common/error.h"
+#include "engine/drafters/draft_head.h"
+#include "engine/drafters/eagle.h"
+#include "engine/model/model.h"
+#include "engine/model/token_embedding.h"
+
+namespace draftbench {
+
+EagleDrafter::EagleDrafter(Parts parts, const Model& target, ThreadPool& pool)
+    : parts_(std::move(parts)), target_(target), pool_(pool), transformer_(parts_.config, parts_.weights, pool) {
+  DB_CHECK(!parts_.draft_vocab.empty() && parts_.fc.n_out == parts_.config.n_embd && parts_.fc.n_in == 2 * parts_.config.n_embd);
+  const auto& v = parts_.draft_vocab;
+  bool whole = static_cast<int64_t>(v.size()) == parts_.config.n_vocab;
+  for (size_t i = 0; whole && i < v.size(); ++i) whole = v[i] == static_cast<int32_t>(i);
+  if (!whole) batch_.vocab_subset = v;  // else one dense matmul over the LM head
+  batch_.sequences.resize(1);
+}
+
+int32_t EagleDrafter::max_tree_nodes() const {
+  return parts_.static_tree ? parts_.static_tree->size() : parts_.total_tokens;
+}
+
+int64_t EagleDrafter::max_scratch_nodes() const {
+  if (parts_.static_tree) return parts_.static_tree->size();
+  return static_cast<int64_t>(parts_.depth) * parts_.top_k;
+}
+
+void EagleDrafter::reset(int n_sequences) {
+  DB_CHECK(n_sequences >= 1);
+  sequences_.resize(static_cast<size_t>(n_sequences));
+  for (SequenceState& s : sequences_) {
+    s.tokens.clear();
+    s.features.clear();
+  }
+  if (!cache_ || cache_->n_sequences() != n_sequences) {
+    // Start small and grow on demand: the target's full context would cost
+    // capacity * kv_dim * 8 bytes per sequence up front.
+    cache_.reset();
+    cache_.emplace(parts_.config, n_sequences, std::min<int64_t>(parts_.config.context_length, 256) + max_scratch_nodes());
+  }
+  for (int s = 0; s < n_sequences; ++s) cache_->truncate(s, 0);
+}
+
+void EagleDrafter::ensure_cache_capacity(int64_t needed) {
+  if (needed <= cache_->capacity()) return;
+  // Amortised doubling; committed K/V are copied, scratch is dead between steps.
+  KvCache grown(parts_.config, cache_->n_sequences(), std::max(needed, 2 * cache_->capacity()));
+  const size_t row = static_cast<size_t>(cache_->kv_dim()) * sizeof(float);
+  for (int s = 0; s < cache_->n_sequences(); ++s) {
+    const int64_t committed = cache_->committed(s);
+    std::memcpy(grown.keys(s, 0), cache_->keys(s, 0), static_cast<size_t>(committed) * row);
+    std::memcpy(grown.values(s, 0), cache_->values(s, 0), static_cast<size_t>(committed) * row);
+    grown.commit_prefix(s, committed);
+  }
+  cache_.reset();
+  cache_.emplace(std::move(grown));
+}
+
+void EagleDrafter::begin(int seq, std::span<const int32_t> prompt, std::span<const float> prompt_hidden) {
+  const int64_t E = parts_.config.n_embd;
+  DB_CHECK(seq >= 0 && seq < static_cast<int>(sequences_.size()) && !prompt.empty());
+  DB_CHECK(static_cast<int64_t>(prompt_hidden.size()) == static_cast<int64_t>(prompt.size()) * E);
+  cache_->truncate(seq, 0);
+  SequenceState& s = sequences_[static_cast<size_t>(seq)];
+  // (f_i, x_{i+1}) for i < P-1; propose adds (f_{P-1}, x_P = the root).
+  s.tokens.assign(prompt.begin() + 1, prompt.end());
+  s.features.assign(prompt_hidden.begin(), prompt_hidden.end() - E);
+}
+
+void EagleDrafter::accept(int seq, const AcceptedPath& path) {
+  const int64_t E = parts_.config.n_embd;
+  SequenceState& s = sequences_[static_cast<size_t>(seq)];
+  const size_t n = path.tokens.size();
+  DB_CHECK(n >= 1 && path.hidden.size() == n * static_cast<size_t>(E));
+  // The root's pair is in the draft cache already; the accepted drafts' pairs carry the
+  // target's true features. The next propose adds (f at the path's end, next root).
+  for (size_t k = 0; k + 1 < n; ++k) {
+    s.tokens.push_back(path.tokens[k + 1]);
+    s.features.insert(s.features.end(), path.hidden.begin() + static_cast<std::ptrdiff_t>(k * E),
+                      path.hidden.begin() + static_cast<std::ptrdiff_t>((k + 1) * E));
+  }
+}
+
+void EagleDrafter::fc_inputs(std::span<const int32_t> tokens, const float* const* features, int64_t n) {
+  const int64_t E = parts_.config.n_embd;
+  fc_in_.resize(static_cast<size_t>(n * 2 * E));
+  fc_out_.resize(static_cast<size_t>(n * E));
+  for (int64_t i = 0; i < n; ++i) {
+    float* row = fc_in_.data() + i * 2 * E;
+    embed_tokens(target_.config(), target_.weights(), tokens.subspan(static_cast<size_t>(i), 1), row);  // embedding first
+    std::memcpy(row + E, features[i], static_cast<size_t>(E) * sizeof(float));
+  }
+  linear(parts_.fc, parts_.fc_bias, fc_in_.data(), n, fc_out_.data(), pool_, fc_scratch_);
+}
+
+void EagleDrafter::run_pending(int seq) {
+  const int64_t E = parts_.config.n_embd;
+  SequenceState& s = sequences_[static_cast<size_t>(seq)];
+  const auto n = static_cast<int32_t>(s.tokens.size());
+  DB_CHECK(n >= 1);
+  ensure_cache_capacity(cache_->committed(seq) + n + max_scratch_nodes());  // the pairs, then the tree on top
+  feature_ptrs_.resize(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) feature_ptrs_[static_cast<size_t>(i)] = s.features.data() + i * E;
+  fc_inputs(s.tokens, feature_ptrs_.data(), n);
+
+  SequenceInput& in = batch_.sequences[0];
+  in.seq = seq;
+  in.tokens = s.tokens;
+  in.tree = TokenTree::chain(n);
+  in.n_cached = 0;
+  in.logit_rows.assign(1, n - 1);
+  in.hidden_rows.assign(1, n - 1);
+  batch_.input_embeddings = fc_out_;
+  transformer_.forward(batch_, *cache_, result_);
+  cache_->commit_prefix(seq, n);
+  s.tokens.clear();
+  s.features.clear();
+
+  root_logp_.assign(result_.logits.begin(), result_.logits.end());
+  log_softmax(root_logp_);
+  root_feature_.assign(result_.hidden.begin(), result_.hidden.end());
+  scratch_parents_.clear();
+  scratch_tokens_.clear();
+  scratch_features_.clear();
+}
+
+void EagleDrafter::feed(int seq, std::span<const int32_t> candidates) {
+  const int64_t E = parts_.config.n_embd;
+  const auto n = static_cast<int32_t>(candidates.size());
+  const auto n_cached = static_cast<int32_t>(scratch_parents_.size());
+  feed_tokens_.resize(static_cast<size_t>(n));
+  feature_ptrs_.resize(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) {
+    Candidate& c = candidates_[static_cast<size_t>(candidates[static_cast<size_t>(i)])];
+    const int32_t parent_slot = c.parent < 0 ? -1 : candidates_[static_cast<size_t>(c.parent)].scratch;
+    DB_CHECK(c.parent < 0 || parent_slot >= 0);  // parents are fed before their children
+    c.scratch = n_cached + i;
+    scratch_parents_.push_back(parent_slot);
+    scratch_tokens_.push_back(c.token);
+    feed_tokens_[static_cast<size_t>(i)] = c.token;
+    // A child's feature is its parent's predicted one (the root's children: the last pair's).
+    feature_ptrs_[static_cast<size_t>(i)] = parent_slot < 0 ? root_feature_.data() : scratch_features_.data() + parent_slot * E;
+  }
+  fc_inputs(feed_tokens_, feature_ptrs_.data(), n);
+
+  SequenceInput& in = batch_.sequences[0];
+  in.seq = seq;
+  in.tokens = scratch_tokens_;
+  in.tree = TokenTree::from_parents(scratch_parents_);
+  in.n_cached = n_cached;
+  in.logit_rows.resize(static_cast<size_t>(n));
+  std::iota(in.logit_rows.begin(), in.logit_rows.end(), n_cached);
+  in.hidden_rows = in.logit_rows;
+  batch_.input_embeddings = fc_out_;
+  transformer_.forward(batch_, *cache_, result_);
+
+  scratch_features_.insert(scratch_features_.end(), result_.hidden.begin(), result_.hidden.end());
+  rows_logp_.assign(result_.logits.begin(), result_.logits.end());
+  const auto width = static_cast<size_t>(result_.logit_width);
+  for (int32_t i = 0; i < n; ++i) log_softmax(std::span<float>(rows_logp_).subspan(static_cast<size_t>(i) * width, width));
+}
+
+void EagleDrafter::propose(const DraftContext& ctx, Draft& out) {
+  out.reset_to_root(ctx.root);
+  SequenceState& s = sequences_[static_cast<size_t>(ctx.seq)];
+  DB_CHECK(static_cast<int64_t>(ctx.hidden.size()) == parts_.config.n_embd);
+  s.tokens.push_back(ctx.root);
+  s.features.insert(s.features.end(), ctx.hidden.begin(), ctx.hidden.end());
+  run_pending(ctx.seq);
+  if (parts_.static_tree) static_tree(ctx.seq, *parts_.static_tree, out);
+  else dynamic_tree(ctx.seq, out);
+}
+
+void EagleDrafter::dynamic_tree(int seq, Draft& out) {
+  const auto& vocab = parts_.draft_vocab;
+  const int64_t width = static_cast<int64_t>(vocab.size());
+  candidates_.clear();
+  scores_.clear();
+  // Depth 1: the root's top_k, scored by log-prob.
+  top_k_indices(root_logp_, parts_.top_k, top_);
+  frontier_.clear();
+  for (int32_t i : top_) {
+    frontier_.push_back(static_cast<int32_t>(candidates_.size()));
+    candidates_.push_back(Candidate{vocab[static_cast<size_t>(i)], -1, -1});
+    scores_.push_back(root_logp_[static_cast<size_t>(i)]);
+  }
+  // Each round feeds the frontier in one forward; every frontier node proposes top_k
+  // children (cumulative log-prob); the best top_k of those are the next frontier.
+  for (int round = 0; round < parts_.depth; ++round) {
+    feed(seq, frontier_);
+    const auto first_child = static_cast<int32_t>(candidates_.size());
+    for (size_t j = 0; j < frontier_.size(); ++j) {
+      const std::span<const float> logp(rows_logp_.data() + static_cast<int64_t>(j) * width, static_cast<size_t>(width));
+      const float parent_score = scores_[static_cast<size_t>(frontier_[j])];
+      top_k_indices(logp, parts_.top_k, top_);
+      for (int32_t i : top_) {
+        candidates_.push_back(Candidate{vocab[static_cast<size_t>(i)], frontier_[j], -1});
+        scores_.push_back(parent_score + logp[static_cast<size_t>(i)]);
+      }
+    }
+    if (round + 1 == parts_.depth) break;
+    // Ties go to the earlier-created candidate (top_k_indices prefers the lower index).
+    top_k_indices(std::span<const float>(scores_).subspan(static_cast<size_t>(first_child)), parts_.top_k, top_);
+    frontier_.clear();
+    for (int32_t i : top_) frontier_.push_back(first_child + i);
+  }
+  // Rerank: the best total_tokens - 1 by cumulative log-prob. A child's score never
+  // exceeds its parent's and ties go to the earlier (parent) index, so the selection is
+  // closed under parents; index order is parents-first.
+  top_k_indices(scores_, parts_.total_tokens - 1, selected_);
+  std::sort(selected_.begin(), selected_.end());
+  tree_node_.assign(candidates_.size(), -1);
+  for (int32_t c : selected_) {
+    const Candidate& cand = candidates_[static_cast<size_t>(c)];
+    const int32_t parent = cand.parent < 0 ? 0 : tree_node_[static_cast<size_t>(cand.parent)];
+    DB_CHECK(parent >= 0);
+    tree_node_[static_cast<size_t>(c)] = out.tree.add(parent, cand.token);
+  }
+}
+
+void EagleDrafter::static_tree(int seq, const ChoiceTree& tree, Draft& out) {
+  // Candidate v - 1 = choice-tree node v (node 0 is the root) = draft tree node v. Level by
+  // level: a node's token is the rank-th of the draft distribution at its parent, so the
+  // nodes of a level that have children are fed in one forward to rank their children.
+  const auto& vocab = parts_.draft_vocab;
+  const int64_t width = static_cast<int64_t>(vocab.size());
+  const int32_t n = tree.size();
+  candidates_.assign(static_cast<size_t>(n - 1), Candidate{-1, -1, -1});
+  selected_.assign(static_cast<size_t>(n), 0);  // 1 = the node has children
+  for (int32_t v = 1; v < n; ++v) selected_[static_cast<size_t>(tree.parent[static_cast<size_t>(v)])] = 1;
+  tree_node_.assign(static_cast<size_t>(n), -1);  // node -> its row in rows_logp_ (last feed)
+
+  for (int32_t v = 1; v < n;) {
+    const int32_t level_begin = v, depth = tree.depth[static_cast<size_t>(v)];
+    for (; v < n && tree.depth[static_cast<size_t>(v)] == depth; ++v) {  // choice trees order paths by length first
+      const int32_t parent = tree.parent[static_cast<size_t>(v)], rank = tree.rank[static_cast<size_t>(v)];
+      const float* logp = parent == 0 ? root_logp_.data() : rows_logp_.data() + tree_node_[static_cast<size_t>(parent)] * width;
+      DB_CHECK(parent == 0 || tree_node_[static_cast<size_t>(parent)] >= 0);
+      top_k_indices(std::span<const float>(logp, static_cast<size_t>(width)), rank + 1, top_);
+      const int32_t token = vocab[static_cast<size_t>(top_[static_cast<size_t>(rank)])];  // rank < width: checked at load
+      candidates_[static_cast<size_t>(v - 1)] = Candidate{token, parent == 0 ? -1 : parent - 1, -1};
+      out.tree.add(parent, token);
+    }
+    frontier_.clear();
+    for (int32_t u = level_begin; u < v; ++u)
+      if (selected_[static_cast<size_t>(u)]) {
+        tree_node_[static_cast<size_t>(u)] = static_cast<int32_t>(frontier_.size());
+        frontier_.push_back(u - 1);
+      }
+    if (!frontier_.empty()) feed(seq, frontier_);
+  }
+}
+
+}  // namespace draftbench

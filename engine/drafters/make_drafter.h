@@ -1,0 +1,53 @@
+// Building a drafter by name from its weights directory: the one place the CLI and the
+// experiment runner turn options into a Drafter. Every default lives here.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/drafters/drafter.h"
+#include "engine/model/model.h"
+#include "kernels/runtime/thread_pool.h"
+
+namespace draftbench {
+
+struct DrafterOptions {
+  std::string kind = "autoregressive";  // autoregressive | medusa | eagle | redrafter
+  std::string weights_dir;              // required for every kind but autoregressive
+  // ReDrafter (method.md §2-3): beam_length includes the root.
+  int beam_width = 8, beam_length = 5;
+  bool tree_attention = true;  // off: every beam verified as its own chain
+  int top_k_warp = 0;          // > 0: keep only the top-k draft logits per step (reference: 50); 0 = off
+  bool keep_draft_distributions = false;  // attach q per node (the lossy ReDrafter rule needs it)
+  // Medusa: a "choices" file (paths of top-k ranks); empty = the tree shipped in experiments/trees/.
+  // EAGLE with eagle_static_tree: the same format, ranks taken per parent.
+  std::string tree_file;
+  // EAGLE-2 dynamic tree.
+  int depth = 5, top_k = 10, total_tokens = 60;
+  bool eagle_static_tree = false;
+};
+
+// Throws InputError for an unknown kind (naming the known ones), a missing or malformed
+// weights directory, weights that do not fit the target (hidden size, vocabulary), or
+// option values out of range.
+std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model& target, ThreadPool& pool);
+
+// Untrained drafter weights for a target, in draftbench's own format (drafter.json +
+// model.safetensors, F32), written by `draftbench drafter init`: what the losslessness
+// tests run, and a way to try the loop before a drafter is trained. Each kind initialises
+// as its reference does where that is meaningful (Medusa's residual W = 0).
+struct RandomDrafterSpec {
+  std::string kind;          // medusa | eagle | redrafter
+  int64_t draft_vocab = 0;   // rows of the draft output layer; 0 = the whole target vocabulary
+  uint64_t seed = 0;
+  int num_heads = 4;         // medusa
+  int num_layers = 1;        // medusa: residual blocks per head; redrafter: residual blocks (num_draft_layers)
+  bool own_head = false;     // medusa, redrafter: an own output layer rather than the target's LM head rows
+};
+// Throws InputError for an unknown kind or an unwritable directory.
+void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
+
+// "autoregressive, medusa, eagle, redrafter"
+const char* known_drafters();
+
+}  // namespace draftbench

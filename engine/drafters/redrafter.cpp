@@ -1,0 +1,318 @@
+#include "engine/drafters/redrafter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <random>
+
+#include "engine/common/error.h"
+#include "engine/decoding/beam_packing.h"
+#include "engine/drafters/draft_head.h"
+#include "engine/model/safetensors_writer.h"
+#include "engine/model/token_embedding.h"
+#include "kernels/ops/activations.h"
+
+namespace draftbench {
+namespace {
+
+constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+
+enum class InitialState { zero, embedding };
+
+struct RedrafterWeights {
+  int64_t n_embd = 0, exit_dim = 0;
+  bool rnn = true;
+  InitialState initial_state = InitialState::zero;
+  WeightMatrix rnn_w, rnn_u;
+  const float* rnn_u_bias = nullptr;
+  WeightMatrix input_proj;  // n_out == 0 when absent
+  const float* input_proj_bias = nullptr;
+};
+
+class Redrafter final : public Drafter {
+ public:
+  Redrafter(RedrafterWeights w, DraftHead head, const DrafterOptions& options, const Model& target, ThreadPool& pool)
+      : w_(std::move(w)), head_(std::move(head)), target_(target), pool_(pool) {
+    shape_ = BeamShape{options.beam_width, options.beam_length};
+    tree_attention_ = options.tree_attention;
+    top_k_warp_ = options.top_k_warp;
+    keep_q_ = options.keep_draft_distributions;
+  }
+
+  std::string name() const override { return "redrafter"; }
+  int32_t max_tree_nodes() const override { return shape_.beam_tokens(); }
+  void reset(int) override {}
+
+  void propose(const DraftContext& ctx, Draft& out) override {
+    const int W = shape_.beam_width, L = shape_.beam_length;
+    const int64_t H = w_.n_embd, V = head_.n_draft_vocab();
+    out.reset_to_root(ctx.root);
+    hidden_.assign(ctx.hidden.begin(), ctx.hidden.end());  // h is constant over the draft
+    beams_.assign(static_cast<size_t>(W) * L, ctx.root);
+    scores_.assign(static_cast<size_t>(W), kMinusInf);
+    scores_[0] = 0.0f;  // only beam 0 is alive before the first expansion
+    state_.assign(static_cast<size_t>(W * H), 0.0f);
+    q_row_.assign(static_cast<size_t>(W) * L, -1);
+    history_.clear();
+    int alive = 1;  // beams with a finite score: all later steps run every beam
+
+    for (int t = 1; t < L; ++t) {
+      // Advance each live beam's RNN state with the embedding of its last token, then score.
+      const int n = alive;
+      last_.resize(static_cast<size_t>(n));
+      for (int b = 0; b < n; ++b) last_[static_cast<size_t>(b)] = beams_[static_cast<size_t>(b) * L + t - 1];
+      embed_.resize(static_cast<size_t>(n * H));
+      embed_tokens(target_.config(), target_.weights(), last_, embed_.data());
+      advance_state(n, t == 1);
+      logits_.resize(static_cast<size_t>(n * V));
+      draft_logits(n, logits_.data());
+
+      // Top-W of every (beam, token) by summed log-probability.
+      flat_.resize(static_cast<size_t>(n * V));
+      for (int b = 0; b < n; ++b)
+        for (int64_t v = 0; v < V; ++v) flat_[static_cast<size_t>(b * V + v)] = scores_[static_cast<size_t>(b)] + logits_[static_cast<size_t>(b * V + v)];
+      top_k_indices(flat_, W, picked_);
+      if (keep_q_) history_.insert(history_.end(), logits_.begin(), logits_.end());
+      const int history_base = static_cast<int>(history_.size() / static_cast<size_t>(V)) - (keep_q_ ? n : 0);
+
+      next_beams_ = beams_;
+      next_state_.assign(state_.size(), 0.0f);
+      next_q_row_ = q_row_;
+      next_scores_.assign(static_cast<size_t>(W), kMinusInf);
+      const int n_picked = static_cast<int>(picked_.size());
+      for (int k = 0; k < n_picked; ++k) {
+        const int parent = static_cast<int>(picked_[static_cast<size_t>(k)] / V);
+        const int64_t v = picked_[static_cast<size_t>(k)] % V;
+        std::copy_n(beams_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_beams_.begin() + static_cast<ptrdiff_t>(k) * L);
+        next_beams_[static_cast<size_t>(k) * L + t] = head_.draft_vocab()[static_cast<size_t>(v)];
+        std::copy_n(state_.begin() + static_cast<ptrdiff_t>(parent * H), H, next_state_.begin() + static_cast<ptrdiff_t>(k * H));
+        std::copy_n(q_row_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_q_row_.begin() + static_cast<ptrdiff_t>(k) * L);
+        next_q_row_[static_cast<size_t>(k) * L + t - 1] = history_base + parent;
+        next_scores_[static_cast<size_t>(k)] = flat_[static_cast<size_t>(picked_[static_cast<size_t>(k)])];
+      }
+      // Fewer candidates than beams (a tiny draft vocabulary): repeat the best beam so the
+      // shape stays [W][L]; dedup_prefix folds the copies into one path.
+      for (int k = n_picked; k < W; ++k) {
+        std::copy_n(next_beams_.begin(), L, next_beams_.begin() + static_cast<ptrdiff_t>(k) * L);
+        std::copy_n(next_state_.begin(), H, next_state_.begin() + static_cast<ptrdiff_t>(k * H));
+        std::copy_n(next_q_row_.begin(), L, next_q_row_.begin() + static_cast<ptrdiff_t>(k) * L);
+      }
+      beams_.swap(next_beams_);
+      state_.swap(next_state_);
+      q_row_.swap(next_q_row_);
+      scores_.swap(next_scores_);
+      alive = W;
+    }
+
+    // Dynamic tree attention: verify the distinct prefixes once; off: every beam a chain.
+    if (tree_attention_) {
+      prefix_tree_.resize(beams_.size());
+      dedup_prefix(beams_, shape_, prefix_tree_);
+      pack_beams(beams_, shape_, prefix_tree_, packed_);
+    } else {
+      unpacked_beams(beams_, shape_, packed_);
+    }
+    out.tree.tokens = packed_.tokens;
+    out.tree.parents = packed_.parents;
+    out.beam_nodes = packed_.unpacker;
+    out.n_beams = W;
+    out.beam_length = L;
+    if (keep_q_) attach_q(out);
+  }
+
+ private:
+  // state_[b] <- s_t for the first n beams; embed_ holds e_t.
+  void advance_state(int n, bool first) {
+    const int64_t H = w_.n_embd;
+    if (!w_.rnn) {
+      for (int64_t i = 0; i < n * H; ++i) state_[static_cast<size_t>(i)] += embed_[static_cast<size_t>(i)];
+      return;
+    }
+    if (first && w_.initial_state == InitialState::embedding) {
+      std::copy_n(embed_.begin(), n * H, state_.begin());
+      return;
+    }
+    tmp_a_.resize(static_cast<size_t>(n * H));
+    tmp_b_.resize(static_cast<size_t>(n * H));
+    linear(w_.rnn_w, nullptr, embed_.data(), n, tmp_a_.data(), pool_, quant_);
+    linear(w_.rnn_u, w_.rnn_u_bias, state_.data(), n, tmp_b_.data(), pool_, quant_);
+    for (int64_t i = 0; i < n * H; ++i) state_[static_cast<size_t>(i)] = silu(tmp_a_[static_cast<size_t>(i)] + tmp_b_[static_cast<size_t>(i)]);
+  }
+
+  // logits [n][V] = log q for the first n beams, from [h, s].
+  void draft_logits(int n, float* logits) {
+    const int64_t H = w_.n_embd, D = w_.exit_dim, V = head_.n_draft_vocab();
+    concat_.resize(static_cast<size_t>(n * 2 * H));
+    for (int b = 0; b < n; ++b) {
+      std::copy_n(hidden_.begin(), H, concat_.begin() + static_cast<ptrdiff_t>(b * 2 * H));
+      std::copy_n(state_.begin() + static_cast<ptrdiff_t>(b * H), H, concat_.begin() + static_cast<ptrdiff_t>(b * 2 * H + H));
+    }
+    float* x = concat_.data();
+    if (w_.input_proj.n_out > 0) {
+      proj_.resize(static_cast<size_t>(n * D));
+      linear(w_.input_proj, w_.input_proj_bias, concat_.data(), n, proj_.data(), pool_, quant_);
+      x = proj_.data();
+    }
+    head_.forward(x, n, logits, pool_);
+    for (int b = 0; b < n; ++b) {
+      std::span<float> row(logits + b * V, static_cast<size_t>(V));
+      if (top_k_warp_ > 0 && top_k_warp_ < V) {
+        top_k_indices(row, top_k_warp_, warp_keep_);
+        const float kth = row[static_cast<size_t>(warp_keep_.back())];
+        for (float& l : row)
+          if (l < kth) l = kMinusInf;
+      }
+      log_softmax(row);
+    }
+  }
+
+  // q per packed node with children: the distribution its beam's next token was chosen from.
+  void attach_q(Draft& out) {
+    const int W = shape_.beam_width, L = shape_.beam_length;
+    const int64_t V = head_.n_draft_vocab();
+    const int32_t n_nodes = out.tree.size();
+    node_q_row_.assign(static_cast<size_t>(n_nodes), -1);
+    for (int b = 0; b < W; ++b)
+      for (int j = 0; j + 1 < L; ++j) {
+        const int32_t node = packed_.unpacker[static_cast<size_t>(b) * L + j];
+        node_q_row_[static_cast<size_t>(node)] = q_row_[static_cast<size_t>(b) * L + j];
+      }
+    out.q_offsets.assign(1, 0);
+    for (int32_t v = 0; v < n_nodes; ++v) {
+      const int row = node_q_row_[static_cast<size_t>(v)];
+      if (row >= 0)
+        for (int64_t k = 0; k < V; ++k) {
+          const float lq = history_[static_cast<size_t>(row * V + k)];
+          if (lq > kMinusInf) out.q_entries.push_back(TokenProb{head_.draft_vocab()[static_cast<size_t>(k)], std::exp(static_cast<double>(lq))});
+        }
+      out.q_offsets.push_back(static_cast<int32_t>(out.q_entries.size()));
+    }
+  }
+
+ private:
+  RedrafterWeights w_;
+  DraftHead head_;
+  const Model& target_;
+  ThreadPool& pool_;
+  BeamShape shape_;
+  bool tree_attention_ = true, keep_q_ = false;
+  int top_k_warp_ = 0;
+  // Working storage, reused across steps: [W][L] beams, [W][H] states, [n][V] logits, ...
+  std::vector<int32_t> beams_, next_beams_, last_, picked_, warp_keep_, prefix_tree_, q_row_, next_q_row_, node_q_row_;
+  std::vector<float> scores_, next_scores_, state_, next_state_, embed_, tmp_a_, tmp_b_, concat_, proj_, logits_, flat_, history_, hidden_;
+  std::vector<uint8_t> quant_;
+  PackedBeams packed_;
+};
+
+
+const char* initial_state_name(InitialState s) { return s == InitialState::zero ? "zero" : "embedding"; }
+
+}  // namespace
+
+std::unique_ptr<Drafter> make_redrafter(DrafterCheckpoint& ckpt, const DrafterOptions& options, const Model& target, ThreadPool& pool) {
+  if (options.beam_width < 1 || options.beam_width > 1024)
+    throw InputError("redrafter", "beam_width", fmt::format("{} is out of range (expected 1..1024)", options.beam_width));
+  if (options.beam_length < 1 || options.beam_length > 64)
+    throw InputError("redrafter", "beam_length", fmt::format("{} is out of range (expected 1..64; it includes the root)", options.beam_length));
+  if (options.top_k_warp < 0) throw InputError("redrafter", "top_k_warp", fmt::format("{} is negative (expected 0 = off, or k > 0)", options.top_k_warp));
+  const ConfigFields& f = ckpt.fields();
+  const int64_t H = target.config().n_embd;
+  RedrafterWeights w;
+  w.n_embd = H;
+  if (!ckpt.native()) {
+    if (const int64_t hs = f.integer("hidden_size"); hs != H)
+      throw InputError(ckpt.config_path(), "field 'hidden_size'", fmt::format("{} does not match the target's hidden size {}", hs, H));
+  }
+  w.exit_dim = f.integer_or("exit_dim", 2 * H);
+  if (w.exit_dim < 1) throw InputError(ckpt.config_path(), "field 'exit_dim'", fmt::format("{} (expected a positive size)", w.exit_dim));
+  const int64_t n_layers = f.integer_or("num_draft_layers", 2);
+  if (n_layers < 0 || n_layers > 64) throw InputError(ckpt.config_path(), "field 'num_draft_layers'", fmt::format("{} (expected 0..64)", n_layers));
+  w.rnn = f.boolean_or("rnn", true);
+  const std::string init = f.string_or("initial_state", "zero");
+  if (init != "zero" && init != "embedding")
+    throw InputError(ckpt.config_path(), "field 'initial_state'", fmt::format("'{}' (expected zero or embedding)", printable_text(init)));
+  w.initial_state = init == "zero" ? InitialState::zero : InitialState::embedding;
+
+  WeightBinder& bind = ckpt.bind();
+  if (w.rnn) {
+    w.rnn_w = bind.matrix("rnn_w.weight", H, H, "[hidden_size, hidden_size]");
+    w.rnn_u = bind.matrix("rnn_u.weight", H, H, "[hidden_size, hidden_size]");
+    w.rnn_u_bias = bind.vector("rnn_u.bias", H, "[hidden_size]");
+  }
+  if (w.exit_dim != 2 * H) {
+    w.input_proj = bind.matrix("input_proj.weight", w.exit_dim, 2 * H, "[exit_dim, 2 * hidden_size]");
+    w.input_proj_bias = bind.vector("input_proj.bias", w.exit_dim, "[exit_dim]");
+  }
+  std::vector<ResidualBlock> blocks;
+  for (int64_t i = 0; i < n_layers; ++i)
+    blocks.push_back(ResidualBlock{bind.matrix(fmt::format("lm_head.{}.linear.weight", i), w.exit_dim, w.exit_dim, "[exit_dim, exit_dim]"),
+                                   bind.vector(fmt::format("lm_head.{}.linear.bias", i), w.exit_dim, "[exit_dim]")});
+  std::vector<int32_t> vocab = ckpt.draft_vocab(target.config().n_vocab);
+  const std::string out_name = fmt::format("lm_head.{}.weight", n_layers);
+  const bool own = bind.has(out_name);
+  WeightMatrix output;
+  if (own) {
+    output = bind.matrix(out_name, static_cast<int64_t>(vocab.size()), w.exit_dim, "[draft vocabulary, exit_dim]");
+  } else {
+    if (w.exit_dim != H)
+      throw InputError(ckpt.dir(), "tensor '" + out_name + "'",
+                       fmt::format("missing (without an own output layer, exit_dim {} must equal the target's hidden size {})", w.exit_dim, H));
+    output = target.weights().output;
+  }
+  DraftHead head(std::move(blocks), output, !own, std::move(vocab));
+  return std::make_unique<Redrafter>(std::move(w), std::move(head), options, target, pool);
+}
+
+void write_random_redrafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {
+  const int64_t H = target.config().n_embd;
+  const std::vector<int32_t> vocab = default_draft_vocab(target, spec.draft_vocab);
+  const int64_t D = spec.own_head ? 2 * H : H;
+  std::mt19937_64 rng(spec.seed);
+  // Small weights keep the residual stream and the RNN state in a sane range.
+  auto random = [&](int64_t n, float scale) {
+    std::normal_distribution<float> normal(0.0f, scale);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = normal(rng);
+    return v;
+  };
+  const float s_h = 1.0f / std::sqrt(static_cast<float>(H)), s_d = 1.0f / std::sqrt(static_cast<float>(D));
+  SafetensorsWriter out;
+  out.tensor_floats("rnn_w.weight", GgmlType::F32, {H, H}, random(H * H, s_h));
+  out.tensor_floats("rnn_u.weight", GgmlType::F32, {H, H}, random(H * H, s_h));
+  out.tensor_floats("rnn_u.bias", GgmlType::F32, {H}, random(H, 0.02f));
+  if (D != 2 * H) {
+    out.tensor_floats("input_proj.weight", GgmlType::F32, {D, 2 * H}, random(D * 2 * H, 1.0f / std::sqrt(2.0f * static_cast<float>(H))));
+    out.tensor_floats("input_proj.bias", GgmlType::F32, {D}, random(D, 0.02f));
+  }
+  for (int i = 0; i < spec.num_layers; ++i) {
+    out.tensor_floats(fmt::format("lm_head.{}.linear.weight", i), GgmlType::F32, {D, D}, random(D * D, 0.1f * s_d));
+    out.tensor_floats(fmt::format("lm_head.{}.linear.bias", i), GgmlType::F32, {D}, random(D, 0.02f));
+  }
+  if (spec.own_head)
+    out.tensor_floats(fmt::format("lm_head.{}.weight", spec.num_layers), GgmlType::F32, {static_cast<int64_t>(vocab.size()), D},
+                      random(static_cast<int64_t>(vocab.size()) * D, s_d));
+  if (static_cast<int64_t>(vocab.size()) != target.config().n_vocab) {
+    std::vector<uint8_t> bytes(vocab.size() * sizeof(int32_t));
+    std::memcpy(bytes.data(), vocab.data(), bytes.size());
+    out.tensor("draft_vocab", "I32", {static_cast<int64_t>(vocab.size())}, std::move(bytes));
+  }
+  nlohmann::json config = native_drafter_config("redrafter");
+  config["exit_dim"] = D;
+  config["num_draft_layers"] = spec.num_layers;
+  config["rnn"] = true;
+  config["initial_state"] = initial_state_name(InitialState::zero);
+  config["head"] = spec.own_head ? "own" : "target";
+  config["seed"] = spec.seed;
+  config["trained"] = false;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir, "", "cannot create the directory: " + ec.message());
+  out.write((std::filesystem::path(dir) / "model.safetensors").string());
+  write_file((std::filesystem::path(dir) / kDrafterConfigFile).string(), config.dump(2) + "\n");
+}
+
+}  // namespace draftbench

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Side-by-side measurements of every drafter against the autoregressive baseline, in one run.
+
+For each (drafter, temperature) it runs `draftbench generate --json` over the same prompts
+at batch 1, interleaving the configurations round by round so machine drift hits all of
+them alike, and prints a Markdown table of tokens/step, TPS (median over prompts of the
+per-request figure), speedup vs the baseline's TPS, and the step-time split. With
+--beam-sweep it also reports ReDrafter's compression ratio and step time per beam width.
+
+  scripts/measure_speculative.py --draftbench build/release/draftbench \
+      --model models/gemma-3-270m-q4_k_m.gguf --weights-root /tmp/drafters \
+      --prompts datasets/prompts/reference_prompts.txt --n-prompts 8 --max-new-tokens 64
+
+Drafter weights are read from WEIGHTS_ROOT/{redrafter,medusa,eagle}; missing ones are
+written untrained with `draftbench drafter init` (say so when quoting the figures).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd):
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd[:3])} ...: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--draftbench", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--weights-root", required=True)
+    ap.add_argument("--prompts", required=True)
+    ap.add_argument("--n-prompts", type=int, default=8)
+    ap.add_argument("--max-new-tokens", type=int, default=64)
+    ap.add_argument("--temperatures", default="0,1")
+    ap.add_argument("--draft-vocab", type=int, default=8192)
+    ap.add_argument("--beam-sweep", default="", help="comma-separated beam widths for the ReDrafter BL 5 sweep")
+    ap.add_argument("--threads", type=int, default=0)
+    a = ap.parse_args()
+
+    for kind in ("redrafter", "medusa", "eagle"):
+        d = os.path.join(a.weights_root, kind)
+        if not os.path.exists(os.path.join(d, "drafter.json")) and not os.path.exists(os.path.join(d, "config.json")):
+            subprocess.run([a.draftbench, "drafter", "init", "--model", a.model, "--drafter", kind, "--out", d,
+                            "--draft-vocab", str(a.draft_vocab), "--seed", "1"], check=True, capture_output=True)
+    with open(a.prompts) as f:
+        prompts = [line.rstrip("\n") for line in f if line.strip()][: a.n_prompts]
+    tmp = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+    tmp.write("\n".join(prompts) + "\n")
+    tmp.close()
+
+    base = [a.draftbench, "generate", "--model", a.model, "--prompts-file", tmp.name, "--json", "--ignore-eos",
+            "--max-new-tokens", str(a.max_new_tokens), "--seed", "1"]
+    if a.threads:
+        base += ["--threads", str(a.threads)]
+    drafters = {
+        "autoregressive": ["--drafter", "autoregressive"],
+        "redrafter BW8 BL5": ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, "redrafter"),
+                              "--beam-width", "8", "--beam-length", "5"],
+        "medusa (default tree)": ["--drafter", "medusa", "--drafter-weights", os.path.join(a.weights_root, "medusa")],
+        "eagle (60, 5, 10)": ["--drafter", "eagle", "--drafter-weights", os.path.join(a.weights_root, "eagle")],
+    }
+    temps = [float(t) for t in a.temperatures.split(",")]
+    configs = [(name, t) for t in temps for name in drafters]
+    results = {c: [] for c in configs}
+    for i in range(len(prompts)):  # interleave: one prompt of every configuration per round
+        one = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+        one.write(prompts[i] + "\n")
+        one.close()
+        for name, t in configs:
+            cmd = [x if x != tmp.name else one.name for x in base] + drafters[name] + ["--temperature", str(t)]
+            results[(name, t)] += run(cmd)
+        os.unlink(one.name)
+
+    print("| drafter | T | tokens/step | TPS (median) | speedup | draft ms/step | verify ms/step | accept ms/step |")
+    print("|---|---|---|---|---|---|---|---|")
+    for t in temps:
+        base_tps = statistics.median(r["metrics"]["tps"] for r in results[("autoregressive", t)])
+        for name in drafters:
+            rs = results[(name, t)]
+            steps = sum(r["metrics"]["steps"] for r in rs)
+            tps = statistics.median(r["metrics"]["tps"] for r in rs)
+            tok = sum(r["metrics"]["generated_tokens"] for r in rs) / sum(r["metrics"]["steps"] + 1 for r in rs)
+            ms = lambda k: 1e3 * sum(r["metrics"]["step_time_s"][k] for r in rs) / max(steps, 1)
+            print(f"| {name} | {t:g} | {tok:.2f} | {tps:.1f} | {tps / base_tps:.2f}x | {ms('draft'):.1f} | {ms('verify'):.1f} | {ms('accept'):.1f} |")
+
+    if a.beam_sweep:
+        print("\n| BW (BL 5) | compression ratio | verified tokens/step | beam tokens/step | step ms (draft+verify+accept) |")
+        print("|---|---|---|---|---|")
+        for bw in [int(x) for x in a.beam_sweep.split(",")]:
+            rs = run(base + ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, "redrafter"),
+                             "--beam-width", str(bw), "--beam-length", "5", "--temperature", "0"])
+            steps = sum(r["metrics"]["steps"] for r in rs)
+            verified = sum(r["metrics"]["mean_verified"] * r["metrics"]["steps"] for r in rs) / steps
+            beams = sum(r["metrics"]["mean_beam_tokens"] * r["metrics"]["steps"] for r in rs) / steps
+            step_ms = 1e3 * sum(sum(r["metrics"]["step_time_s"][k] for k in ("draft", "verify", "accept")) for r in rs) / steps
+            print(f"| {bw} | {beams / verified:.2f} | {verified:.1f} | {beams:.0f} | {step_ms:.1f} |")
+    os.unlink(tmp.name)
+
+
+if __name__ == "__main__":
+    main()

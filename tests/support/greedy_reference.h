@@ -1,0 +1,29 @@
+// What every drafter test compares against: plain autoregressive greedy decoding
+// (engine/decoding/autoregressive.h) of a prompt, and the tiny model's standard prompts.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/decoding/autoregressive.h"
+#include "engine/model/model.h"
+
+namespace draftbench::test {
+
+inline std::vector<int32_t> greedy_reference(const Model& m, const std::vector<int32_t>& prompt, int n_new) {
+  ThreadPool pool(1);
+  Transformer tf(m.config(), m.weights(), pool);
+  KvCache cache(m.config(), 1, static_cast<int64_t>(prompt.size()) + n_new);
+  GenerationOptions g;
+  g.max_new_tokens = n_new;
+  g.ignore_eos = true;
+  return generate_autoregressive(m, tf, cache, 0, prompt, g, false, nullptr).tokens;
+}
+
+// Three prompts of different lengths for the tiny random Llama (tests/support/tiny_llama.h).
+inline std::vector<std::vector<int32_t>> tiny_prompts(const Model& m) {
+  return {m.tokenizer().encode("the cat and the dog", true, false), m.tokenizer().encode("once upon a time", true, false),
+          m.tokenizer().encode("in the end, the answer is", true, false)};
+}
+
+}  // namespace draftbench::test
