@@ -41,6 +41,9 @@ def main():
     ap.add_argument("--temperatures", default="0,1")
     ap.add_argument("--draft-vocab", type=int, default=8192)
     ap.add_argument("--beam-sweep", default="", help="comma-separated beam widths for the ReDrafter BL 5 sweep")
+    ap.add_argument("--sweep-prompts", type=int, default=2, help="prompts for the beam sweep (large beams are slow to verify on a CPU)")
+    ap.add_argument("--sweep-tokens", type=int, default=16)
+    ap.add_argument("--skip-table", action="store_true", help="only the beam sweep")
     ap.add_argument("--threads", type=int, default=0)
     a = ap.parse_args()
 
@@ -69,7 +72,7 @@ def main():
     temps = [float(t) for t in a.temperatures.split(",")]
     configs = [(name, t) for t in temps for name in drafters]
     results = {c: [] for c in configs}
-    for i in range(len(prompts)):  # interleave: one prompt of every configuration per round
+    for i in range(0 if a.skip_table else len(prompts)):  # interleave: one prompt of every configuration per round
         one = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
         one.write(prompts[i] + "\n")
         one.close()
@@ -78,6 +81,20 @@ def main():
             results[(name, t)] += run(cmd)
         os.unlink(one.name)
 
+    if not a.skip_table:
+        print_table(drafters, temps, results)
+    if a.beam_sweep:
+        sweep = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+        sweep.write("\n".join(prompts[: a.sweep_prompts]) + "\n")
+        sweep.close()
+        cmd = [x if x != tmp.name else sweep.name for x in base]
+        cmd[cmd.index("--max-new-tokens") + 1] = str(a.sweep_tokens)
+        beam_sweep(cmd, a)
+        os.unlink(sweep.name)
+    os.unlink(tmp.name)
+
+
+def print_table(drafters, temps, results):
     print("| drafter | T | tokens/step | TPS (median) | speedup | draft ms/step | verify ms/step | accept ms/step |")
     print("|---|---|---|---|---|---|---|---|")
     for t in temps:
@@ -90,18 +107,18 @@ def main():
             ms = lambda k: 1e3 * sum(r["metrics"]["step_time_s"][k] for r in rs) / max(steps, 1)
             print(f"| {name} | {t:g} | {tok:.2f} | {tps:.1f} | {tps / base_tps:.2f}x | {ms('draft'):.1f} | {ms('verify'):.1f} | {ms('accept'):.1f} |")
 
-    if a.beam_sweep:
-        print("\n| BW (BL 5) | compression ratio | verified tokens/step | beam tokens/step | step ms (draft+verify+accept) |")
-        print("|---|---|---|---|---|")
-        for bw in [int(x) for x in a.beam_sweep.split(",")]:
-            rs = run(base + ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, "redrafter"),
-                             "--beam-width", str(bw), "--beam-length", "5", "--temperature", "0"])
-            steps = sum(r["metrics"]["steps"] for r in rs)
-            verified = sum(r["metrics"]["mean_verified"] * r["metrics"]["steps"] for r in rs) / steps
-            beams = sum(r["metrics"]["mean_beam_tokens"] * r["metrics"]["steps"] for r in rs) / steps
-            step_ms = 1e3 * sum(sum(r["metrics"]["step_time_s"][k] for k in ("draft", "verify", "accept")) for r in rs) / steps
-            print(f"| {bw} | {beams / verified:.2f} | {verified:.1f} | {beams:.0f} | {step_ms:.1f} |")
-    os.unlink(tmp.name)
+
+def beam_sweep(base, a):
+    print("\n| BW (BL 5) | compression ratio | verified tokens/step | beam tokens/step | step ms (draft+verify+accept) |")
+    print("|---|---|---|---|---|")
+    for bw in [int(x) for x in a.beam_sweep.split(",")]:
+        rs = run(base + ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, "redrafter"),
+                         "--beam-width", str(bw), "--beam-length", "5", "--temperature", "0"])
+        steps = sum(r["metrics"]["steps"] for r in rs)
+        verified = sum(r["metrics"]["mean_verified"] * r["metrics"]["steps"] for r in rs) / steps
+        beams = sum(r["metrics"]["mean_beam_tokens"] * r["metrics"]["steps"] for r in rs) / steps
+        step_ms = 1e3 * sum(sum(r["metrics"]["step_time_s"][k] for k in ("draft", "verify", "accept")) for r in rs) / steps
+        print(f"| {bw} | {beams / verified:.2f} | {verified:.1f} | {beams:.0f} | {step_ms:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // draftbench bench decode: prefill and decode throughput of the engine, measured the way
-// llama-bench does (pp: one forward over N random tokens; tg: M single-token steps from
-// an empty context), with a warm-up run and the median over repeats.
+// llama-bench does (pp: N random tokens prefilled in 512-token micro-batches, llama.cpp's
+// default n_ubatch; tg: M single-token steps from an empty context), with a warm-up run
+// and the median over repeats.
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cli/commands.h"
+#include "engine/decoding/prefill.h"
 #include "engine/decoding/counter_rng.h"
 #include "engine/decoding/sampling.h"
 #include "engine/model/model.h"
@@ -58,12 +60,12 @@ int run_bench_decode(const BenchArgs& a) {
   if (model->tokenizer().bos_id() >= 0 && !prompt.empty()) prompt[0] = model->tokenizer().bos_id();
 
   ForwardResult out;
-  auto prefill = [&]() {
+  PrefillOutput prefilled;
+  auto run_prefill = [&]() {
     cache.truncate(0, 0);
-    ForwardBatch b;
-    b.sequences.push_back(SequenceInput{0, prompt, TokenTree::chain(a.prompt_tokens), {a.prompt_tokens - 1}, {}});
+    const PrefillInput input{0, prompt, false};
     const auto t0 = std::chrono::steady_clock::now();
-    transformer.forward(b, cache, out);
+    prefill(transformer, cache, std::span(&input, 1), prefilled);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   auto decode = [&]() {
@@ -80,10 +82,10 @@ int run_bench_decode(const BenchArgs& a) {
   };
 
   std::vector<double> pp, tg;
-  if (a.prompt_tokens > 0) prefill();  // warm-up: page in the weights, size the buffers
+  if (a.prompt_tokens > 0) run_prefill();  // warm-up: page in the weights, size the buffers
   if (a.gen_tokens > 0) decode();
   for (int r = 0; r < a.repeats; ++r) {
-    if (a.prompt_tokens > 0) pp.push_back(a.prompt_tokens / prefill());
+    if (a.prompt_tokens > 0) pp.push_back(a.prompt_tokens / run_prefill());
     if (a.gen_tokens > 0) tg.push_back(a.gen_tokens / decode());
   }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "engine/common/error.h"
+#include "engine/decoding/prefill.h"
 
 namespace draftbench {
 namespace {
@@ -29,23 +30,29 @@ GenerationResult generate_autoregressive(const Model& model, Transformer& transf
   batch.sequences.resize(1);
   SequenceInput& in = batch.sequences[0];
   in.seq = seq;
-  in.tokens.assign(prompt.begin(), prompt.end());
-  in.tree = TokenTree::chain(static_cast<int32_t>(prompt.size()));
-  in.logit_rows = {static_cast<int32_t>(prompt.size()) - 1};
   ForwardResult out;
   std::vector<TokenProb> scratch;
   const TokenTree single = TokenTree::chain(1);
+  PrefillOutput prefilled;
 
   auto t0 = std::chrono::steady_clock::now();
   for (int step = 0; step < options.max_new_tokens; ++step) {
-    transformer.forward(batch, cache, out);
-    cache.commit_prefix(seq, static_cast<int64_t>(in.tokens.size()));
+    std::span<const float> logits;
+    if (step == 0) {
+      const PrefillInput input{seq, prompt, false};
+      prefill(transformer, cache, std::span(&input, 1), prefilled);
+      logits = prefilled.logits_of(0);
+    } else {
+      transformer.forward(batch, cache, out);
+      cache.commit_prefix(seq, 1);
+      logits = out.logits_row(0);
+    }
     const RngKey key{options.seed, options.request, static_cast<uint64_t>(step), 0};
-    const int32_t token = sample_token(out.logits_row(0), options.sampling, key, scratch);
+    const int32_t token = sample_token(logits, options.sampling, key, scratch);
     if (step == 0) {
       res.prefill_seconds = seconds_since(t0);
       t0 = std::chrono::steady_clock::now();
-      if (keep_first_logits) res.first_logits.assign(out.logits.begin(), out.logits.end());
+      if (keep_first_logits) res.first_logits.assign(logits.begin(), logits.end());
     }
     res.tokens.push_back(token);
     if (on_token) on_token(token);

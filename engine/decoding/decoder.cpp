@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/decoding/prefill.h"
 #include "engine/decoding/verify.h"
 #include "engine/decoding/verify_typical.h"
 
@@ -139,37 +140,24 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
   NodeLogits node_logits(transformer_, model_.config().n_vocab, E);
   drafter_.reset(n);
 
-  // Prefill: every prompt as a chain; logits of its last token, hidden states of the last
-  // token or, for drafters that read them, of every prompt position.
+  // Prefill: logits of each prompt's last token, hidden states of the last token or, for
+  // drafters that read them, of every prompt position.
   const auto t_start = Clock::now();
-  const bool all_hidden = drafter_.wants_prompt_hidden();
-  ForwardBatch batch;
-  ForwardResult out;
+  std::vector<PrefillInput> prefill_inputs;
+  for (int s = 0; s < n; ++s) prefill_inputs.push_back(PrefillInput{s, prompts[s], drafter_.wants_prompt_hidden()});
+  PrefillOutput prefilled;
+  prefill(transformer_, cache, prefill_inputs, prefilled);
   for (int s = 0; s < n; ++s) {
-    const auto len = static_cast<int32_t>(prompts[s].size());
-    std::vector<int32_t> hidden_rows{len - 1};
-    if (all_hidden) {
-      hidden_rows.resize(static_cast<size_t>(len));
-      std::iota(hidden_rows.begin(), hidden_rows.end(), 0);
-    }
-    batch.sequences.push_back(SequenceInput{s, prompts[s], TokenTree::chain(len), {len - 1}, std::move(hidden_rows)});
-  }
-  transformer_.forward(batch, cache, out);
-  int64_t hidden_row = 0;
-  for (int s = 0; s < n; ++s) {
-    const auto len = static_cast<int64_t>(prompts[s].size());
-    cache.commit_prefix(s, len);
     Sequence& q = seqs[s];
     q.context = prompts[s];
     // Request id = prompt index, step 0 = the prefill's token: the same keys as
     // generate_autoregressive, so an empty draft reproduces it bit for bit.
-    q.root = sample_token(out.logits_row(s), options.sampling, RngKey{options.seed, options.first_request + static_cast<uint64_t>(s), 0, 0}, dist_scratch);
-    const int64_t n_hidden = all_hidden ? len : 1;
-    const std::span<const float> prompt_hidden(out.hidden.data() + hidden_row * E, static_cast<size_t>(n_hidden * E));
-    hidden_row += n_hidden;
+    q.root = sample_token(prefilled.logits_of(static_cast<size_t>(s)), options.sampling,
+                          RngKey{options.seed, options.first_request + static_cast<uint64_t>(s), 0, 0}, dist_scratch);
+    const std::span<const float> prompt_hidden = prefilled.hidden_of(static_cast<size_t>(s));
     q.hidden.assign(prompt_hidden.end() - E, prompt_hidden.end());
     drafter_.begin(s, prompts[s], prompt_hidden);
-    results[s].prompt_tokens = len;
+    results[s].prompt_tokens = static_cast<int64_t>(prompts[s].size());
     results[s].prefill_seconds = seconds(t_start, Clock::now());
   }
 
@@ -186,6 +174,8 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
   };
   for (int s = 0; s < n; ++s) emit(s, seqs[s].root);
 
+  ForwardBatch batch;
+  ForwardResult out;
   std::vector<int> active;
   std::vector<StepRecord> records(static_cast<size_t>(n));
   for (;;) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/decoding/autoregressive.h"
+#include "engine/decoding/prefill.h"
 #include "engine/model/model.h"
 #include "tests/support/default_model.h"
 #include "engine/model/transformer.h"
@@ -123,4 +124,29 @@ TEST_CASE("prompts longer than the context are refused with a clear error", "[mo
   GenerationOptions opt;
   opt.max_new_tokens = 4;
   REQUIRE_THROWS_WITH(generate_autoregressive(m, tf, cache, 0, prompt, opt, false, nullptr), Catch::Contains("exceed the context"));
+}
+
+TEST_CASE("chunked prefill across the sliding window equals one forward over the prompt", "[model][prefill]") {
+  // 1100 tokens in 512-token chunks: the local layers' 512-position window spans chunk
+  // boundaries, and the last chunk's keys come partly from the committed region.
+  const Model& m = default_model();
+  ThreadPool pool(2);
+  Transformer tf(m.config(), m.weights(), pool);
+  std::vector<int32_t> prompt(1100);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = 1000 + static_cast<int32_t>((i * 7919) % 50000);
+  prompt[0] = m.tokenizer().bos_id();
+  const auto n = static_cast<int32_t>(prompt.size());
+  KvCache one_cache(m.config(), 1, n);
+  ForwardBatch batch;
+  batch.sequences.push_back(SequenceInput{0, prompt, TokenTree::chain(n), {n - 1}, {n - 1}});
+  ForwardResult one;
+  tf.forward(batch, one_cache, one);
+  KvCache cache(m.config(), 1, n);
+  const PrefillInput input{0, prompt, false};
+  PrefillOutput chunked;
+  prefill(tf, cache, std::span(&input, 1), chunked);
+  const auto a = chunked.logits_of(0), b = one.logits_row(0);
+  REQUIRE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+  const auto ha = chunked.hidden_of(0), hb = one.hidden_row(0);
+  REQUIRE(std::equal(ha.begin(), ha.end(), hb.begin(), hb.end()));
 }
