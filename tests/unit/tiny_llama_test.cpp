@@ -29,6 +29,7 @@
 #include "engine/model/model.h"
 #include "engine/model/transformer.h"
 #include "engine/model/safetensors_writer.h"
+#include "tests/support/greedy_reference.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
 
@@ -61,16 +62,6 @@ std::vector<float> prompt_logits(const Model& m, const std::vector<int32_t>& tok
   ForwardResult r;
   tf.forward(batch, cache, r);
   return r.logits;
-}
-
-std::vector<int32_t> greedy(const Model& m, const std::vector<int32_t>& prompt, int n_new) {
-  ThreadPool pool(2);
-  Transformer tf(m.config(), m.weights(), pool);
-  KvCache cache(m.config(), 1, static_cast<int64_t>(prompt.size()) + n_new);
-  GenerationOptions options;
-  options.max_new_tokens = n_new;
-  options.ignore_eos = true;
-  return generate_autoregressive(m, tf, cache, 0, prompt, options, false, nullptr).tokens;
 }
 
 // max |a - b| / max |b| over the whole set of logits.
@@ -115,7 +106,7 @@ void check_same_greedy(const Model& a, const Model& b) {
   for (const std::string& text : kPrompts) {
     const auto prompt = a.tokenizer().encode(text, true, false);
     INFO(text);
-    CHECK(greedy(a, prompt, 24) == greedy(b, prompt, 24));
+    CHECK(greedy_reference(a, prompt, 24) == greedy_reference(b, prompt, 24));
   }
 }
 
