@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "engine/common/error.h"
@@ -53,6 +54,24 @@ std::vector<int32_t> default_draft_vocab(const Model& target, int64_t n) {
 
 nlohmann::json native_drafter_config(const std::string& kind) {
   return nlohmann::json{{"format", kDrafterFormat}, {"version", kDrafterFormatVersion}, {"drafter", kind}};
+}
+
+void write_native_drafter(const std::string& dir, const nlohmann::json& config, SafetensorsWriter& tensors,
+                          const std::vector<int32_t>& draft_vocab, int64_t target_vocab) {
+  if (static_cast<int64_t>(draft_vocab.size()) != target_vocab) {
+    std::vector<uint8_t> bytes(draft_vocab.size() * sizeof(int32_t));
+    std::memcpy(bytes.data(), draft_vocab.data(), bytes.size());
+    tensors.tensor("draft_vocab", "I32", {static_cast<int64_t>(draft_vocab.size())}, std::move(bytes));
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) throw InputError(dir, "", "cannot create the drafter directory" + (ec ? " (" + ec.message() + ")" : std::string()));
+  try {
+    write_file((fs::path(dir) / kDrafterConfigFile).string(), config.dump(2) + "\n");
+    tensors.write((fs::path(dir) / "model.safetensors").string());
+  } catch (const std::runtime_error& e) {
+    throw InputError(dir, "", fmt::format("{} (expected a writable directory)", e.what()));
+  }
 }
 
 DrafterCheckpoint::DrafterCheckpoint(const std::string& dir)

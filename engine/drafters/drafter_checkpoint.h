@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/model/safetensors_checkpoint.h"
+#include "engine/model/safetensors_writer.h"
 
 namespace draftbench {
 
@@ -39,6 +40,12 @@ std::vector<int32_t> default_draft_vocab(const Model& target, int64_t n);
 
 // drafter.json's common header: format, version and kind, to which a writer adds its fields.
 nlohmann::json native_drafter_config(const std::string& kind);
+
+// Writes a drafter in draftbench's format: `dir` (created if needed) gets drafter.json
+// and model.safetensors, the latter with the I32 `draft_vocab` tensor added unless the
+// vocabulary is the target's whole one in order. Throws InputError naming `dir`.
+void write_native_drafter(const std::string& dir, const nlohmann::json& config, SafetensorsWriter& tensors,
+                          const std::vector<int32_t>& draft_vocab, int64_t target_vocab);
 
 class DrafterCheckpoint {
  public:

@@ -99,28 +99,6 @@ ModelConfig draft_config(const ModelConfig& target, const LayerShape& s, const s
   return c;
 }
 
-// The checkpoint's mapping dies with it: the drafter keeps its own copies.
-class Keeper {
- public:
-  Keeper(DrafterCheckpoint& checkpoint, std::deque<std::vector<float>>& owned) : bind_(checkpoint.bind()), owned_(owned) {}
-  WeightMatrix matrix(const std::string& name, int64_t n_out, int64_t n_in, const char* dims) {
-    WeightMatrix w = bind_.matrix(name, n_out, n_in, dims);
-    const size_t bytes = static_cast<size_t>(w.n_out) * w.row_bytes();
-    std::vector<float>& copy = owned_.emplace_back((bytes + sizeof(float) - 1) / sizeof(float));
-    std::memcpy(copy.data(), w.data, bytes);
-    w.data = reinterpret_cast<const uint8_t*>(copy.data());
-    return w;
-  }
-  const float* vector(const std::string& name, int64_t n, const char* dims) {
-    const float* v = bind_.vector(name, n, dims);
-    return owned_.emplace_back(v, v + n).data();
-  }
-
- private:
-  WeightBinder& bind_;
-  std::deque<std::vector<float>>& owned_;
-};
-
 void check_options(const DrafterOptions& o) {
   auto in_range = [](int v, const char* option, int lo, int hi) {
     if (v < lo || v > hi)
@@ -151,7 +129,9 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
   const ModelConfig& c = p.config;
   const int64_t H = t.n_embd, QD = c.q_dim(), KD = c.kv_dim();
   const std::string L = kLayer;
-  Keeper keep(checkpoint, p.weights.owned_vectors);
+  // Bound in place: make_drafter keeps the checkpoint (mapping and converted copies) alive
+  // as long as the drafter.
+  WeightBinder& keep = checkpoint.bind();
 
   p.fc = keep.matrix("fc.weight", H, 2 * H, "[hidden_size, 2 * hidden_size]");
   if (s.fc_bias) p.fc_bias = keep.vector("fc.bias", H, "[hidden_size]");
@@ -188,11 +168,7 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
 }
 
 void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {
-  namespace fs = std::filesystem;
   const ModelConfig& t = target.config();
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) throw InputError(dir, "", "cannot create the drafter directory");
   const int64_t H = t.n_embd, QD = t.q_dim(), KD = t.kv_dim(), F = t.n_ff;
 
   nlohmann::json config = native_drafter_config("eagle");
@@ -237,13 +213,7 @@ void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, cons
     ones(L + "post_feedforward_layernorm.weight", H);
   }
   const std::vector<int32_t> vocab = default_draft_vocab(target, spec.draft_vocab);
-  if (static_cast<int64_t>(vocab.size()) < t.n_vocab) {
-    std::vector<uint8_t> bytes(vocab.size() * sizeof(int32_t));
-    std::memcpy(bytes.data(), vocab.data(), bytes.size());
-    writer.tensor("draft_vocab", "I32", {static_cast<int64_t>(vocab.size())}, std::move(bytes));
-  }
-  writer.write((fs::path(dir) / "model.safetensors").string());
-  write_file((fs::path(dir) / kDrafterConfigFile).string(), config.dump(2) + "\n");
+  write_native_drafter(dir, config, writer, vocab, t.n_vocab);
 }
 
 }  // namespace draftbench

@@ -48,7 +48,7 @@ class EagleDrafter final : public Drafter {
  public:
   struct Parts {                  // everything make_eagle_drafter loads
     ModelConfig config;           // the draft layer as a 1-layer model
-    ModelWeights weights;         // one layer; token_embd/output = the target's; owns copies
+    ModelWeights weights;         // one layer, pointing into the checkpoint; token_embd/output = the target's
     WeightMatrix fc;              // [n_embd][2 n_embd]
     const float* fc_bias = nullptr;
     std::vector<int32_t> draft_vocab;

@@ -210,26 +210,11 @@ void write_random_medusa(const RandomDrafterSpec& spec, const Model& target, con
       writer.tensor_floats(output_name(h, spec.num_layers), GgmlType::F32, {n_draft_vocab, n_embd}, values);
     }
   }
-  if (n_draft_vocab < target.config().n_vocab) {
-    std::vector<uint8_t> bytes(draft_vocab.size() * sizeof(int32_t));
-    std::memcpy(bytes.data(), draft_vocab.data(), bytes.size());
-    writer.tensor("draft_vocab", "I32", {n_draft_vocab}, std::move(bytes));
-  }
-
   nlohmann::json config = native_drafter_config("medusa");
   config["num_heads"] = spec.num_heads;
   config["num_layers"] = spec.num_layers;
   config["head"] = spec.own_head ? "own" : "target";
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw InputError(dir, "", fmt::format("cannot create the directory ({})", ec.message()));
-  try {
-    write_file((fs::path(dir) / kDrafterConfigFile).string(), config.dump(2) + "\n");
-    writer.write((fs::path(dir) / "model.safetensors").string());
-  } catch (const std::runtime_error& e) {
-    throw InputError(dir, "", fmt::format("{} (expected a writable directory)", e.what()));
-  }
+  write_native_drafter(dir, config, writer, draft_vocab, target.config().n_vocab);
 }
 
 }  // namespace draftbench

@@ -295,11 +295,6 @@ void write_random_redrafter(const RandomDrafterSpec& spec, const Model& target, 
   if (spec.own_head)
     out.tensor_floats(fmt::format("lm_head.{}.weight", spec.num_layers), GgmlType::F32, {static_cast<int64_t>(vocab.size()), D},
                       random(static_cast<int64_t>(vocab.size()) * D, s_d));
-  if (static_cast<int64_t>(vocab.size()) != target.config().n_vocab) {
-    std::vector<uint8_t> bytes(vocab.size() * sizeof(int32_t));
-    std::memcpy(bytes.data(), vocab.data(), bytes.size());
-    out.tensor("draft_vocab", "I32", {static_cast<int64_t>(vocab.size())}, std::move(bytes));
-  }
   nlohmann::json config = native_drafter_config("redrafter");
   config["exit_dim"] = D;
   config["num_draft_layers"] = spec.num_layers;
@@ -308,11 +303,7 @@ void write_random_redrafter(const RandomDrafterSpec& spec, const Model& target, 
   config["head"] = spec.own_head ? "own" : "target";
   config["seed"] = spec.seed;
   config["trained"] = false;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError(dir, "", "cannot create the directory: " + ec.message());
-  out.write((std::filesystem::path(dir) / "model.safetensors").string());
-  write_file((std::filesystem::path(dir) / kDrafterConfigFile).string(), config.dump(2) + "\n");
+  write_native_drafter(dir, config, out, vocab, target.config().n_vocab);
 }
 
 }  // namespace draftbench

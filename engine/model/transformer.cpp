@@ -178,17 +178,23 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   result.logit_width = subset ? static_cast<int64_t>(batch.vocab_subset.size()) : c_.n_vocab;
   result.logits.resize(static_cast<size_t>(n_logit_rows * result.logit_width));
   if (n_logit_rows > 0) {
-    if (subset) matmul_rows(w_.output, batch.vocab_subset, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(w_.output, n_logit_rows));
-    else matmul(w_.output, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(w_.output, n_logit_rows));
+    if (subset) {
+      matmul_rows(w_.output, batch.vocab_subset, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(w_.output, n_logit_rows));
+      soft_cap(result.logits.data(), n_logit_rows * result.logit_width);
+    } else {
+      logits_from_hidden(picked.data(), n_logit_rows, result.logits.data());
+    }
   }
-  if (c_.final_logit_softcap > 0.0f)
-    for (float& l : result.logits) l = std::tanh(l / c_.final_logit_softcap) * c_.final_logit_softcap;
 }
 
 void Transformer::logits_from_hidden(const float* hidden, int64_t n, float* logits) {
   matmul(w_.output, hidden, n, logits, pool_, scratch(w_.output, n));
+  soft_cap(logits, n * c_.n_vocab);
+}
+
+void Transformer::soft_cap(float* logits, int64_t n) const {
   if (c_.final_logit_softcap > 0.0f)
-    for (int64_t i = 0; i < n * c_.n_vocab; ++i) logits[i] = std::tanh(logits[i] / c_.final_logit_softcap) * c_.final_logit_softcap;
+    for (int64_t i = 0; i < n; ++i) logits[i] = std::tanh(logits[i] / c_.final_logit_softcap) * c_.final_logit_softcap;
 }
 
 }  // namespace draftbench

@@ -42,6 +42,7 @@ class Transformer {
   void attention_layer(int64_t il, const std::vector<Row>& rows, KvCache& cache);
   void mlp_layer(int64_t il, int64_t n_rows);
   std::span<uint8_t> scratch(const WeightMatrix& w, int64_t n_x);
+  void soft_cap(float* logits, int64_t n) const;  // Gemma's final logit soft-capping, if any
 
   const ModelConfig& c_;
   const ModelWeights& w_;
