@@ -199,7 +199,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
       SequenceInput& in = batch.sequences[a];
       in.seq = s;
       in.tokens = q.draft.tree.tokens;
-      in.tree = TokenTree::from_parents(q.draft.tree.parents);
+      in.tree.assign(q.draft.tree.parents);
       in.logit_rows.clear();  // logits come lazily from the hidden states (NodeLogits)
       in.hidden_rows.resize(static_cast<size_t>(n_nodes));
       std::iota(in.hidden_rows.begin(), in.hidden_rows.end(), 0);

@@ -119,7 +119,7 @@ void EagleDrafter::run_pending(int seq) {
   SequenceInput& in = batch_.sequences[0];
   in.seq = seq;
   in.tokens = s.tokens;
-  in.tree = TokenTree::chain(n);
+  in.tree.assign_chain(n);
   in.n_cached = 0;
   in.logit_rows.assign(1, n - 1);
   in.hidden_rows.assign(1, n - 1);
@@ -159,7 +159,7 @@ void EagleDrafter::feed(int seq, std::span<const int32_t> candidates) {
   SequenceInput& in = batch_.sequences[0];
   in.seq = seq;
   in.tokens = scratch_tokens_;
-  in.tree = TokenTree::from_parents(scratch_parents_);
+  in.tree.assign(scratch_parents_);
   in.n_cached = n_cached;
   in.logit_rows.resize(static_cast<size_t>(n));
   std::iota(in.logit_rows.begin(), in.logit_rows.end(), n_cached);

@@ -14,8 +14,13 @@ struct TokenTree {
   std::vector<int32_t> depth;      // [n]; root depth 0
   std::vector<int32_t> dfs_start;  // [n]; entry time
   std::vector<int32_t> dfs_end;    // [n]; largest entry time in the subtree
+  std::vector<int32_t> cursor;     // [n + 1]; scratch of assign(): each node's next child's entry time
 
   static TokenTree chain(int32_t n);
+  // In place, reusing this tree's storage (no allocation once it has held as many nodes):
+  // what the decoding loop calls every step.
+  void assign_chain(int32_t n);
+  void assign(std::span<const int32_t> parents);
   // Throws std::invalid_argument unless every parent precedes its child.
   static TokenTree from_parents(std::span<const int32_t> parents);
 
