@@ -14,9 +14,14 @@ Run add_generate(CLI::App& app);
 Run add_bench(CLI::App& app);
 Run add_inspect(CLI::App& app);
 Run add_drafter(CLI::App& app);
+// `command_line` (the whole invocation) is recorded in the outputs' provenance.
+Run add_distill(CLI::App& app, const std::string& command_line);
 
 // Where the README's set-up command puts the default model: models/ of the checkout,
 // found from the working directory or from the binary's place in build/<preset>/.
 std::string default_model_path();
+
+// argv as one shell-quoted line (for provenance records).
+std::string command_line(int argc, char** argv);
 
 }  // namespace draftbench::cli

@@ -34,12 +34,15 @@ struct Sequence {
 class NodeLogits final : public LazyLogits {
  public:
   NodeLogits(Transformer& transformer, int64_t n_vocab, int64_t n_embd) : transformer_(transformer), n_vocab_(n_vocab), n_embd_(n_embd) {}
-  void reset(const float* hidden, int32_t n_nodes) {
+  // `root`: node 0's logits when already computed (empty: compute them here too).
+  void reset(const float* hidden, int32_t n_nodes, std::span<const float> root = {}) {
     hidden_ = hidden;
+    root_ = root;
     slot_of_.assign(static_cast<size_t>(n_nodes), -1);
     used_ = 0;
   }
   std::span<const float> row(int32_t node) const override {
+    if (node == 0 && !root_.empty()) return root_;
     int32_t& slot = slot_of_[static_cast<size_t>(node)];
     if (slot < 0) {
       if (used_ == slots_.size()) slots_.emplace_back(static_cast<size_t>(n_vocab_));
@@ -54,6 +57,7 @@ class NodeLogits final : public LazyLogits {
   Transformer& transformer_;
   int64_t n_vocab_, n_embd_;
   const float* hidden_ = nullptr;
+  std::span<const float> root_;
   mutable std::vector<int32_t> slot_of_;
   mutable std::vector<std::vector<float>> slots_;  // grown once to the most nodes ever visited
   mutable size_t used_ = 0;
@@ -176,6 +180,8 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
 
   ForwardBatch batch;
   ForwardResult out;
+  const int64_t V = model_.config().n_vocab;
+  std::vector<float> root_hidden, root_logits;
   std::vector<int> active;
   std::vector<StepRecord> records(static_cast<size_t>(n));
   for (;;) {
@@ -209,6 +215,14 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
     // Verify: one forward over every active sequence's tree.
     const auto t_verify = Clock::now();
     transformer_.forward(batch, cache, out);
+    // Verification visits every root: their logits in one LM-head call for the batch, which
+    // reads the LM head once instead of once per sequence (the same per-row kernel, so the
+    // same bits as computing them one by one).
+    root_hidden.resize(active.size() * static_cast<size_t>(E));
+    for (size_t a = 0, row = 0; a < active.size(); row += static_cast<size_t>(batch.sequences[a].tree.size()), ++a)
+      std::copy_n(out.hidden.begin() + static_cast<int64_t>(row) * E, E, root_hidden.begin() + static_cast<int64_t>(a) * E);
+    root_logits.resize(active.size() * static_cast<size_t>(V));
+    transformer_.logits_from_hidden(root_hidden.data(), static_cast<int64_t>(active.size()), root_logits.data());
     const double verify_seconds = seconds(t_verify, Clock::now());
 
     // Accept: longest acceptable path, commit it, emit its tokens and the next root.
@@ -218,7 +232,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
       Sequence& q = seqs[s];
       const SequenceInput& in = batch.sequences[a];
       const auto t0 = Clock::now();
-      node_logits.reset(out.hidden.data() + row * E, in.tree.size());
+      node_logits.reset(out.hidden.data() + row * E, in.tree.size(), std::span(root_logits).subspan(a * static_cast<size_t>(V), static_cast<size_t>(V)));
       const TargetLogits target{nullptr, node_logits.n_vocab(), &node_logits};
       // The k-th verification of request s uses step k (the prefill's draw is step 0).
       const RngKey key{options.seed, options.first_request + static_cast<uint64_t>(s), results[s].steps.size() + 1, 0};

@@ -1,0 +1,292 @@
+#include "engine/train/distill.h"
+
+#include <chrono>
+#include <optional>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/common/error.h"
+#include "engine/decoding/decoder.h"
+#include "engine/model/safetensors_checkpoint.h"
+#include "engine/model/safetensors_writer.h"
+#include "engine/tokenizer/chat_template.h"
+#include "engine/train/continuation_tree.h"
+
+namespace draftbench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct CorpusRecord {
+  int32_t index = 0;  // among the file's records, in file order
+  std::string prompt, response;
+};
+
+// JSONL; blank lines skipped. Every record needs a string "prompt" (and "response" when
+// `with_response`); `split` filters on an optional "split" field.
+std::vector<CorpusRecord> read_corpus(const std::string& path, bool with_response, const std::string& split, int64_t limit) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "cannot open the corpus file");
+  std::vector<CorpusRecord> records;
+  std::string line;
+  int64_t line_no = 0;
+  int32_t index = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", path, line_no);
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw InputError(where, "", "expected one JSON object per line");
+    auto text = [&](const char* key) {
+      if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+        throw InputError(where, fmt::format("field '{}'", key), "expected a non-empty string");
+      return j[key].get<std::string>();
+    };
+    const int32_t this_index = index++;
+    if (!split.empty() && j.contains("split") && j["split"] != split) continue;
+    records.push_back({this_index, text("prompt"), with_response ? text("response") : std::string()});
+    if (limit > 0 && static_cast<int64_t>(records.size()) >= limit) break;
+  }
+  return records;
+}
+
+struct WorkItem {
+  SequenceKind kind;
+  const CorpusRecord* record;
+  int64_t sample_request = 0;  // sampled replies: the request id of their randomness
+};
+
+std::vector<int32_t> chat_tokens(const Model& model, const std::string& prompt, const std::string* reply) {
+  std::vector<ChatMessage> messages{{"user", prompt}};
+  if (reply) messages.push_back({"assistant", *reply});
+  const std::string text = render_chat(chat_template_for_architecture(model.config().arch_name), messages, reply == nullptr);
+  // Gemma's template writes its own <bos>; Vicuna's relies on the tokenizer adding it.
+  return model.tokenizer().encode(text, text.rfind("<bos>", 0) != 0, true);
+}
+
+// A reply position t is trained when token t+1 belongs to the reply.
+DistillSequence make_sequence(std::vector<int32_t> tokens, size_t n_prompt, const WorkItem& item) {
+  DistillSequence s;
+  s.tokens = std::move(tokens);
+  s.trained.assign(s.tokens.size(), 0);
+  for (size_t t = n_prompt - 1; t + 1 < s.tokens.size(); ++t) s.trained[t] = 1;
+  s.record = item.record->index;
+  s.kind = item.kind;
+  return s;
+}
+
+// A text record as a conversation: the prompt's tokens (with the generation prompt), then
+// the reply up to and including its first stop token, cut to `max_tokens` in all.
+std::optional<DistillSequence> text_sequence(const Model& model, const WorkItem& item, int64_t max_tokens) {
+  const std::vector<int32_t> prompt = chat_tokens(model, item.record->prompt, nullptr);
+  std::vector<int32_t> full = chat_tokens(model, item.record->prompt, &item.record->response);
+  if (full.size() <= prompt.size() || !std::equal(prompt.begin(), prompt.end(), full.begin()))
+    throw InputError(item.record->prompt.substr(0, 40), "chat template", "the prompt's tokens are not a prefix of the conversation's");
+  size_t end = prompt.size();
+  while (end < full.size() && !model.tokenizer().is_stop(full[end])) ++end;
+  full.resize(std::min(full.size(), end + 1));
+  if (static_cast<int64_t>(full.size()) > max_tokens) full.resize(static_cast<size_t>(max_tokens));
+  if (full.size() < prompt.size() + 2) return std::nullopt;  // no reply left to learn from
+  return make_sequence(std::move(full), prompt.size(), item);
+}
+
+nlohmann::json settings_json(const DistillOptions& o) {
+  // What shapes the data; the batch size and thread count do not (kernels are batch-invariant).
+  return {{"split", o.split},
+          {"max_prompts", o.max_prompts},
+          {"max_texts", o.max_texts},
+          {"sampled_every", o.sampled_every},
+          {"temperature", o.temperature},
+          {"max_new_tokens", o.max_new_tokens},
+          {"max_text_tokens", o.max_text_tokens},
+          {"draft_steps", o.draft_steps},
+          {"continuation_length", o.draft_steps + 1},
+          {"text_continuations", o.text_continuations},
+          {"shard_items", o.shard_items},
+          {"seed", o.seed}};
+}
+
+void write_manifest(const std::string& dir, const nlohmann::json& manifest) {
+  const std::string path = (fs::path(dir) / kDistillManifest).string();
+  write_file(path + ".tmp", manifest.dump(2) + "\n");
+  std::error_code ec;
+  fs::rename(path + ".tmp", path, ec);
+  if (ec) throw InputError(path, "", "cannot write: " + ec.message());
+}
+
+// Replies for `items` (all greedy or all sampled), through the decoding loop in batches.
+void generate_replies(const Model& model, Transformer& transformer, std::span<const WorkItem> items, const DistillOptions& o,
+                      std::vector<std::vector<int32_t>>& prompts, std::vector<std::vector<int32_t>>& replies) {
+  AutoregressiveDrafter drafter;
+  Decoder decoder(model, transformer, drafter);
+  for (size_t b = 0; b < items.size(); b += static_cast<size_t>(o.batch_size)) {
+    const size_t e = std::min(items.size(), b + static_cast<size_t>(o.batch_size));
+    std::vector<std::vector<int32_t>> batch;
+    for (size_t i = b; i < e; ++i) batch.push_back(chat_tokens(model, items[i].record->prompt, nullptr));
+    DecodeOptions d;
+    d.max_new_tokens = o.max_new_tokens;
+    d.seed = o.seed;
+    if (items[b].kind == SequenceKind::sampled_response) {
+      d.sampling.temperature = o.temperature;
+      // Consecutive sampled items have consecutive request ids: sequence s of this batch
+      // draws as request first_request + s, whatever the batch size.
+      d.first_request = static_cast<uint64_t>(items[b].sample_request);
+    }
+    std::vector<SequenceResult> results = decoder.generate(batch, d);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      prompts.push_back(std::move(batch[i]));
+      replies.push_back(std::move(results[i].tokens));
+    }
+  }
+}
+
+}  // namespace
+
+DistillSummary run_distill(const DistillOptions& o, const std::function<void(const std::string&)>& progress) {
+  const auto t_start = Clock::now();
+  if (o.prompts_path.empty() && o.texts_path.empty()) throw InputError("distill", "--prompts/--texts", "give at least one corpus file");
+  if (o.draft_steps < 1 || o.batch_size < 1 || o.shard_items < 1 || o.max_new_tokens < 1)
+    throw InputError("distill", "options", "draft steps, batch size, shard items and max new tokens must be >= 1");
+
+  const std::vector<CorpusRecord> prompts = o.prompts_path.empty() ? std::vector<CorpusRecord>{} : read_corpus(o.prompts_path, false, o.split, o.max_prompts);
+  const std::vector<CorpusRecord> texts = o.texts_path.empty() ? std::vector<CorpusRecord>{} : read_corpus(o.texts_path, true, "", o.max_texts);
+  std::vector<WorkItem> items;
+  int64_t n_sampled = 0;
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    items.push_back({SequenceKind::greedy_response, &prompts[i], 0});
+    if (o.sampled_every > 0 && i % static_cast<size_t>(o.sampled_every) == 0)
+      items.push_back({SequenceKind::sampled_response, &prompts[i], n_sampled++});
+  }
+  for (const CorpusRecord& r : texts) items.push_back({SequenceKind::text, &r, 0});
+  if (items.empty()) throw InputError(o.prompts_path.empty() ? o.texts_path : o.prompts_path, "", "no records to distill (check --split)");
+
+  auto model = Model::load(o.model_path);
+  const int64_t E = model->config().n_embd, C = o.draft_steps + 1;
+
+  nlohmann::json manifest = {{"format", kDistillFormat},
+                             {"version", kDistillFormatVersion},
+                             {"complete", false},
+                             {"target",
+                              {{"path", o.model_path},
+                               {"sha256", sha256_file(o.model_path)},
+                               {"n_embd", E},
+                               {"n_vocab", model->config().n_vocab},
+                               {"architecture", model->config().arch_name}}},
+                             {"settings", settings_json(o)},
+                             {"inputs", nlohmann::json::array()},
+                             {"shards", nlohmann::json::array()},
+                             {"command", o.command_line}};
+  for (const auto& [path, n] : {std::pair{o.prompts_path, prompts.size()}, std::pair{o.texts_path, texts.size()}})
+    if (!path.empty()) manifest["inputs"].push_back({{"path", path}, {"sha256", sha256_file(path)}, {"records", n}});
+
+  // Resume: the same target, settings and inputs, or nothing.
+  fs::create_directories(o.out_dir);
+  const std::string manifest_path = (fs::path(o.out_dir) / kDistillManifest).string();
+  DistillSummary summary;
+  size_t next_item = 0;
+  if (fs::exists(manifest_path)) {
+    const nlohmann::json old = read_json_file(manifest_path, "distill manifest");
+    for (const char* key : {"format", "version", "settings", "inputs"}) {
+      nlohmann::json a = old.value(key, nlohmann::json()), b = manifest[key];
+      if (std::string(key) == "inputs")  // paths may differ between machines; contents may not
+        for (auto* v : {&a, &b})
+          for (auto& input : *v) input.erase("path");
+      if (a != b)
+        throw InputError(manifest_path, fmt::format("field '{}'", key), "this directory was made with other options or inputs: use a new --out");
+    }
+    if (old["target"].value("sha256", "") != manifest["target"]["sha256"])
+      throw InputError(manifest_path, "field 'target.sha256'", "this directory was made with another model file: use a new --out");
+    for (const nlohmann::json& s : old["shards"]) {
+      const std::string file = (fs::path(o.out_dir) / s["file"].get<std::string>()).string();
+      if (!fs::exists(file) || sha256_file(file) != s["sha256"])
+        throw InputError(file, "sha256", "missing or not the shard the manifest lists: delete it and the later entries, then resume");
+      manifest["shards"].push_back(s);
+      next_item = s["first_item"].get<size_t>() + s["items"].get<size_t>();
+      ++summary.shards_skipped;
+    }
+  }
+  write_manifest(o.out_dir, manifest);
+
+  ThreadPool pool(o.threads > 0 ? o.threads : ThreadPool::default_threads());
+  Transformer transformer(model->config(), model->weights(), pool);
+  ContinuationTree tree(*model, transformer, C);
+
+  while (next_item < items.size()) {
+    const auto t_shard = Clock::now();
+    const size_t first = next_item, last = std::min(items.size(), first + static_cast<size_t>(o.shard_items));
+    const std::span<const WorkItem> shard_items(items.data() + first, last - first);
+    std::vector<DistillSequence> sequences;
+
+    // Replies, grouped by how they are generated (results keep the items' order below).
+    std::vector<WorkItem> greedy, sampled;
+    for (const WorkItem& it : shard_items) {
+      if (it.kind == SequenceKind::greedy_response) greedy.push_back(it);
+      if (it.kind == SequenceKind::sampled_response) sampled.push_back(it);
+    }
+    std::vector<std::vector<int32_t>> prompt_ids, reply_ids;
+    generate_replies(*model, transformer, greedy, o, prompt_ids, reply_ids);
+    generate_replies(*model, transformer, sampled, o, prompt_ids, reply_ids);
+    size_t g = 0, s = greedy.size();
+    for (const WorkItem& it : shard_items) {
+      std::optional<DistillSequence> seq;
+      if (it.kind == SequenceKind::text) {
+        seq = text_sequence(*model, it, o.max_text_tokens);
+      } else {
+        const size_t k = it.kind == SequenceKind::greedy_response ? g++ : s++;
+        std::vector<int32_t> tokens = prompt_ids[k];
+        tokens.insert(tokens.end(), reply_ids[k].begin(), reply_ids[k].end());
+        if (reply_ids[k].size() >= 2) seq = make_sequence(std::move(tokens), prompt_ids[k].size(), it);
+      }
+      if (!seq) continue;
+      const bool from_tree = it.kind == SequenceKind::sampled_response || (it.kind == SequenceKind::text && o.text_continuations);
+      tree.run(*seq, from_tree);
+      sequences.push_back(std::move(*seq));
+    }
+
+    const size_t shard_index = manifest["shards"].size();
+    const std::string file = fmt::format("shard-{:05d}.safetensors", shard_index);
+    const std::string sha = write_distill_shard((fs::path(o.out_dir) / file).string(), sequences, E, C);
+    int64_t n_tokens = 0, n_trained = 0;
+    for (const DistillSequence& q : sequences) {
+      n_tokens += static_cast<int64_t>(q.tokens.size());
+      for (uint8_t t : q.trained) n_trained += t;
+    }
+    manifest["shards"].push_back({{"file", file},
+                                  {"sha256", sha},
+                                  {"sequences", sequences.size()},
+                                  {"tokens", n_tokens},
+                                  {"trained", n_trained},
+                                  {"first_item", first},
+                                  {"items", last - first},
+                                  {"seconds", std::chrono::duration<double>(Clock::now() - t_shard).count()}});
+    next_item = last;
+    manifest["complete"] = next_item == items.size();
+    write_manifest(o.out_dir, manifest);
+    ++summary.shards_written;
+    const double secs = std::chrono::duration<double>(Clock::now() - t_shard).count();
+    progress(fmt::format("{}: items {}..{} of {}, {} sequences, {} tokens ({} trained) in {:.1f} s", file, first, last, items.size(),
+                         sequences.size(), n_tokens, n_trained, secs));
+  }
+
+  int64_t sequences = 0, tokens = 0, trained = 0;
+  for (const nlohmann::json& s : manifest["shards"]) {
+    sequences += s["sequences"].get<int64_t>();
+    tokens += s["tokens"].get<int64_t>();
+    trained += s["trained"].get<int64_t>();
+  }
+  manifest["complete"] = true;
+  manifest["totals"] = {{"items", items.size()}, {"sequences", sequences}, {"tokens", tokens}, {"trained", trained}};
+  write_manifest(o.out_dir, manifest);
+  summary.items = static_cast<int64_t>(items.size());
+  summary.sequences = sequences;
+  summary.tokens = tokens;
+  summary.trained = trained;
+  summary.seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+  return summary;
+}
+
+}  // namespace draftbench

@@ -1,0 +1,56 @@
+// `draftbench distill` (issue 4, "Data"): run the frozen target over a corpus and write the
+// training shards of distill_data.h.
+//
+// Work items, in this order (the order is the resume key):
+//   - for each prompt record of the chosen split (file order): the target's greedy reply,
+//     and, for every `sampled_every`-th one, also a sampled reply (temperature
+//     `temperature`, randomness keyed by the item's index, so independent of batching);
+//   - for each text record: its given reply (a human-written ground-truth corpus).
+// Replies are generated through the one decoding loop (autoregressive drafter, batched),
+// in the model's chat template. Each item then becomes a DistillSequence through a
+// ContinuationTree: hidden states everywhere and, for sampled replies and texts (unless
+// `text_continuations` is off), the target's greedy continuation at every reply position.
+//
+// Every `shard_items` items a shard is written and the manifest updated, both atomically.
+// A rerun with the same options and inputs skips the listed shards; different ones are
+// refused (one output directory per distillation).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace draftbench {
+
+struct DistillOptions {
+  std::string model_path;
+  std::string prompts_path;  // JSONL: {"prompt": ..., optional "split", "id", "category"}; may be empty
+  std::string texts_path;    // JSONL: {"prompt": ..., "response": ...}; may be empty
+  std::string out_dir;
+  std::string split = "train";  // prompt records whose "split" differs are skipped (absent = used)
+  int64_t max_prompts = 0;      // 0 = all (of the split)
+  int64_t max_texts = 0;        // 0 = all
+  int sampled_every = 10;       // 0 = greedy replies only
+  float temperature = 1.0f;
+  int max_new_tokens = 128;
+  int64_t max_text_tokens = 768;  // longer text sequences are cut (reply tokens kept first)
+  int draft_steps = 5;            // T: continuation length C = T + 1
+  bool text_continuations = true;
+  int batch_size = 8;
+  int shard_items = 64;
+  uint64_t seed = 0;
+  int threads = 0;  // 0 = all cores
+  std::string command_line;  // recorded in the manifest
+};
+
+struct DistillSummary {
+  int64_t items = 0, sequences = 0, tokens = 0, trained = 0;
+  int64_t shards_written = 0, shards_skipped = 0;
+  double seconds = 0;
+};
+
+// Throws InputError naming the file and field for bad input (missing or malformed corpus,
+// a directory made with other options). `progress` gets one line per shard.
+DistillSummary run_distill(const DistillOptions& options, const std::function<void(const std::string&)>& progress);
+
+}  // namespace draftbench

@@ -1,0 +1,199 @@
+// Distillation data (engine/train): the continuation tree gives, at every trained position,
+// exactly the tokens autoregressive greedy decoding from there gives, and the hidden states
+// a plain prefill gives; `run_distill` writes checksummed shards, resumes after an
+// interruption without redoing or changing finished shards, and refuses a directory made
+// with other options.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "engine/common/error.h"
+#include "engine/decoding/prefill.h"
+#include "engine/model/model.h"
+#include "engine/train/continuation_tree.h"
+#include "engine/train/distill.h"
+#include "tests/support/greedy_reference.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/tiny_llama.h"
+
+using namespace draftbench;
+using namespace draftbench::test;
+
+namespace {
+
+constexpr int64_t kC = 4;  // continuation length in these tests
+
+DistillSequence random_sequence(const Model& m, int32_t length, int32_t first_trained, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  DistillSequence s;
+  s.tokens = m.tokenizer().encode("the cat and the dog", true, false);
+  while (static_cast<int32_t>(s.tokens.size()) < length) s.tokens.push_back(static_cast<int32_t>(3 + rng() % 250));
+  s.trained.assign(s.tokens.size(), 0);
+  for (int32_t t = first_trained; t + 1 < length; ++t) s.trained[static_cast<size_t>(t)] = 1;
+  return s;
+}
+
+// The first n tokens of plain greedy decoding after tokens[0..t], cut after a stop token
+// (-1 beyond), as the continuation tree reports them.
+std::vector<int32_t> expected_continuation(const Model& m, const std::vector<int32_t>& tokens, int32_t t) {
+  const std::vector<int32_t> prefix(tokens.begin(), tokens.begin() + t + 1);
+  std::vector<int32_t> want = greedy_reference(m, prefix, static_cast<int>(kC));
+  for (size_t j = 0; j < want.size(); ++j)
+    if (m.tokenizer().is_stop(want[j])) std::fill(want.begin() + static_cast<int64_t>(j) + 1, want.end(), -1);
+  return want;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("continuation tree: every position's branch equals greedy decoding from it; hidden states equal prefill", "[distill]") {
+  TempDir dir("continuation_tree");
+  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  const auto model = Model::load(dir / "tiny.gguf");
+  ThreadPool pool(2);
+  Transformer tf(model->config(), model->weights(), pool);
+  const int64_t E = model->config().n_embd;
+
+  for (int32_t chunk : {512, 7}) {
+    INFO("chunk " << chunk);
+    ContinuationTree tree(*model, tf, kC, chunk);
+    DistillSequence seq = random_sequence(*model, 37, 9, 3);
+    tree.run(seq, true);
+
+    KvCache cache(model->config(), 1, static_cast<int64_t>(seq.tokens.size()));
+    PrefillOutput ref;
+    const PrefillInput in{0, seq.tokens, true};
+    prefill(tf, cache, std::span(&in, 1), ref);
+    REQUIRE(seq.hidden.size() == seq.tokens.size() * static_cast<size_t>(E));
+    REQUIRE(std::equal(seq.hidden.begin(), seq.hidden.end(), ref.hidden.begin(), ref.hidden.end()));
+
+    for (int32_t t = 0; t < static_cast<int32_t>(seq.tokens.size()); ++t) {
+      const std::vector<int32_t> got(seq.continuation.begin() + t * kC, seq.continuation.begin() + (t + 1) * kC);
+      if (!seq.trained[static_cast<size_t>(t)]) {
+        REQUIRE(got == std::vector<int32_t>(kC, -1));
+        continue;
+      }
+      INFO("position " << t);
+      REQUIRE(got == expected_continuation(*model, seq.tokens, t));
+    }
+  }
+}
+
+TEST_CASE("continuation tree: on the target's own greedy reply the tree agrees with the text", "[distill]") {
+  TempDir dir("continuation_greedy");
+  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  const auto model = Model::load(dir / "tiny.gguf");
+  ThreadPool pool(2);
+  Transformer tf(model->config(), model->weights(), pool);
+  DistillSequence seq;
+  seq.tokens = model->tokenizer().encode("once upon a time", true, false);
+  const size_t n_prompt = seq.tokens.size();
+  const std::vector<int32_t> reply = greedy_reference(*model, seq.tokens, 24);
+  seq.tokens.insert(seq.tokens.end(), reply.begin(), reply.end());
+  seq.trained.assign(seq.tokens.size(), 0);
+  for (size_t t = n_prompt - 1; t + 1 < seq.tokens.size(); ++t) seq.trained[t] = 1;
+
+  ContinuationTree tree(*model, tf, kC);
+  DistillSequence from_text = seq, from_tree = seq;
+  tree.run(from_text, false);
+  tree.run(from_tree, true);
+  REQUIRE(from_text.hidden == from_tree.hidden);
+  int64_t compared = 0;
+  for (size_t i = 0; i < from_text.continuation.size(); ++i) {
+    if (from_text.continuation[i] < 0) continue;  // past the reply's end: the text does not say
+    REQUIRE(from_text.continuation[i] == from_tree.continuation[i]);
+    ++compared;
+  }
+  REQUIRE(compared > 60);
+}
+
+TEST_CASE("distill: checksummed shards, resume after an interruption, refuse other options", "[distill]") {
+  TempDir dir("distill_run");
+  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat and the dog", "split": "train"})",
+                                      R"({"prompt": "a held-out prompt", "split": "heldout"})",
+                                      R"({"prompt": "once upon a time", "split": "train"})",
+                                      R"({"prompt": "in the end, the answer is"})"});
+  write_lines(dir / "texts.jsonl", {R"({"prompt": "what is it?", "response": "it is the cat and the dog, once upon a time."})"});
+  DistillOptions o;
+  o.model_path = dir / "tiny.gguf";
+  o.prompts_path = dir / "prompts.jsonl";
+  o.texts_path = dir / "texts.jsonl";
+  o.out_dir = dir / "out";
+  o.max_new_tokens = 12;
+  o.draft_steps = static_cast<int>(kC) - 1;
+  o.sampled_every = 2;  // prompts 0 and 2 of the split also get sampled replies
+  o.shard_items = 2;
+  o.batch_size = 2;
+  o.threads = 2;
+  const auto quiet = [](const std::string&) {};
+
+  const DistillSummary first = run_distill(o, quiet);
+  REQUIRE(first.items == 6);  // 3 greedy + 2 sampled + 1 text
+  REQUIRE(first.shards_written == 3);
+  DistillData data(o.out_dir, true);
+  REQUIRE(data.continuation_length() == kC);
+  const nlohmann::json done = data.manifest();
+  int64_t tokens = 0;
+  std::vector<int> kinds(3, 0);
+  for (const std::string& path : data.shard_paths()) {
+    DistillShard shard(path, data.n_embd(), kC);
+    tokens += shard.n_tokens();
+    for (uint8_t k : shard.kind()) ++kinds[k];
+    // Greedy replies: the continuation is the text itself.
+    for (int64_t s = 0; s < shard.n_sequences(); ++s) {
+      if (shard.kind()[static_cast<size_t>(s)] != static_cast<uint8_t>(SequenceKind::greedy_response)) continue;
+      for (int64_t t = shard.offsets()[s]; t + 1 < shard.offsets()[s + 1]; ++t)
+        if (shard.trained()[static_cast<size_t>(t)]) REQUIRE(shard.continuation()[static_cast<size_t>(t * kC)] == shard.tokens()[static_cast<size_t>(t + 1)]);
+    }
+  }
+  REQUIRE(tokens == done["totals"]["tokens"].get<int64_t>());
+  REQUIRE(kinds == std::vector<int>{3, 2, 1});
+
+  // Interrupted before the last shard: the manifest lists two shards, a temporary file lies around.
+  nlohmann::json cut = done;
+  cut["shards"].erase(2);
+  cut["complete"] = false;
+  cut.erase("totals");
+  std::filesystem::remove(dir / "out/shard-00002.safetensors");
+  write_lines(dir / "out/manifest.json", {cut.dump()});
+  write_lines(dir / "out/shard-00002.safetensors.tmp", {"partial"});
+  REQUIRE_THROWS_WITH(DistillData(o.out_dir, true), Catch::Contains("has not finished"));
+  o.batch_size = 3;  // batching does not change the data
+  const DistillSummary resumed = run_distill(o, quiet);
+  REQUIRE(resumed.shards_skipped == 2);
+  REQUIRE(resumed.shards_written == 1);
+  auto checksums = [](const nlohmann::json& manifest) {
+    std::vector<std::string> out;
+    for (const auto& s : manifest["shards"]) out.push_back(s["file"].get<std::string>() + " " + s["sha256"].get<std::string>());
+    return out;
+  };
+  REQUIRE(checksums(DistillData(o.out_dir, true).manifest()) == checksums(done));  // sampled replies included
+
+  // A corrupt shard is named; other options are refused.
+  {
+    std::fstream f(dir / "out/shard-00001.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-3, std::ios::end);
+    f.put('\x7f');
+  }
+  REQUIRE_THROWS_WITH(DistillData(o.out_dir, true), Catch::Contains("shard-00001.safetensors") && Catch::Contains("sha256"));
+  o.max_new_tokens = 13;
+  REQUIRE_THROWS_WITH(run_distill(o, quiet), Catch::Contains("other options"));
+}
+
+TEST_CASE("distill: malformed corpus lines are named", "[distill]") {
+  TempDir dir("distill_bad");
+  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  write_lines(dir / "prompts.jsonl", {R"({"prompt": "fine"})", R"({"prompt": 3})"});
+  DistillOptions o;
+  o.model_path = dir / "tiny.gguf";
+  o.prompts_path = dir / "prompts.jsonl";
+  o.out_dir = dir / "out";
+  REQUIRE_THROWS_WITH(run_distill(o, [](const std::string&) {}), Catch::Contains("prompts.jsonl:2") && Catch::Contains("'prompt'"));
+}
