@@ -12,6 +12,19 @@ namespace {
 constexpr int64_t kLogitRows = 32;
 }  // namespace
 
+void continuation_from_text(DistillSequence& seq, int64_t C, const Tokenizer& tokenizer) {
+  const int64_t L = static_cast<int64_t>(seq.tokens.size());
+  seq.continuation.assign(static_cast<size_t>(L * C), -1);
+  for (int64_t t = 0; t < L; ++t) {
+    if (!seq.trained[static_cast<size_t>(t)]) continue;
+    for (int64_t j = 0; j < C && t + 1 + j < L; ++j) {
+      const int32_t token = seq.tokens[static_cast<size_t>(t + 1 + j)];
+      seq.continuation[static_cast<size_t>(t * C + j)] = token;
+      if (tokenizer.is_stop(token)) break;
+    }
+  }
+}
+
 ContinuationTree::ContinuationTree(const Model& model, Transformer& transformer, int64_t continuation_length, int32_t chunk)
     : model_(model), transformer_(transformer), C_(continuation_length), chunk_(chunk) {
   DB_CHECK(C_ >= 1 && chunk_ >= 1);
@@ -73,15 +86,7 @@ void ContinuationTree::run(DistillSequence& seq, bool continue_greedily) {
   seq.continuation.assign(static_cast<size_t>(L) * static_cast<size_t>(C_), -1);
   auto cont = [&](int64_t k, int64_t j) -> int32_t& { return seq.continuation[static_cast<size_t>(positions[static_cast<size_t>(k)] * C_ + j)]; };
   const Tokenizer& tok = model_.tokenizer();
-  if (!continue_greedily) {
-    for (int64_t k = 0; k < n_trained; ++k) {
-      for (int64_t j = 0; j < C_ && positions[static_cast<size_t>(k)] + 1 + j < L; ++j) {
-        cont(k, j) = seq.tokens[static_cast<size_t>(positions[static_cast<size_t>(k)] + 1 + j)];
-        if (tok.is_stop(cont(k, j))) break;
-      }
-    }
-    return;
-  }
+  if (!continue_greedily) return continuation_from_text(seq, C_, tok);
 
   // c_1 at every trained position, from the chain's hidden states.
   std::vector<float> trained_hidden(static_cast<size_t>(n_trained * E));

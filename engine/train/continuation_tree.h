@@ -22,6 +22,11 @@
 
 namespace draftbench {
 
+// seq.continuation from the sequence's own next tokens (the target's greedy replies are
+// their own continuation): at trained positions, up to C tokens, cut after a stop token;
+// -1 elsewhere.
+void continuation_from_text(DistillSequence& seq, int64_t continuation_length, const Tokenizer& tokenizer);
+
 class ContinuationTree {
  public:
   // C = continuation_length; `chunk` bounds the rows of one forward call.
@@ -29,8 +34,8 @@ class ContinuationTree {
 
   // Fills seq.hidden at every position. seq.continuation (at trained positions; -1 at the
   // others): with `continue_greedily`, the target's own greedy continuation from the tree;
-  // otherwise the sequence's next tokens, which is the same thing for the target's greedy
-  // replies. A continuation stops after a stop token (decoding would), -1 beyond.
+  // otherwise continuation_from_text. A continuation stops after a stop token (decoding
+  // would), -1 beyond.
   // Throws InputError if the tree does not fit the model's context.
   void run(DistillSequence& seq, bool continue_greedily);
 

@@ -118,10 +118,37 @@ void write_manifest(const std::string& dir, const nlohmann::json& manifest) {
   if (ec) throw InputError(path, "", "cannot write: " + ec.message());
 }
 
+// Autoregressive decoding that keeps the target's hidden state at every position it runs:
+// the prompt's from the prefill, then each step's root. The reply's last token is never
+// run, so a reply of R tokens leaves prompt + R - 1 rows.
+class HiddenRecorder final : public Drafter {
+ public:
+  std::string name() const override { return "autoregressive"; }
+  int32_t max_tree_nodes() const override { return 1; }
+  bool wants_prompt_hidden() const override { return true; }
+  void reset(int n) override { hidden_.assign(static_cast<size_t>(n), {}); }
+  void begin(int seq, std::span<const int32_t>, std::span<const float> prompt_hidden) override {
+    hidden_[static_cast<size_t>(seq)].assign(prompt_hidden.begin(), prompt_hidden.end());
+  }
+  void propose(const DraftContext& ctx, Draft& out) override { out.reset_to_root(ctx.root); }
+  void accept(int seq, const AcceptedPath& path) override {
+    hidden_[static_cast<size_t>(seq)].insert(hidden_[static_cast<size_t>(seq)].end(), path.hidden.begin(), path.hidden.end());
+  }
+  std::vector<float>& hidden(int seq) { return hidden_[static_cast<size_t>(seq)]; }
+
+ private:
+  std::vector<std::vector<float>> hidden_;
+};
+
+struct Reply {
+  std::vector<int32_t> prompt, reply;
+  std::vector<float> hidden;  // [prompt + reply - 1][n_embd]
+};
+
 // Replies for `items` (all greedy or all sampled), through the decoding loop in batches.
 void generate_replies(const Model& model, Transformer& transformer, std::span<const WorkItem> items, const DistillOptions& o,
-                      std::vector<std::vector<int32_t>>& prompts, std::vector<std::vector<int32_t>>& replies) {
-  AutoregressiveDrafter drafter;
+                      std::vector<Reply>& out) {
+  HiddenRecorder drafter;
   Decoder decoder(model, transformer, drafter);
   for (size_t b = 0; b < items.size(); b += static_cast<size_t>(o.batch_size)) {
     const size_t e = std::min(items.size(), b + static_cast<size_t>(o.batch_size));
@@ -137,10 +164,8 @@ void generate_replies(const Model& model, Transformer& transformer, std::span<co
       d.first_request = static_cast<uint64_t>(items[b].sample_request);
     }
     std::vector<SequenceResult> results = decoder.generate(batch, d);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      prompts.push_back(std::move(batch[i]));
-      replies.push_back(std::move(results[i].tokens));
-    }
+    for (size_t i = 0; i < batch.size(); ++i)
+      out.push_back(Reply{std::move(batch[i]), std::move(results[i].tokens), std::move(drafter.hidden(static_cast<int>(i)))});
   }
 }
 
@@ -227,24 +252,35 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
       if (it.kind == SequenceKind::greedy_response) greedy.push_back(it);
       if (it.kind == SequenceKind::sampled_response) sampled.push_back(it);
     }
-    std::vector<std::vector<int32_t>> prompt_ids, reply_ids;
-    generate_replies(*model, transformer, greedy, o, prompt_ids, reply_ids);
-    generate_replies(*model, transformer, sampled, o, prompt_ids, reply_ids);
+    std::vector<Reply> replies;
+    generate_replies(*model, transformer, greedy, o, replies);
+    generate_replies(*model, transformer, sampled, o, replies);
     size_t g = 0, s = greedy.size();
     for (const WorkItem& it : shard_items) {
-      std::optional<DistillSequence> seq;
       if (it.kind == SequenceKind::text) {
-        seq = text_sequence(*model, it, o.max_text_tokens);
-      } else {
-        const size_t k = it.kind == SequenceKind::greedy_response ? g++ : s++;
-        std::vector<int32_t> tokens = prompt_ids[k];
-        tokens.insert(tokens.end(), reply_ids[k].begin(), reply_ids[k].end());
-        if (reply_ids[k].size() >= 2) seq = make_sequence(std::move(tokens), prompt_ids[k].size(), it);
+        std::optional<DistillSequence> seq = text_sequence(*model, it, o.max_text_tokens);
+        if (!seq) continue;
+        tree.run(*seq, o.text_continuations);
+        sequences.push_back(std::move(*seq));
+        continue;
       }
-      if (!seq) continue;
-      const bool from_tree = it.kind == SequenceKind::sampled_response || (it.kind == SequenceKind::text && o.text_continuations);
-      tree.run(*seq, from_tree);
-      sequences.push_back(std::move(*seq));
+      Reply& r = replies[it.kind == SequenceKind::greedy_response ? g++ : s++];
+      if (r.reply.size() < 3) continue;  // nothing to learn from
+      std::vector<int32_t> tokens = r.prompt;
+      tokens.insert(tokens.end(), r.reply.begin(), r.reply.end());
+      DistillSequence seq = make_sequence(std::move(tokens), r.prompt.size(), it);
+      if (it.kind == SequenceKind::sampled_response) {
+        tree.run(seq, true);
+      } else {
+        // The recorded hidden states are bit-identical to a prefill's (batch-invariant
+        // kernels); the last token's was never computed, so the last position is not
+        // trained: EAGLE would regress onto it.
+        seq.hidden = std::move(r.hidden);
+        seq.hidden.resize(seq.tokens.size() * static_cast<size_t>(E), 0.0f);
+        seq.trained[seq.tokens.size() - 2] = 0;
+        continuation_from_text(seq, C, model->tokenizer());
+      }
+      sequences.push_back(std::move(seq));
     }
 
     const size_t shard_index = manifest["shards"].size();

@@ -12,6 +12,7 @@
 #include "engine/common/error.h"
 #include "engine/decoding/prefill.h"
 #include "engine/model/model.h"
+#include "engine/model/safetensors_writer.h"
 #include "engine/train/continuation_tree.h"
 #include "engine/train/distill.h"
 #include "tests/support/greedy_reference.h"
@@ -43,6 +44,11 @@ std::vector<int32_t> expected_continuation(const Model& m, const std::vector<int
   for (size_t j = 0; j < want.size(); ++j)
     if (m.tokenizer().is_stop(want[j])) std::fill(want.begin() + static_cast<int64_t>(j) + 1, want.end(), -1);
   return want;
+}
+
+uint16_t f16_bits(float v) {
+  const std::vector<uint8_t> b = encode_floats(GgmlType::F16, {v});
+  return static_cast<uint16_t>(b[0] | (b[1] << 8));
 }
 
 void write_lines(const std::string& path, const std::vector<std::string>& lines) {
@@ -134,6 +140,9 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
   o.threads = 2;
   const auto quiet = [](const std::string&) {};
 
+  const auto model = Model::load(o.model_path);
+  ThreadPool pool(2);
+  Transformer tf(model->config(), model->weights(), pool);
   const DistillSummary first = run_distill(o, quiet);
   REQUIRE(first.items == 6);  // 3 greedy + 2 sampled + 1 text
   REQUIRE(first.shards_written == 3);
@@ -146,8 +155,21 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
     DistillShard shard(path, data.n_embd(), kC);
     tokens += shard.n_tokens();
     for (uint8_t k : shard.kind()) ++kinds[k];
-    // Greedy replies: the continuation is the text itself.
     for (int64_t s = 0; s < shard.n_sequences(); ++s) {
+      // Hidden states (recorded while generating, or from the tree) are a prefill's, in F16;
+      // a greedy reply's last position was never run and is not trained.
+      const int64_t b = shard.offsets()[s], L = shard.offsets()[s + 1] - b;
+      const std::vector<int32_t> seq_tokens(shard.tokens().begin() + b, shard.tokens().begin() + b + L);
+      KvCache cache(model->config(), 1, L);
+      PrefillOutput ref;
+      const PrefillInput in{0, seq_tokens, true};
+      prefill(tf, cache, std::span(&in, 1), ref);
+      const bool generated = shard.kind()[static_cast<size_t>(s)] == static_cast<uint8_t>(SequenceKind::greedy_response);
+      const int64_t E = data.n_embd();
+      for (int64_t i = 0; i < (L - (generated ? 1 : 0)) * E; ++i)
+        REQUIRE(shard.hidden_f16()[static_cast<size_t>(b * E + i)] == f16_bits(ref.hidden[static_cast<size_t>(i)]));
+      if (generated) REQUIRE(shard.trained()[static_cast<size_t>(b + L - 2)] == 0);
+      // Greedy replies: the continuation is the text itself.
       if (shard.kind()[static_cast<size_t>(s)] != static_cast<uint8_t>(SequenceKind::greedy_response)) continue;
       for (int64_t t = shard.offsets()[s]; t + 1 < shard.offsets()[s + 1]; ++t)
         if (shard.trained()[static_cast<size_t>(t)]) REQUIRE(shard.continuation()[static_cast<size_t>(t * kC)] == shard.tokens()[static_cast<size_t>(t + 1)]);
