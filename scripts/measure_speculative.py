@@ -37,6 +37,8 @@ def main():
     ap.add_argument("--weights-root", required=True)
     ap.add_argument("--prompts", required=True)
     ap.add_argument("--n-prompts", type=int, default=8)
+    ap.add_argument("--split", default="heldout", help="corpus JSONL prompts: use only this split (trained drafters: never 'train')")
+    ap.add_argument("--chat", action="store_true", help="wrap prompts in the chat template (as the drafters were trained)")
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--temperatures", default="0,1")
     ap.add_argument("--draft-vocab", type=int, default=8192)
@@ -53,13 +55,21 @@ def main():
             subprocess.run([a.draftbench, "drafter", "init", "--model", a.model, "--drafter", kind, "--out", d,
                             "--draft-vocab", str(a.draft_vocab), "--seed", "1"], check=True, capture_output=True)
     with open(a.prompts) as f:
-        prompts = [line.rstrip("\n") for line in f if line.strip()][: a.n_prompts]
-    tmp = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
-    tmp.write("\n".join(prompts) + "\n")
+        lines = [line for line in f if line.strip()]
+    if lines and lines[0].lstrip().startswith("{"):  # corpus JSONL: one split, in file order
+        records = [json.loads(line) for line in lines]
+        prompts = [r["prompt"] for r in records if not a.split or r.get("split", a.split) == a.split][: a.n_prompts]
+    else:
+        prompts = [line.rstrip("\n") for line in lines][: a.n_prompts]
+    tmp = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+    for i, p in enumerate(prompts):
+        tmp.write(json.dumps({"id": str(i + 1), "prompt": p}) + "\n")
     tmp.close()
 
-    base = [a.draftbench, "generate", "--model", a.model, "--prompts-file", tmp.name, "--json", "--ignore-eos",
+    base = [a.draftbench, "generate", "--model", a.model, "--prompts-file", tmp.name, "--json",
             "--max-new-tokens", str(a.max_new_tokens), "--seed", "1"]
+    # Chat replies end at the end of the turn, as they were trained; raw prompts run to the length limit.
+    base += ["--chat"] if a.chat else ["--ignore-eos"]
     if a.threads:
         base += ["--threads", str(a.threads)]
     drafters = {

@@ -70,14 +70,21 @@ std::vector<PromptEntry> read_prompts_file(const std::string& path) {
       throw InputError(path, where, fmt::format("not valid JSON (parse error at byte {}; expected one MT-Bench question object per line)", e.byte));
     }
     if (!j.is_object()) throw InputError(path, where, "not a JSON object (expected an MT-Bench question)");
-    const auto turns = j.find("turns");
-    if (turns == j.end() || !turns->is_array() || turns->empty() || !(*turns)[0].is_string())
-      throw InputError(path, where + " field 'turns'", "missing or not a non-empty array of strings");
     PromptEntry e;
-    const auto qid = j.find("question_id");
+    const auto turns = j.find("turns");
+    const auto prompt = j.find("prompt");
+    if (turns != j.end() || prompt == j.end()) {
+      if (turns == j.end() || !turns->is_array() || turns->empty() || !(*turns)[0].is_string())
+        throw InputError(path, where + " field 'turns'", "missing or not a non-empty array of strings (or give \"prompt\": a string)");
+      e.text = (*turns)[0].get<std::string>();
+    } else {
+      if (!prompt->is_string() || prompt->get<std::string>().empty()) throw InputError(path, where + " field 'prompt'", "expected a non-empty string");
+      e.text = prompt->get<std::string>();
+    }
+    auto qid = j.find("question_id");
+    if (qid == j.end()) qid = j.find("id");
     e.id = qid == j.end() ? std::to_string(i + 1) : (qid->is_string() ? qid->get<std::string>() : qid->dump());
     if (const auto cat = j.find("category"); cat != j.end() && cat->is_string()) e.category = cat->get<std::string>();
-    e.text = (*turns)[0].get<std::string>();
     out.push_back(std::move(e));
   }
   if (out.empty()) throw InputError(path, "", "holds no prompts");

@@ -20,8 +20,9 @@ struct PromptEntry {
   std::string text;      // the first turn
 };
 
-// Plain text (one prompt per non-empty line) or MT-Bench question JSONL (one object per
-// line with "question_id", "category" and "turns"; the first turn is the prompt): a file
+// Plain text (one prompt per non-empty line) or JSONL: MT-Bench questions (one object per
+// line with "question_id", "category" and "turns"; the first turn is the prompt) or
+// draftbench's corpus records ("id", "category", "prompt"): a file
 // whose first non-blank character is '{' is read as JSONL. Throws InputError naming the
 // file, the line and what was expected.
 std::vector<PromptEntry> read_prompts_file(const std::string& path);
