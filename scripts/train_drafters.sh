@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The default drafters for the default model, end to end, by our own commands (issue 4):
+#   1. draftbench distill: the target's replies to the training split of
+#      datasets/corpus/prompts.jsonl (greedy, and every 16th also sampled), with hidden
+#      states and greedy continuations -> data/distill/responses
+#   2. draftbench train: ReDrafter, Medusa and EAGLE on those (distilled labels)
+#   3. the ground-truth ReDrafter for Table 6: distill the human-written
+#      datasets/corpus/ground_truth.jsonl (hidden states only) and train on its own tokens
+#   4. install each into models/drafters/<name>/ (fp16 safetensors + drafter.json) with
+#      provenance.json: commands, corpus and data checksums, seed, epochs, losses,
+#      accuracies, training time
+# Every stage resumes: distill continues after its last shard, and a drafter whose
+# train_result.json exists is not retrained. Work files go to $DATA (default data/).
+#
+#   scripts/train_drafters.sh            the shipped drafters (hours on 2 cores)
+#   scripts/train_drafters.sh --smoke    the whole pipeline on a tiny slice (< 2 minutes),
+#                                        into $DATA/smoke, then checks that the engine loads
+#                                        each drafter and decodes losslessly with it
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+smoke=0
+[[ "${1:-}" == "--smoke" ]] && smoke=1
+DRAFTBENCH=${DRAFTBENCH:-build/release/draftbench}
+MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf}
+DATA=${DATA:-data}
+SEED=${SEED:-0}
+[[ -x $DRAFTBENCH ]] || { echo "train_drafters: $DRAFTBENCH not built (run scripts/setup.sh)" >&2; exit 1; }
+
+if ((smoke)); then
+  work=$DATA/smoke
+  install_root=$work/drafters
+  distill_args=(--max-prompts 6 --sampled-every 3 --max-new-tokens 24 --batch-size 3 --shard-items 4)
+  text_args=(--max-texts 3 --max-text-tokens 96)
+  train_args=(--epochs 1 --max-steps 4 --batch-size 32 --draft-vocab 2048 --log-every 1)
+  eagle_args=(--batch-size 4)
+else
+  work=$DATA
+  install_root=models/drafters
+  distill_args=(--max-prompts 1600 --sampled-every 16 --max-new-tokens 128 --batch-size 16 --shard-items 64)
+  text_args=(--max-text-tokens 512)
+  train_args=(--epochs 2)
+  eagle_args=()
+fi
+mkdir -p "$work"
+log() { echo "train_drafters: $*" >&2; }
+run() { log "$*"; "$@"; }
+
+# 1. Replies to the training prompts (held-out prompts are never distilled).
+run "$DRAFTBENCH" distill --model "$MODEL" --prompts datasets/corpus/prompts.jsonl --split train \
+  "${distill_args[@]}" --seed "$SEED" --out "$work/distill/responses"
+
+# 2-3. Drafters; name, data, labels, extra options.
+train() {
+  local name=$1 drafter=$2 data=$3 labels=$4; shift 4
+  local out=$work/train/$name
+  if [[ -f $out/train_result.json ]]; then
+    log "$name: already trained ($out)"
+  else
+    rm -rf "$out"
+    run "$DRAFTBENCH" train --drafter "$drafter" --model "$MODEL" --data "$data" --labels "$labels" \
+      --seed "$SEED" "${train_args[@]}" "$@" --out "$out"
+  fi
+  ship "$name" "$out" "$data"
+}
+
+# The exported drafter and its provenance, without the per-epoch checkpoints.
+ship() {
+  local name=$1 out=$2 data=$3 dest=$install_root/$1
+  mkdir -p "$dest"
+  cp "$out/drafter.json" "$out/model.safetensors" "$dest/"
+  python3 - "$out" "$data" "$dest" "$name" <<'PYEOF'
+import hashlib, json, os, sys
+out, data, dest, name = sys.argv[1:]
+result = json.load(open(os.path.join(out, "train_result.json")))
+manifest = json.load(open(os.path.join(data, "manifest.json")))
+sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+provenance = {
+    "drafter": name,
+    "train": result,
+    "distill": {
+        "command": manifest.get("command"),
+        "settings": manifest["settings"],
+        "target": manifest["target"],
+        "inputs": manifest["inputs"],
+        "totals": manifest.get("totals"),
+        "manifest_sha256": sha(os.path.join(data, "manifest.json")),
+    },
+    "files": {f: sha(os.path.join(dest, f)) for f in ("drafter.json", "model.safetensors")},
+}
+json.dump(provenance, open(os.path.join(dest, "provenance.json"), "w"), indent=2)
+open(os.path.join(dest, "provenance.json"), "a").write("\n")
+PYEOF
+  log "$name -> $dest ($(du -h "$dest/model.safetensors" | cut -f1))"
+}
+
+responses=$work/distill/responses
+train redrafter redrafter "$responses" distilled
+train medusa medusa "$responses" distilled
+train eagle eagle "$responses" distilled "${eagle_args[@]}"
+
+run "$DRAFTBENCH" distill --model "$MODEL" --texts datasets/corpus/ground_truth.jsonl --no-text-continuations \
+  "${text_args[@]}" --seed "$SEED" --out "$work/distill/ground_truth"
+train redrafter-ground-truth redrafter "$work/distill/ground_truth" ground_truth
+
+if ((smoke)); then
+  # The engine loads every drafter, and decoding with it is lossless.
+  prompt="Give me three tips for a rainy weekend."
+  want=$("$DRAFTBENCH" generate --model "$MODEL" --chat --prompt "$prompt" --max-new-tokens 24 2>/dev/null)
+  for name in redrafter medusa eagle redrafter-ground-truth; do
+    kind=${name%-ground-truth}
+    got=$("$DRAFTBENCH" generate --model "$MODEL" --chat --prompt "$prompt" --max-new-tokens 24 \
+      --drafter "$kind" --drafter-weights "$install_root/$name" 2>/dev/null)
+    [[ "$got" == "$want" ]] || { log "$name: output differs from autoregressive decoding"; exit 1; }
+    log "$name: loads, decodes losslessly"
+  done
+fi
+log "done"
