@@ -215,11 +215,19 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
   size_t next_item = 0;
   if (fs::exists(manifest_path)) {
     const nlohmann::json old = read_json_file(manifest_path, "distill manifest");
+    // Without texts, the items of fewer prompts are a prefix of the items of more: a
+    // distillation may be extended (or stopped early) by changing --max-prompts alone.
+    const bool prefix_extensible = texts.empty();
     for (const char* key : {"format", "version", "settings", "inputs"}) {
       nlohmann::json a = old.value(key, nlohmann::json()), b = manifest[key];
-      if (std::string(key) == "inputs")  // paths may differ between machines; contents may not
-        for (auto* v : {&a, &b})
-          for (auto& input : *v) input.erase("path");
+      for (auto* v : {&a, &b}) {
+        if (std::string(key) == "inputs")  // paths may differ between machines; contents may not
+          for (auto& input : *v) {
+            input.erase("path");
+            if (prefix_extensible) input.erase("records");
+          }
+        if (std::string(key) == "settings" && prefix_extensible && v->is_object()) v->erase("max_prompts");
+      }
       if (a != b)
         throw InputError(manifest_path, fmt::format("field '{}'", key), "this directory was made with other options or inputs: use a new --out");
     }
@@ -233,6 +241,8 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
       next_item = s["first_item"].get<size_t>() + s["items"].get<size_t>();
       ++summary.shards_skipped;
     }
+    if (next_item > items.size())
+      throw InputError(manifest_path, "field 'shards'", fmt::format("the finished shards cover {} items, more than the {} of these options", next_item, items.size()));
   }
   write_manifest(o.out_dir, manifest);
 

@@ -209,6 +209,33 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
   REQUIRE_THROWS_WITH(run_distill(o, quiet), Catch::Contains("other options"));
 }
 
+TEST_CASE("distill: without texts, --max-prompts may grow or shrink on resume (items are a prefix)", "[distill]") {
+  TempDir dir("distill_extend");
+  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat"})", R"({"prompt": "the dog"})", R"({"prompt": "once upon"})",
+                                      R"({"prompt": "a time"})", R"({"prompt": "in the end"})"});
+  DistillOptions o;
+  o.model_path = dir / "tiny.gguf";
+  o.prompts_path = dir / "prompts.jsonl";
+  o.max_new_tokens = 6;
+  o.sampled_every = 0;
+  o.shard_items = 2;
+  const auto quiet = [](const std::string&) {};
+  o.out_dir = dir / "whole";
+  run_distill(o, quiet);
+  o.out_dir = dir / "grown";
+  o.max_prompts = 2;
+  REQUIRE(run_distill(o, quiet).shards_written == 1);
+  o.max_prompts = 0;
+  const DistillSummary grown = run_distill(o, quiet);
+  REQUIRE(grown.shards_skipped == 1);
+  REQUIRE(grown.shards_written == 2);
+  for (const char* shard : {"shard-00000.safetensors", "shard-00001.safetensors", "shard-00002.safetensors"})
+    REQUIRE(sha256_file(dir / (std::string("whole/") + shard)) == sha256_file(dir / (std::string("grown/") + shard)));
+  o.max_prompts = 1;  // fewer items than the finished shards hold
+  REQUIRE_THROWS_WITH(run_distill(o, quiet), Catch::Contains("more than the 1"));
+}
+
 TEST_CASE("distill: malformed corpus lines are named", "[distill]") {
   TempDir dir("distill_bad");
   write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
