@@ -14,7 +14,7 @@
 #
 #   scripts/train_drafters.sh            the shipped drafters (hours on 2 cores)
 #   scripts/train_drafters.sh --smoke    the whole pipeline on a tiny slice (< 2 minutes),
-#                                        into $DATA/smoke, then checks that the engine loads
+#                                        into $DATA (default data/smoke), then checks that the engine loads
 #                                        each drafter and decodes losslessly with it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,24 +23,22 @@ smoke=0
 [[ "${1:-}" == "--smoke" ]] && smoke=1
 DRAFTBENCH=${DRAFTBENCH:-build/release/draftbench}
 MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf}
-DATA=${DATA:-data}
+DATA=${DATA:-data$( ((smoke)) && echo /smoke)}
 SEED=${SEED:-0}
 [[ -x $DRAFTBENCH ]] || { echo "train_drafters: $DRAFTBENCH not built (run scripts/setup.sh)" >&2; exit 1; }
 
 if ((smoke)); then
-  work=$DATA/smoke
+  work=$DATA
   install_root=$work/drafters
   distill_args=(--max-prompts 6 --sampled-every 3 --max-new-tokens 24 --batch-size 3 --shard-items 4)
   text_args=(--max-texts 3 --max-text-tokens 96)
-  train_args=(--epochs 1 --max-steps 4 --batch-size 32 --draft-vocab 2048 --log-every 1)
-  eagle_args=(--batch-size 4)
+  train_args=(--epochs 1 --max-steps 4 --batch-size 64 --draft-vocab 2048 --log-every 1)
 else
   work=$DATA
   install_root=models/drafters
   distill_args=(--max-prompts 1600 --sampled-every 16 --max-new-tokens 128 --batch-size 16 --shard-items 64)
   text_args=(--max-text-tokens 512)
   train_args=(--epochs 2)
-  eagle_args=()
 fi
 mkdir -p "$work"
 log() { echo "train_drafters: $*" >&2; }
@@ -97,7 +95,7 @@ PYEOF
 responses=$work/distill/responses
 train redrafter redrafter "$responses" distilled
 train medusa medusa "$responses" distilled
-train eagle eagle "$responses" distilled "${eagle_args[@]}"
+train eagle eagle "$responses" distilled
 
 run "$DRAFTBENCH" distill --model "$MODEL" --texts datasets/corpus/ground_truth.jsonl --no-text-continuations \
   "${text_args[@]}" --seed "$SEED" --out "$work/distill/ground_truth"

@@ -16,6 +16,7 @@ Run add_inspect(CLI::App& app);
 Run add_drafter(CLI::App& app);
 // `command_line` (the whole invocation) is recorded in the outputs' provenance.
 Run add_distill(CLI::App& app, const std::string& command_line);
+Run add_train(CLI::App& app, const std::string& command_line);
 
 // Where the README's set-up command puts the default model: models/ of the checkout,
 // found from the working directory or from the binary's place in build/<preset>/.

@@ -68,6 +68,10 @@ class EagleDrafter final : public Drafter {
   void accept(int seq, const AcceptedPath& path) override;
 
   const ModelConfig& draft_config() const { return parts_.config; }
+  // After propose: the draft log-probabilities over the draft vocabulary at the root and the
+  // feature predicted there (the trainer's parity tests compare them with libtorch's).
+  std::span<const float> root_log_probs() const { return root_logp_; }
+  std::span<const float> root_feature() const { return root_feature_; }
 
  private:
   // Pairs (x_{i+1}, f_i) not yet in the draft's KV cache.

@@ -1,5 +1,6 @@
 #include "engine/tokenizer/tokenizer.h"
 
+#include <sentencepiece_processor.h>
 
 #include <algorithm>
 #include <array>
@@ -13,7 +14,6 @@
 
 #include "engine/common/error.h"
 #include "engine/tokenizer/sentencepiece_model_proto.h"
-#include "engine/tokenizer/sentencepiece_module.h"
 
 namespace draftbench {
 namespace {
@@ -138,7 +138,7 @@ struct Tokenizer::Impl {
   bool add_space_prefix = false, add_bos = true, add_eos = false;
   int32_t bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;
 
-  std::unique_ptr<SentencePieceEncoder> processor;
+  sentencepiece::SentencePieceProcessor processor;
 
   int32_t size() const { return static_cast<int32_t>(pieces.size()); }
   std::vector<Fragment> partition_special_tokens(std::string_view text, bool parse_special) const;
@@ -352,7 +352,8 @@ Tokenizer Tokenizer::from_vocab(const VocabSpec& spec, std::string_view source) 
   model.unk_piece = unknown_text;
   model.bos_id = model.eos_id = model.pad_id = -1;  // BOS/EOS are added by encode(), not SentencePiece
 
-  impl->processor = std::make_unique<SentencePieceEncoder>(serialize_sentencepiece_model(model), std::string(source));
+  const auto status = impl->processor.LoadFromSerializedProto(serialize_sentencepiece_model(model));
+  if (!status.ok()) throw InputError(source, "SentencePiece model", status.ToString());
   return Tokenizer(std::move(impl));
 }
 
@@ -396,7 +397,8 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos, bool
       ids.push_back(fragment.token);
       continue;
     }
-    vocab.processor->encode(text.substr(fragment.offset, fragment.length), fragment_ids);
+    const auto status = vocab.processor.Encode(text.substr(fragment.offset, fragment.length), &fragment_ids);
+    if (!status.ok()) throw std::runtime_error("tokenizer: SentencePiece encode failed: " + status.ToString());
     for (int id : fragment_ids) {
       // Only the stand-in UNKNOWN piece lies past the vocabulary, and byte fallback with
       // all 256 byte tokens present never emits it.

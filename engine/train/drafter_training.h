@@ -1,0 +1,94 @@
+// Training a drafter on `draftbench distill` data (method.md §7; the reference recipes in
+// reference/redrafter.md §1.7 and medusa_eagle_specbench.md §1.1, §2.3): `draftbench train`.
+//
+// The target LLM stays frozen and outside the autograd graph: its input embeddings come from
+// the engine (embed_tokens, Gemma's sqrt(n_embd) scaling included) and its LM-head rows of the
+// draft vocabulary, dequantised, are every drafter's output layer — exactly the engine's
+// "target rows" head, so the shipped files hold only the drafter's own weights.
+//
+// This header is torch-free: the CLI and anything else include it without seeing libtorch.
+// The implementation lives in engine/train/torch/: the engine side in the static library
+// draftbench_trainer, libtorch behind it in the module libdraftbench_torch.so, loaded at run
+// time (torch_backend.h explains why the two cannot share one symbol namespace).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace draftbench {
+
+struct TrainOptions {
+  std::string drafter;    // redrafter | medusa | eagle
+  std::string data_dir;   // a `draftbench distill` output directory (manifest.json + shards)
+  std::string out_dir;    // the exported drafter, train_log.json, train_result.json, epoch-N/
+  std::string model_path; // the target the data was distilled from (GGUF or HF directory)
+
+  int epochs = 2;
+  double lr = 1e-3;
+  // Positions per optimiser step (EAGLE: trained positions, gathered from whole sequences).
+  // 0 = the drafter's default (kDefaultBatchSize).
+  int64_t batch_size = 0;
+  uint64_t seed = 0;
+  // ReDrafter: draft steps (beam length - 1); Medusa: heads. Must be < the data's
+  // continuation length for distilled labels.
+  int draft_steps = 5;
+  int medusa_heads = 4;
+  int num_layers = 0;  // residual blocks: ReDrafter's num_draft_layers (default 2), Medusa's per head (1)
+  std::string labels = "distilled";  // distilled | ground_truth (EAGLE learns the target's features either way)
+  int64_t draft_vocab = 32768;       // most frequent response tokens + stop tokens
+  int threads = 0;                   // torch intra-op threads; 0 = the machine's core count
+  int64_t max_positions = 0;         // > 0: train on at most this many positions per epoch (the first, in corpus order)
+  int64_t max_steps = 0;             // > 0: stop after this many optimiser steps (the schedule spans them)
+  double warmup = 0.1;               // share of the steps with a linear warm-up, then cosine decay to 0
+  double weight_decay = 0.0;         // AdamW's decoupled decay (ReDrafter's and Medusa's recipes use 0)
+  double grad_clip = -1.0;           // < 0: the drafter's default (see trainer.cpp); 0: off
+  double valid_fraction = 0.02;      // records held out for validation (the last ones of the corpus)
+  int64_t max_sequence_length = 2048;  // EAGLE: positions of a sequence used (the reference's max_len)
+  double eagle_noise = 0.2;          // EAGLE: uniform noise on input features, the reference's "std"
+  std::string dtype = "f16";         // exported weights: f16 | f32
+  int log_every = 20;                // optimiser steps between train_log.json entries
+  bool verify_checksums = true;      // check every shard's sha256 against the manifest
+  std::string command_line;          // recorded in train_result.json
+  // Progress lines (one per log entry and epoch); empty = silent.
+  std::function<void(const std::string&)> progress;
+};
+
+inline constexpr int64_t kDefaultBatchSize = 256;
+
+struct StepMetrics {
+  double loss = 0, top1 = 0, top5 = 0;  // per draft step / head (EAGLE: one entry)
+  int64_t positions = 0;                // labels that counted
+};
+
+struct EpochSummary {
+  int epoch = 0;
+  double train_loss = 0, valid_loss = 0;
+  std::vector<StepMetrics> train_steps, valid_steps;
+  double seconds = 0;
+};
+
+struct TrainResult {
+  std::string out_dir;
+  int64_t optimizer_steps = 0;
+  int64_t positions_trained = 0;  // summed over epochs
+  double seconds = 0;
+  double positions_per_second = 0;
+  int64_t draft_vocab_size = 0;
+  double label_coverage = 0;  // share of training labels inside the draft vocabulary
+  std::vector<EpochSummary> epochs;
+  nlohmann::json provenance;  // what train_result.json holds
+};
+
+// Trains and exports. Throws InputError for bad options (naming the option and the expected
+// values), a data directory that is missing or does not fit the target (n_embd, vocabulary,
+// continuation length), or an unwritable output directory.
+TrainResult train_drafter(const TrainOptions& options);
+
+// "redrafter, medusa, eagle"
+const char* trainable_drafters();
+
+}  // namespace draftbench

@@ -1,0 +1,203 @@
+// train_drafter end to end on tiny models and synthetic distill data: the loss falls on a
+// learnable pattern and the engine then drafts that pattern with the exported weights; the
+// same seed exports byte-identical weights; bad input fails with InputError naming it.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "engine/common/error.h"
+#include "engine/drafters/make_drafter.h"
+#include "engine/model/model.h"
+#include "kernels/quant/blocks.h"
+#include "engine/train/drafter_training.h"
+#include "engine/train/torch/torch_backend.h"
+#include "engine/train/torch/training_corpus.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/tiny_llama.h"
+#include "tests/train/train_fixtures.h"
+
+using namespace draftbench;
+using namespace draftbench::test;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+// Sanitizer builds cannot load libtorch's module (torch_backend.h): skip there.
+#define SKIP_WITHOUT_TORCH()              \
+  do {                                    \
+    std::string why;                      \
+    if (!torch_backend_available(&why)) { \
+      WARN("skipped: " << why);           \
+      return;                             \
+    }                                     \
+  } while (0)
+
+namespace {
+
+struct Setup {
+  TempDir dir;
+  std::unique_ptr<Model> model;
+  std::string model_path;
+  explicit Setup(const std::string& name, const SyntheticCorpus& corpus = {}) : dir(name) {
+    model_path = dir / "tiny.gguf";
+    write_llama_gguf(make_tiny_llama(), model_path);
+    model = Model::load(model_path);
+    write_synthetic_distill(*model, model_path, dir / "data", corpus);
+  }
+  TrainOptions options(const std::string& drafter, const std::string& out) const {
+    TrainOptions o;
+    o.drafter = drafter;
+    o.data_dir = dir / "data";
+    o.out_dir = dir / out;
+    o.model_path = model_path;
+    o.epochs = 6;
+    o.lr = 1e-2;
+    o.batch_size = 64;
+    o.draft_steps = 4;
+    o.medusa_heads = 3;
+    o.draft_vocab = 64;
+    o.threads = 1;
+    o.log_every = 1;
+    o.valid_fraction = 0.1;
+    o.dtype = "f32";
+    return o;
+  }
+};
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(file_bytes(path)); }
+
+// The first logged loss against the last epoch's: the pattern must be learnt, not just nudged.
+void check_learnt(const TrainOptions& o, const TrainResult& r, double max_ratio) {
+  const nlohmann::json log = read_json(o.out_dir + "/train_log.json");
+  REQUIRE(!log["entries"].empty());
+  const double first = log["entries"][0]["loss"].get<double>();
+  INFO(o.drafter << ": first loss " << first << ", last epoch " << r.epochs.back().train_loss << ", valid " << r.epochs.back().valid_loss);
+  CHECK(r.epochs.back().train_loss < max_ratio * first);
+  CHECK(r.epochs.back().valid_loss < max_ratio * first);
+  CHECK(r.epochs.back().valid_steps[0].positions > 0);
+  for (int e = 1; e <= o.epochs; ++e) CHECK(fs::exists(o.out_dir + "/epoch-" + std::to_string(e) + "/drafter.json"));
+  const nlohmann::json result = read_json(o.out_dir + "/train_result.json");
+  CHECK(result["provenance"]["data_manifest_sha256"].get<std::string>().size() == 64);
+  CHECK(result["provenance"]["positions_trained"].get<int64_t>() == r.positions_trained);
+}
+
+// The engine drafts with the exported weights: from any point of the corpus's cycle, the
+// trained ReDrafter's greedy beam must continue the cycle.
+double redrafter_hit_rate(const Setup& s, const std::string& weights) {
+  ThreadPool pool(1);
+  DrafterOptions options;
+  options.kind = "redrafter";
+  options.weights_dir = weights;
+  options.beam_width = 1;
+  options.beam_length = 5;
+  const auto drafter = make_drafter(options, *s.model, pool);
+  // A corpus sequence, rebuilt by reading the first shard back.
+  const DistillData data(s.dir / "data", false);
+  const DistillShard shard(data.shard_paths()[0], data.n_embd(), data.continuation_length());
+  const int64_t E = data.n_embd(), n = shard.offsets()[1];
+  int hits = 0, total = 0;
+  for (int64_t t = 5; t + 5 < n; ++t) {
+    std::vector<float> h(static_cast<size_t>(E));
+    for (int64_t i = 0; i < E; ++i) h[static_cast<size_t>(i)] = fp16_to_fp32(shard.hidden_f16()[static_cast<size_t>(t * E + i)]);
+    Draft draft;
+    drafter->propose(DraftContext{0, {}, shard.tokens()[static_cast<size_t>(t + 1)], h}, draft);
+    for (int32_t i = 1; i < draft.tree.size(); ++i, ++total) hits += draft.tree.tokens[static_cast<size_t>(i)] == shard.tokens()[static_cast<size_t>(t + 1 + i)];
+  }
+  return total ? static_cast<double>(hits) / total : 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("trainer: the draft vocabulary is the most frequent response tokens plus the stop tokens", "[train]") {
+  std::vector<int64_t> counts(20, 0);
+  counts[5] = 10, counts[7] = 10, counts[3] = 4, counts[9] = 7, counts[11] = 1, counts[2] = 3;
+  // Ties to the lower id; stop 2 seen (rank 5) and stop 1 never seen take the last places.
+  CHECK(choose_draft_vocab(counts, 4, {1, 2}) == std::vector<int32_t>{5, 7, 2, 1});
+  CHECK(choose_draft_vocab(counts, 5, {2}) == std::vector<int32_t>{5, 7, 9, 3, 2});
+  // Fewer distinct tokens than asked: the ones seen, and the stop token.
+  CHECK(choose_draft_vocab(counts, 100, {19}) == std::vector<int32_t>{5, 7, 9, 3, 2, 11, 19});
+}
+
+TEST_CASE("trainer: ReDrafter learns a pattern, and the engine drafts it with the exported weights", "[train]") {
+  SKIP_WITHOUT_TORCH();
+  Setup s("train_redrafter");
+  const TrainOptions o = s.options("redrafter", "out");
+  const TrainResult r = train_drafter(o);
+  check_learnt(o, r, 0.25);
+  CHECK(r.draft_vocab_size == 24 + static_cast<int64_t>(s.model->tokenizer().stop_ids().size()));
+  CHECK(r.label_coverage == 1.0);
+  CHECK(redrafter_hit_rate(s, o.out_dir) > 0.9);
+}
+
+TEST_CASE("trainer: Medusa learns a pattern", "[train]") {
+  SKIP_WITHOUT_TORCH();
+  Setup s("train_medusa");
+  const TrainOptions o = s.options("medusa", "out");
+  check_learnt(o, train_drafter(o), 0.5);
+  const nlohmann::json config = read_json(o.out_dir + "/drafter.json");
+  CHECK(config["num_heads"] == 3);
+  CHECK(config["head"] == "target");
+}
+
+TEST_CASE("trainer: EAGLE learns the target's features", "[train]") {
+  SKIP_WITHOUT_TORCH();
+  Setup s("train_eagle");
+  TrainOptions o = s.options("eagle", "out");
+  o.lr = 3e-3;
+  check_learnt(o, train_drafter(o), 0.5);
+  ThreadPool pool(1);
+  DrafterOptions options;
+  options.kind = "eagle";
+  options.weights_dir = o.out_dir;
+  CHECK(make_drafter(options, *s.model, pool) != nullptr);
+}
+
+TEST_CASE("trainer: the same seed exports byte-identical weights; another seed does not", "[train]") {
+  SKIP_WITHOUT_TORCH();
+  Setup s("train_determinism");
+  for (const char* drafter : {"redrafter", "eagle"}) {
+    INFO(drafter);
+    auto run = [&](uint64_t seed, const std::string& out) {
+      TrainOptions o = s.options(drafter, out);
+      o.epochs = 1;
+      o.seed = seed;
+      o.threads = 2;
+      o.dtype = "f16";
+      train_drafter(o);
+      return file_bytes(o.out_dir + "/model.safetensors");
+    };
+    const std::string a = run(5, std::string(drafter) + "_a"), b = run(5, std::string(drafter) + "_b"), c = run(6, std::string(drafter) + "_c");
+    REQUIRE(!a.empty());
+    CHECK(a == b);
+    CHECK(a != c);
+  }
+}
+
+TEST_CASE("trainer: bad options and data fail naming what is wrong", "[train]") {
+  SKIP_WITHOUT_TORCH();
+  Setup s("train_errors");
+  TrainOptions o = s.options("redrafter", "out");
+  o.drafter = "lookahead";
+  CHECK_THROWS_WITH(train_drafter(o), Contains("--drafter") && Contains("lookahead"));
+  o = s.options("medusa", "out");
+  o.data_dir = s.dir / "nowhere";
+  CHECK_THROWS_WITH(train_drafter(o), Contains("nowhere") && Contains("manifest.json"));
+  o = s.options("redrafter", "out");
+  o.draft_steps = 6;  // the data holds continuation_length 6: 5 distilled labels per position
+  CHECK_THROWS_WITH(train_drafter(o), Contains("continuation_length") && Contains("--draft-steps"));
+  // Data distilled from a model of another hidden size.
+  TinyLlamaShape narrow;
+  narrow.hidden = 32;
+  narrow.heads = 2;
+  narrow.kv_heads = 1;
+  write_llama_gguf(make_tiny_llama(narrow), s.dir / "narrow.gguf");
+  o = s.options("eagle", "out");
+  o.model_path = s.dir / "narrow.gguf";
+  CHECK_THROWS_WITH(train_drafter(o), Contains("n_embd") && Contains("32"));
+}
