@@ -75,7 +75,7 @@ void write_native_drafter(const std::string& dir, const nlohmann::json& config, 
 }
 
 DrafterCheckpoint::DrafterCheckpoint(const std::string& dir)
-    : dir_(dir), config_path_(config_path_in(dir)), source_(dir), binder_(source_, owned_, /*widen_half=*/true) {
+    : dir_(dir), config_path_(config_path_in(dir)), source_(dir), binder_(source_, owned_) {
   config_ = read_json_file(config_path_, "the drafter config");
   if (!config_.is_object()) throw InputError(config_path_, "", fmt::format("holds {} (expected a JSON object)", printable_json(config_)));
   fields_ = std::make_unique<ConfigFields>(config_, config_path_);

@@ -145,11 +145,7 @@ WeightMatrix WeightBinder::matrix(const std::string& name, int64_t n_out, int64_
   const auto [file, t] = require(name);
   check_shape(*file, *t, {n_out, n_in}, dims);
   const GgmlType type = file->float_type(*t);
-  if (!widen_half_ || type == GgmlType::F32) return WeightMatrix{type, n_in, n_out, aligned(*t, type)};
-  const uint8_t* src = aligned(*t, type);
-  std::vector<float>& out = owned_.emplace_back(static_cast<size_t>(n_out * n_in));
-  for (int64_t r = 0; r < n_out; ++r) dequantize_row(type, src + static_cast<size_t>(r) * ggml_row_bytes(type, n_in), out.data() + r * n_in, n_in);
-  return WeightMatrix{GgmlType::F32, n_in, n_out, reinterpret_cast<const uint8_t*>(out.data())};
+  return WeightMatrix{type, n_in, n_out, aligned(*t, type)};
 }
 
 const float* WeightBinder::vector(const std::string& name, int64_t n, const char* dims) {

@@ -79,15 +79,9 @@ class TensorSource {
 // Binds tensors, checking shape and dtype. Converted or realigned copies go to `owned`.
 class WeightBinder {
  public:
-  // `widen_half`: F16/BF16 matrices become F32 copies (see matrix()).
-  WeightBinder(TensorSource& source, std::deque<std::vector<float>>& owned, bool widen_half = false)
-      : source_(source), owned_(owned), widen_half_(widen_half) {}
+  WeightBinder(TensorSource& source, std::deque<std::vector<float>>& owned) : source_(source), owned_(owned) {}
 
-  // An HF Linear weight [n_out, n_in]; `dims` spells the expected shape for messages. With
-  // widen_half, F16/BF16 weights come back as an exact F32 copy: for small models
-  // (drafters) that is worth the memory, because the F32 kernels are much faster than the
-  // half-precision ones on CPUs without native F16 dot products (a ReDrafter draft step
-  // with F16 weights: 195 ms; the same weights widened: 10 ms).
+  // An HF Linear weight [n_out, n_in]; `dims` spells the expected shape for messages.
   WeightMatrix matrix(const std::string& name, int64_t n_out, int64_t n_in, const char* dims);
   // A vector [n] as f32: the file's bytes when they are F32 and aligned, else a converted copy.
   const float* vector(const std::string& name, int64_t n, const char* dims);
@@ -102,7 +96,6 @@ class WeightBinder {
 
   TensorSource& source_;
   std::deque<std::vector<float>>& owned_;
-  bool widen_half_ = false;
 };
 
 }  // namespace draftbench

@@ -186,6 +186,53 @@ void rows_q6_k(const uint8_t* const* w, const BlockQ8_K* y, int64_t nb, float* o
   _mm256_storeu_ps(out, acc);
 }
 
+// Float weights (F32, F16, BF16), one row at a time, in vec_dot_ref.cpp's dot_float order:
+// its 16 partial sums (lane = index mod 16) are two vectors here, each lane doing the same
+// multiply, then add; the tail and the pairwise combination then run on the stored lanes
+// exactly as there. F16 converts with F16C, which is exact, as the reference's conversion.
+template <GgmlType T>
+inline __m256 load_8_floats(const uint8_t* w, int64_t i) {
+  if constexpr (T == GgmlType::F32) return _mm256_loadu_ps(reinterpret_cast<const float*>(w) + i);
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const uint16_t*>(w) + i));
+  if constexpr (T == GgmlType::F16) return _mm256_cvtph_ps(h);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));  // BF16: the high half of an f32
+}
+
+template <GgmlType T>
+inline float float_weight(const uint8_t* w, int64_t i) {
+  if constexpr (T == GgmlType::F32) return reinterpret_cast<const float*>(w)[i];
+  const uint16_t h = reinterpret_cast<const uint16_t*>(w)[i];
+  if constexpr (T == GgmlType::F16) return fp16_to_fp32(h);
+  return bf16_to_fp32(h);
+}
+
+template <GgmlType T>
+float dot_float_row(const uint8_t* w, const float* x, int64_t n) {
+  __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    lo = _mm256_add_ps(lo, _mm256_mul_ps(load_8_floats<T>(w, i), _mm256_loadu_ps(x + i)));
+    hi = _mm256_add_ps(hi, _mm256_mul_ps(load_8_floats<T>(w, i + 8), _mm256_loadu_ps(x + i + 8)));
+  }
+  float acc[16];
+  _mm256_storeu_ps(acc, lo);
+  _mm256_storeu_ps(acc + 8, hi);
+  for (int l = 0; i < n; ++i, ++l) acc[l] += float_weight<T>(w, i) * x[i];
+  for (int width = 8; width >= 1; width /= 2)
+    for (int l = 0; l < width; ++l) acc[l] += acc[l + width];
+  return acc[0];
+}
+
+// The float-row kernel for `type`, or null for quantised types.
+inline float (*float_row_kernel(GgmlType type))(const uint8_t*, const float*, int64_t) {
+  switch (type) {
+    case GgmlType::F32: return dot_float_row<GgmlType::F32>;
+    case GgmlType::F16: return dot_float_row<GgmlType::F16>;
+    case GgmlType::BF16: return dot_float_row<GgmlType::BF16>;
+    default: return nullptr;
+  }
+}
+
 // Rows given as 8 pointers: dispatches to the typed kernel, or returns false.
 bool rows8(GgmlType type, const uint8_t* const* rows, const void* xq, int64_t n, float* y) {
   switch (type) {
@@ -199,6 +246,10 @@ bool rows8(GgmlType type, const uint8_t* const* rows, const void* xq, int64_t n,
 }
 
 void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
+  if (const auto row = float_row_kernel(type)) {
+    for (int64_t r = 0; r < n_rows; ++r) y[r] = row(w + static_cast<size_t>(r) * w_stride, static_cast<const float*>(xq), n);
+    return;
+  }
   int64_t r = 0;
   for (; r + kRows <= n_rows; r += kRows) {
     const uint8_t* rows[kRows];
@@ -210,6 +261,10 @@ void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_ro
 
 void dot_rows_indexed_x86(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
                            int64_t n, float* y) {
+  if (const auto row = float_row_kernel(type)) {
+    for (int64_t r = 0; r < n_ids; ++r) y[r] = row(w + static_cast<size_t>(ids[r]) * row_bytes, static_cast<const float*>(xq), n);
+    return;
+  }
   int64_t r = 0;
   for (; r + kRows <= n_ids; r += kRows) {
     const uint8_t* rows[kRows];

@@ -81,9 +81,11 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
   }
   std::mt19937 rng(1234);
   for (GgmlType type : kWeightTypes) {
-    const int block = ggml_type_info(type).block_size == 1 ? 32 : ggml_type_info(type).block_size;
-    for (int64_t blocks : {1, 3, 5}) {
-      const int64_t n = block * blocks;
+    const bool float_type = ggml_type_info(type).block_size == 1;
+    const int block = float_type ? 32 : ggml_type_info(type).block_size;
+    std::vector<int64_t> lengths{block, 3 * block, 5 * block};
+    if (float_type) lengths.insert(lengths.end(), {1, 7, 45, 640});  // float rows take any length: the 16-lane tails too
+    for (int64_t n : lengths) {
       for (int64_t rows : {1, 7, 8, 9, 17, 64}) {
         const auto w = random_rows(type, n, rows, rng);
         const auto x = random_activations(n, rng);
