@@ -1,11 +1,13 @@
-// What every drafter test compares against: plain autoregressive greedy decoding
-// (engine/decoding/autoregressive.h) of a prompt, and the tiny model's standard prompts.
+// What the drafter and training tests compare against: plain autoregressive greedy decoding
+// (engine/decoding/autoregressive.h) of a prompt, the target's hidden states along a
+// sequence, and the tiny model's standard prompts.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "engine/decoding/autoregressive.h"
+#include "engine/decoding/prefill.h"
 #include "engine/model/model.h"
 
 namespace draftbench::test {
@@ -18,6 +20,18 @@ inline std::vector<int32_t> greedy_reference(const Model& m, const std::vector<i
   g.max_new_tokens = n_new;
   g.ignore_eos = true;
   return generate_autoregressive(m, tf, cache, 0, prompt, g, false, nullptr).tokens;
+}
+
+// The target's final-norm hidden state at every position of `tokens` ([n][n_embd]), by a
+// plain prefill.
+inline std::vector<float> target_hidden_states(const Model& m, const std::vector<int32_t>& tokens) {
+  ThreadPool pool(2);
+  Transformer tf(m.config(), m.weights(), pool);
+  KvCache cache(m.config(), 1, static_cast<int64_t>(tokens.size()));
+  PrefillOutput out;
+  const PrefillInput in{0, tokens, true};
+  prefill(tf, cache, std::span(&in, 1), out);
+  return std::move(out.hidden);
 }
 
 // Three prompts of different lengths for the tiny random Llama (tests/support/tiny_llama.h).

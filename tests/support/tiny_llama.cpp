@@ -184,6 +184,27 @@ std::vector<float> permute_for_interleaved_rope(const std::vector<float>& w, int
   return out;
 }
 
+void write_sentencepiece_vocab(GgufWriter& w, const SentencePieceModel& vocab) {
+  std::vector<std::string> pieces;
+  std::vector<float> scores;
+  std::vector<int32_t> types;
+  for (const SentencePiecePiece& p : vocab.pieces) {
+    pieces.push_back(p.piece);
+    scores.push_back(p.score);
+    types.push_back(static_cast<int32_t>(p.type));
+  }
+  w.kv("tokenizer.ggml.model", std::string("llama"));
+  w.kv("tokenizer.ggml.pre", std::string("default"));
+  w.kv_strings("tokenizer.ggml.tokens", pieces);
+  w.kv_floats("tokenizer.ggml.scores", scores);
+  w.kv_ints("tokenizer.ggml.token_type", types);
+  w.kv("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(vocab.bos_id));
+  w.kv("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(vocab.eos_id));
+  w.kv("tokenizer.ggml.unknown_token_id", static_cast<uint32_t>(vocab.unk_id));
+  w.kv("tokenizer.ggml.add_bos_token", true);
+  w.kv("tokenizer.ggml.add_eos_token", false);
+}
+
 void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type) {
   const TinyLlamaShape& s = model.shape;
   GgufWriter w;
@@ -205,26 +226,8 @@ void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType 
   w.kv("llama.attention.layer_norm_rms_epsilon", s.rms_eps);
   w.kv("llama.rope.freq_base", s.rope_theta);
 
-  const SentencePieceModel& vocab = model.tokenizer;
-  std::vector<std::string> pieces;
-  std::vector<float> scores;
-  std::vector<int32_t> types;
-  for (const SentencePiecePiece& p : vocab.pieces) {
-    pieces.push_back(p.piece);
-    scores.push_back(p.score);
-    types.push_back(static_cast<int32_t>(p.type));
-  }
-  w.kv("tokenizer.ggml.model", std::string("llama"));
-  w.kv("tokenizer.ggml.pre", std::string("default"));
-  w.kv_strings("tokenizer.ggml.tokens", pieces);
-  w.kv_floats("tokenizer.ggml.scores", scores);
-  w.kv_ints("tokenizer.ggml.token_type", types);
-  w.kv("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(vocab.bos_id));
-  w.kv("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(vocab.eos_id));
-  w.kv("tokenizer.ggml.unknown_token_id", static_cast<uint32_t>(vocab.unk_id));
-  w.kv("tokenizer.ggml.add_bos_token", true);
-  w.kv("tokenizer.ggml.add_eos_token", false);
-  w.kv("tokenizer.ggml.add_space_prefix", vocab.add_dummy_prefix);
+  write_sentencepiece_vocab(w, model.tokenizer);
+  w.kv("tokenizer.ggml.add_space_prefix", model.tokenizer.add_dummy_prefix);
 
   for (const NamedTensor& t : model.tensors) {
     std::vector<float> values = t.values;

@@ -58,6 +58,11 @@ void write_hf_checkpoint(const TinyLlama& model, const std::string& dir, const H
 // interleaved RoPE pairs, matrices in `matrix_type` and norm vectors in F32.
 void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type = GgmlType::F32);
 
+class GgufWriter;
+// The tokenizer.ggml.* keys of a SentencePiece vocabulary, as llama.cpp's converter writes
+// them (every tiny GGUF the tests write shares its vocabulary this way).
+void write_sentencepiece_vocab(GgufWriter& w, const SentencePieceModel& vocab);
+
 // llama.cpp's permute(): rows of each head reordered from (half, pair) to (pair, half),
 // i.e. new row h*d + 2j + s = old row h*d + s*d/2 + j. `weights` is [n_head * d][n_in].
 std::vector<float> permute_for_interleaved_rope(const std::vector<float>& weights, int64_t n_head, int64_t n_in);

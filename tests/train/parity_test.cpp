@@ -25,16 +25,6 @@
 using namespace draftbench;
 using namespace draftbench::test;
 
-// Sanitizer builds cannot load libtorch's module (torch_backend.h): skip there.
-#define SKIP_WITHOUT_TORCH()                                 \
-  do {                                                       \
-    std::string why;                                         \
-    if (!torch_backend_available(&why)) {                    \
-      WARN("skipped: " << why);                              \
-      return;                                                \
-    }                                                        \
-  } while (0)
-
 namespace {
 
 struct Target {

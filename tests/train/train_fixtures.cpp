@@ -6,8 +6,9 @@
 #include <random>
 
 #include "engine/model/safetensors_writer.h"
-#include "engine/model/transformer.h"
+#include "engine/train/continuation_tree.h"
 #include "engine/train/distill_data.h"
+#include "tests/support/greedy_reference.h"
 #include "tests/support/gguf_writer.h"
 #include "tests/support/tiny_llama.h"
 
@@ -35,24 +36,7 @@ void write_tiny_gemma_gguf(const std::string& path, const TinyGemmaShape& s) {
   w.kv(a + ".attention.sliding_window", uint32_t{8});
   w.kv(a + ".final_logit_softcapping", s.softcap);
 
-  std::vector<std::string> pieces;
-  std::vector<float> scores;
-  std::vector<int32_t> types;
-  for (const SentencePiecePiece& p : vocab.pieces) {
-    pieces.push_back(p.piece);
-    scores.push_back(p.score);
-    types.push_back(static_cast<int32_t>(p.type));
-  }
-  w.kv("tokenizer.ggml.model", std::string("llama"));
-  w.kv("tokenizer.ggml.pre", std::string("default"));
-  w.kv_strings("tokenizer.ggml.tokens", pieces);
-  w.kv_floats("tokenizer.ggml.scores", scores);
-  w.kv_ints("tokenizer.ggml.token_type", types);
-  w.kv("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(vocab.bos_id));
-  w.kv("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(vocab.eos_id));
-  w.kv("tokenizer.ggml.unknown_token_id", static_cast<uint32_t>(vocab.unk_id));
-  w.kv("tokenizer.ggml.add_bos_token", true);
-  w.kv("tokenizer.ggml.add_eos_token", false);
+  write_sentencepiece_vocab(w, vocab);
 
   std::mt19937_64 rng(s.seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -92,24 +76,6 @@ void write_tiny_gemma_gguf(const std::string& path, const TinyGemmaShape& s) {
   w.write(path);
 }
 
-namespace {
-
-// The target's final-norm hidden state at every position of `tokens`.
-std::vector<float> hidden_states(const Model& m, const std::vector<int32_t>& tokens) {
-  ThreadPool pool(1);
-  Transformer tf(m.config(), m.weights(), pool);
-  const auto n = static_cast<int32_t>(tokens.size());
-  KvCache cache(m.config(), 1, n);
-  ForwardBatch batch;
-  SequenceInput s{0, tokens, TokenTree::chain(n), {}, {}};
-  for (int32_t i = 0; i < n; ++i) s.hidden_rows.push_back(i);
-  batch.sequences.push_back(std::move(s));
-  ForwardResult r;
-  tf.forward(batch, cache, r);
-  return r.hidden;
-}
-
-}  // namespace
 
 void write_synthetic_distill(const Model& target, const std::string& target_path, const std::string& dir, const SyntheticCorpus& spec) {
   namespace fs = std::filesystem;
@@ -134,11 +100,8 @@ void write_synthetic_distill(const Model& target, const std::string& target_path
       for (int t = 0; t < spec.length; ++t, at = (at + 1) % ids.size()) s.tokens.push_back(ids[at]);
       s.trained.assign(static_cast<size_t>(spec.length), 0);
       for (int t = spec.prompt - 1; t + 1 < spec.length; ++t) s.trained[static_cast<size_t>(t)] = 1;
-      s.hidden = hidden_states(target, s.tokens);
-      s.continuation.assign(static_cast<size_t>(spec.length * C), -1);
-      for (int t = 0; t < spec.length; ++t)
-        if (s.trained[static_cast<size_t>(t)])
-          for (int64_t c = 0; c < C && t + 1 + c < spec.length; ++c) s.continuation[static_cast<size_t>(t * C + c)] = s.tokens[static_cast<size_t>(t + 1 + c)];
+      s.hidden = target_hidden_states(target, s.tokens);
+      continuation_from_text(s, C, target.tokenizer());
       s.record = si;
       s.kind = SequenceKind::greedy_response;
       tokens += spec.length;

@@ -8,6 +8,18 @@
 #include <vector>
 
 #include "engine/model/model.h"
+#include "engine/train/torch/torch_backend.h"
+
+// Sanitizer builds cannot load libtorch's module (torch_backend.h): a test that needs it
+// reports itself skipped there and returns.
+#define SKIP_WITHOUT_TORCH()                \
+  do {                                      \
+    std::string why_;                       \
+    if (!draftbench::torch_backend_available(&why_)) { \
+      WARN("skipped: " << why_);            \
+      return;                               \
+    }                                       \
+  } while (0)
 
 namespace draftbench::test {
 

@@ -23,16 +23,6 @@ using namespace draftbench::test;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
-// Sanitizer builds cannot load libtorch's module (torch_backend.h): skip there.
-#define SKIP_WITHOUT_TORCH()              \
-  do {                                    \
-    std::string why;                      \
-    if (!torch_backend_available(&why)) { \
-      WARN("skipped: " << why);           \
-      return;                             \
-    }                                     \
-  } while (0)
-
 namespace {
 
 struct Setup {

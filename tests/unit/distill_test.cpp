@@ -10,7 +10,6 @@
 #include <random>
 
 #include "engine/common/error.h"
-#include "engine/decoding/prefill.h"
 #include "engine/model/model.h"
 #include "engine/model/safetensors_writer.h"
 #include "engine/train/continuation_tree.h"
@@ -51,6 +50,19 @@ uint16_t f16_bits(float v) {
   return static_cast<uint16_t>(b[0] | (b[1] << 8));
 }
 
+// The tiny Llama written to a fresh directory, loaded, with a transformer to run it.
+struct TinyTarget {
+  TempDir dir;
+  std::unique_ptr<Model> model;
+  ThreadPool pool{2};
+  std::unique_ptr<Transformer> tf;
+  explicit TinyTarget(const std::string& name) : dir(name) {
+    write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+    model = Model::load(dir / "tiny.gguf");
+    tf = std::make_unique<Transformer>(model->config(), model->weights(), pool);
+  }
+};
+
 void write_lines(const std::string& path, const std::vector<std::string>& lines) {
   std::ofstream out(path);
   for (const auto& l : lines) out << l << "\n";
@@ -59,11 +71,9 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
 }  // namespace
 
 TEST_CASE("continuation tree: every position's branch equals greedy decoding from it; hidden states equal prefill", "[distill]") {
-  TempDir dir("continuation_tree");
-  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
-  const auto model = Model::load(dir / "tiny.gguf");
-  ThreadPool pool(2);
-  Transformer tf(model->config(), model->weights(), pool);
+  TinyTarget target("continuation_tree");
+  const auto& model = target.model;
+  Transformer& tf = *target.tf;
   const int64_t E = model->config().n_embd;
 
   for (int32_t chunk : {512, 7}) {
@@ -72,12 +82,9 @@ TEST_CASE("continuation tree: every position's branch equals greedy decoding fro
     DistillSequence seq = random_sequence(*model, 37, 9, 3);
     tree.run(seq, true);
 
-    KvCache cache(model->config(), 1, static_cast<int64_t>(seq.tokens.size()));
-    PrefillOutput ref;
-    const PrefillInput in{0, seq.tokens, true};
-    prefill(tf, cache, std::span(&in, 1), ref);
+    const std::vector<float> ref = target_hidden_states(*model, seq.tokens);
     REQUIRE(seq.hidden.size() == seq.tokens.size() * static_cast<size_t>(E));
-    REQUIRE(std::equal(seq.hidden.begin(), seq.hidden.end(), ref.hidden.begin(), ref.hidden.end()));
+    REQUIRE(std::equal(seq.hidden.begin(), seq.hidden.end(), ref.begin(), ref.end()));
 
     for (int32_t t = 0; t < static_cast<int32_t>(seq.tokens.size()); ++t) {
       const std::vector<int32_t> got(seq.continuation.begin() + t * kC, seq.continuation.begin() + (t + 1) * kC);
@@ -92,11 +99,9 @@ TEST_CASE("continuation tree: every position's branch equals greedy decoding fro
 }
 
 TEST_CASE("continuation tree: on the target's own greedy reply the tree agrees with the text", "[distill]") {
-  TempDir dir("continuation_greedy");
-  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
-  const auto model = Model::load(dir / "tiny.gguf");
-  ThreadPool pool(2);
-  Transformer tf(model->config(), model->weights(), pool);
+  TinyTarget target("continuation_greedy");
+  const auto& model = target.model;
+  Transformer& tf = *target.tf;
   DistillSequence seq;
   seq.tokens = model->tokenizer().encode("once upon a time", true, false);
   const size_t n_prompt = seq.tokens.size();
@@ -120,8 +125,9 @@ TEST_CASE("continuation tree: on the target's own greedy reply the tree agrees w
 }
 
 TEST_CASE("distill: checksummed shards, resume after an interruption, refuse other options", "[distill]") {
-  TempDir dir("distill_run");
-  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  TinyTarget target("distill_run");
+  const TempDir& dir = target.dir;
+  const auto& model = target.model;
   write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat and the dog", "split": "train"})",
                                       R"({"prompt": "a held-out prompt", "split": "heldout"})",
                                       R"({"prompt": "once upon a time", "split": "train"})",
@@ -140,9 +146,6 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
   o.threads = 2;
   const auto quiet = [](const std::string&) {};
 
-  const auto model = Model::load(o.model_path);
-  ThreadPool pool(2);
-  Transformer tf(model->config(), model->weights(), pool);
   const DistillSummary first = run_distill(o, quiet);
   REQUIRE(first.items == 6);  // 3 greedy + 2 sampled + 1 text
   REQUIRE(first.shards_written == 3);
@@ -160,14 +163,11 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
       // a greedy reply's last position was never run and is not trained.
       const int64_t b = shard.offsets()[s], L = shard.offsets()[s + 1] - b;
       const std::vector<int32_t> seq_tokens(shard.tokens().begin() + b, shard.tokens().begin() + b + L);
-      KvCache cache(model->config(), 1, L);
-      PrefillOutput ref;
-      const PrefillInput in{0, seq_tokens, true};
-      prefill(tf, cache, std::span(&in, 1), ref);
+      const std::vector<float> ref = target_hidden_states(*model, seq_tokens);
       const bool generated = shard.kind()[static_cast<size_t>(s)] == static_cast<uint8_t>(SequenceKind::greedy_response);
       const int64_t E = data.n_embd();
       for (int64_t i = 0; i < (L - (generated ? 1 : 0)) * E; ++i)
-        REQUIRE(shard.hidden_f16()[static_cast<size_t>(b * E + i)] == f16_bits(ref.hidden[static_cast<size_t>(i)]));
+        REQUIRE(shard.hidden_f16()[static_cast<size_t>(b * E + i)] == f16_bits(ref[static_cast<size_t>(i)]));
       if (generated) REQUIRE(shard.trained()[static_cast<size_t>(b + L - 2)] == 0);
       // Greedy replies: the continuation is the text itself.
       if (shard.kind()[static_cast<size_t>(s)] != static_cast<uint8_t>(SequenceKind::greedy_response)) continue;
@@ -210,8 +210,8 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
 }
 
 TEST_CASE("distill: without texts, --max-prompts may grow or shrink on resume (items are a prefix)", "[distill]") {
-  TempDir dir("distill_extend");
-  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  TinyTarget target("distill_extend");
+  const TempDir& dir = target.dir;
   write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat"})", R"({"prompt": "the dog"})", R"({"prompt": "once upon"})",
                                       R"({"prompt": "a time"})", R"({"prompt": "in the end"})"});
   DistillOptions o;
@@ -237,8 +237,8 @@ TEST_CASE("distill: without texts, --max-prompts may grow or shrink on resume (i
 }
 
 TEST_CASE("distill: malformed corpus lines are named", "[distill]") {
-  TempDir dir("distill_bad");
-  write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  TinyTarget target("distill_bad");
+  const TempDir& dir = target.dir;
   write_lines(dir / "prompts.jsonl", {R"({"prompt": "fine"})", R"({"prompt": 3})"});
   DistillOptions o;
   o.model_path = dir / "tiny.gguf";

@@ -210,21 +210,6 @@ std::vector<int32_t> top_k(const Vec& v, size_t k) {
   return idx;
 }
 
-// Target hidden states (after the final norm) at every position of `tokens`.
-std::vector<float> target_hidden(const Model& m, const std::vector<int32_t>& tokens) {
-  ThreadPool pool(2);
-  Transformer tf(m.config(), m.weights(), pool);
-  const auto n = static_cast<int32_t>(tokens.size());
-  KvCache cache(m.config(), 1, n);
-  ForwardBatch batch;
-  SequenceInput s{0, tokens, TokenTree::chain(n), {}, {}};
-  for (int32_t i = 0; i < n; ++i) s.hidden_rows.push_back(i);
-  batch.sequences.push_back(std::move(s));
-  ForwardResult r;
-  tf.forward(batch, cache, r);
-  return r.hidden;
-}
-
 std::span<const float> rows(const std::vector<float>& v, int64_t first, int64_t count, int64_t width) {
   return {v.data() + first * width, static_cast<size_t>(count * width)};
 }
@@ -364,7 +349,7 @@ TEST_CASE("eagle: the dynamic tree matches a double re-implementation of the dra
   const int64_t E = m.config().n_embd;
   const std::vector<int32_t> prompt = m.tokenizer().encode("the cat sat on the mat", true, false);
   const auto P = static_cast<int64_t>(prompt.size());
-  const std::vector<float> hidden = target_hidden(m, prompt);
+  const std::vector<float> hidden = target_hidden_states(m, prompt);
   const int32_t root = 123;  // any token will do: the drafter takes what it is given
   drafter->reset(1);
   drafter->begin(0, prompt, hidden);
@@ -444,7 +429,7 @@ TEST_CASE("eagle: a static choice tree takes each node's rank from the draft dis
   const int64_t E = m.config().n_embd;
   const std::vector<int32_t> prompt = m.tokenizer().encode("a static tree", true, false);
   const auto P = static_cast<int64_t>(prompt.size());
-  const std::vector<float> hidden = target_hidden(m, prompt);
+  const std::vector<float> hidden = target_hidden_states(m, prompt);
   const int32_t root = 77;
   drafter->reset(1);
   drafter->begin(0, prompt, hidden);
@@ -503,7 +488,7 @@ TEST_CASE("eagle: accepting a path leaves the drafter where a fresh start from t
   std::uniform_int_distribution<int32_t> any(3, static_cast<int32_t>(m.config().n_vocab) - 1);
   std::vector<int32_t> text(290);
   for (int32_t& tok : text) tok = any(rng);
-  const std::vector<float> hidden = target_hidden(m, text);
+  const std::vector<float> hidden = target_hidden_states(m, text);
   const int64_t P = 270;
 
   // Drafter A: prompt text[0, P), then accepted paths of 4 and 2 nodes.
