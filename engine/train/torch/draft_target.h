@@ -35,10 +35,11 @@ class DraftTarget {
   void embed(std::span<const int32_t> tokens, float* out) const;
 
   // ReDrafter / Medusa: hidden, step inputs' embeddings (ReDrafter only: the root, then
-  // each step's label) and draft-vocabulary targets.
-  void to_backend(const PositionBatch& in, bool step_inputs, BackendBatch& out) const;
-  // EAGLE: the pairs with embed(x_{i+1}).
-  void to_backend(const SequenceBatch& in, BackendBatch& out) const;
+  // each step's label) and draft-vocabulary targets. The batch's features move into `out`
+  // (buffers are swapped, so a reused batch keeps its capacity).
+  void to_backend(PositionBatch& in, bool step_inputs, BackendBatch& out) const;
+  // EAGLE: the pairs with embed(x_{i+1}); features move as above.
+  void to_backend(SequenceBatch& in, BackendBatch& out) const;
 
  private:
   const Model& model_;

@@ -78,12 +78,6 @@ double scheduled_lr(double base, int64_t step, int64_t total, int64_t warmup) {
   return base * 0.5 * (1.0 + std::cos(std::numbers::pi * std::min(1.0, progress)));
 }
 
-nlohmann::json metrics_json(const std::vector<StepMetrics>& steps) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const StepMetrics& m : steps) j.push_back({{"loss", m.loss}, {"top1", m.top1}, {"top5", m.top5}, {"count", m.positions}});
-  return j;
-}
-
 std::string accuracy_line(const std::vector<StepMetrics>& steps) {
   std::string s;
   for (const StepMetrics& m : steps) s += fmt::format(" {:.3f}/{:.3f}", m.top1, m.top5);
@@ -272,7 +266,7 @@ TrainResult train_drafter(const TrainOptions& o) {
       corpus.fill(picked, o.max_sequence_length, sequence_batch);
       target.to_backend(sequence_batch, backend_batch);
       int64_t trained = 0;
-      for (uint8_t t : sequence_batch.trained) trained += t;
+      for (uint8_t t : backend_batch.trained) trained += t;
       return trained;
     }
     std::vector<CorpusPosition> picked;
@@ -378,8 +372,8 @@ TrainResult train_drafter(const TrainOptions& o) {
       {"label_coverage", label_coverage},
       {"final_train_loss", last ? last->train_loss : 0.0},
       {"final_valid_loss", last ? last->valid_loss : 0.0},
-      {"final_train_steps", metrics_json(last ? last->train_steps : std::vector<StepMetrics>{})},
-      {"final_valid_steps", metrics_json(last ? last->valid_steps : std::vector<StepMetrics>{})},
+      {"final_train_steps", step_metrics_json(last ? last->train_steps : std::vector<StepMetrics>{})},
+      {"final_valid_steps", step_metrics_json(last ? last->valid_steps : std::vector<StepMetrics>{})},
   };
   write_file((fs::path(o.out_dir) / "train_result.json").string(), nlohmann::json{{"provenance", result.provenance}}.dump(2) + "\n");
   return result;

@@ -35,13 +35,17 @@ std::vector<StepMetrics> MetricTally::step_metrics() const {
   return out;
 }
 
+nlohmann::json step_metrics_json(const std::vector<StepMetrics>& steps) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const StepMetrics& m : steps) j.push_back({{"loss", m.loss}, {"top1", m.top1}, {"top5", m.top5}, {"count", m.positions}});
+  return j;
+}
+
 nlohmann::json MetricTally::to_json() const {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const StepMetrics& m : step_metrics()) steps.push_back({{"loss", m.loss}, {"top1", m.top1}, {"top5", m.top5}, {"count", m.positions}});
   nlohmann::json j{{"loss", loss()},
                    {"mean_batch_loss", batches_ ? batch_loss_sum_ / static_cast<double>(batches_) : 0.0},
                    {"examples", examples_},
-                   {"steps", steps}};
+                   {"steps", step_metrics_json(step_metrics())}};
   for (const auto& [name, sum] : extras_) j[name] = extra_count_ ? sum / static_cast<double>(extra_count_) : 0.0;
   return j;
 }

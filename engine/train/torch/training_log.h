@@ -19,6 +19,10 @@ struct StepTally {
   int64_t count = 0, top1 = 0, top5 = 0;
 };
 
+// [{"loss", "top1", "top5", "count"}] per draft step: the one JSON shape of step metrics in
+// train_log.json and train_result.json.
+nlohmann::json step_metrics_json(const std::vector<StepMetrics>& steps);
+
 // Sums over batches: per draft step, the optimised loss, examples and extra sums.
 class MetricTally {
  public:
