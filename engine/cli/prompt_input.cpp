@@ -30,10 +30,7 @@ std::vector<int32_t> prompt_tokens(const Model& model, const std::string& text, 
   const Tokenizer& tok = model.tokenizer();
   if (chat) {
     const ChatMessage msg{"user", text};
-    const std::string rendered = render_chat(chat_template_for_architecture(model.config().arch_name), std::span(&msg, 1), true);
-    // Gemma's template writes its own <bos>; Vicuna's relies on the tokenizer adding it.
-    const bool template_has_bos = rendered.rfind("<bos>", 0) == 0;
-    return tok.encode(rendered, !template_has_bos, true);
+    return encode_chat(tok, chat_template_for_architecture(model.config().arch_name), std::span(&msg, 1), true);
   }
   return tok.encode(text, true, false);
 }

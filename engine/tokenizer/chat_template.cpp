@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "engine/tokenizer/tokenizer.h"
 
 namespace draftbench {
 namespace {
@@ -115,6 +116,12 @@ std::string_view chat_template_name(ChatTemplate chat_template) {
     case ChatTemplate::vicuna_v1_1: return "vicuna_v1.1";
   }
   return "unknown";
+}
+
+std::vector<int32_t> encode_chat(const Tokenizer& tokenizer, ChatTemplate chat_template, std::span<const ChatMessage> messages,
+                                 bool add_generation_prompt) {
+  const std::string text = render_chat(chat_template, messages, add_generation_prompt);
+  return tokenizer.encode(text, text.rfind("<bos>", 0) != 0, true);
 }
 
 }  // namespace draftbench

@@ -21,9 +21,11 @@
 // user, no user message, or a generation prompt requested after an assistant message.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace draftbench {
 
@@ -43,6 +45,12 @@ inline constexpr std::string_view kVicunaDefaultSystemPrompt =
 // ("<start_of_turn>model\n" / "ASSISTANT:") so the model writes the reply next.
 std::string render_chat(ChatTemplate chat_template, std::span<const ChatMessage> messages,
                         bool add_generation_prompt);
+
+class Tokenizer;
+// The rendered conversation's token ids, special tokens parsed: with one BOS whether the
+// template writes its own (Gemma's "<bos>") or relies on the tokenizer adding it (Vicuna's).
+std::vector<int32_t> encode_chat(const Tokenizer& tokenizer, ChatTemplate chat_template, std::span<const ChatMessage> messages,
+                                 bool add_generation_prompt);
 
 // "gemma3" (also "gemma", "gemma2") -> gemma; "llama" -> vicuna_v1_1. Throws InputError
 // for any other architecture.

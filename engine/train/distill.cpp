@@ -63,9 +63,7 @@ struct WorkItem {
 std::vector<int32_t> chat_tokens(const Model& model, const std::string& prompt, const std::string* reply) {
   std::vector<ChatMessage> messages{{"user", prompt}};
   if (reply) messages.push_back({"assistant", *reply});
-  const std::string text = render_chat(chat_template_for_architecture(model.config().arch_name), messages, reply == nullptr);
-  // Gemma's template writes its own <bos>; Vicuna's relies on the tokenizer adding it.
-  return model.tokenizer().encode(text, text.rfind("<bos>", 0) != 0, true);
+  return encode_chat(model.tokenizer(), chat_template_for_architecture(model.config().arch_name), messages, reply == nullptr);
 }
 
 // A reply position t is trained when token t+1 belongs to the reply.
@@ -81,11 +79,12 @@ DistillSequence make_sequence(std::vector<int32_t> tokens, size_t n_prompt, cons
 
 // A text record as a conversation: the prompt's tokens (with the generation prompt), then
 // the reply up to and including its first stop token, cut to `max_tokens` in all.
-std::optional<DistillSequence> text_sequence(const Model& model, const WorkItem& item, int64_t max_tokens) {
+std::optional<DistillSequence> text_sequence(const Model& model, const std::string& path, const WorkItem& item, int64_t max_tokens) {
   const std::vector<int32_t> prompt = chat_tokens(model, item.record->prompt, nullptr);
   std::vector<int32_t> full = chat_tokens(model, item.record->prompt, &item.record->response);
   if (full.size() <= prompt.size() || !std::equal(prompt.begin(), prompt.end(), full.begin()))
-    throw InputError(item.record->prompt.substr(0, 40), "chat template", "the prompt's tokens are not a prefix of the conversation's");
+    throw InputError(path, fmt::format("record {}", item.record->index + 1),
+                     "the chat template's tokens for the prompt alone are not a prefix of the whole conversation's");
   size_t end = prompt.size();
   while (end < full.size() && !model.tokenizer().is_stop(full[end])) ++end;
   full.resize(std::min(full.size(), end + 1));
@@ -268,7 +267,7 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
     size_t g = 0, s = greedy.size();
     for (const WorkItem& it : shard_items) {
       if (it.kind == SequenceKind::text) {
-        std::optional<DistillSequence> seq = text_sequence(*model, it, o.max_text_tokens);
+        std::optional<DistillSequence> seq = text_sequence(*model, o.texts_path, it, o.max_text_tokens);
         if (!seq) continue;
         tree.run(*seq, o.text_continuations);
         sequences.push_back(std::move(*seq));
