@@ -45,7 +45,9 @@ def main():
     ap.add_argument("--beam-sweep", default="", help="comma-separated beam widths for the ReDrafter BL 5 sweep")
     ap.add_argument("--sweep-prompts", type=int, default=2, help="prompts for the beam sweep (large beams are slow to verify on a CPU)")
     ap.add_argument("--sweep-tokens", type=int, default=16)
-    ap.add_argument("--skip-table", action="store_true", help="only the beam sweep")
+    ap.add_argument("--table6", default="", help="comma-separated beam widths: distilled vs ground-truth ReDrafter (BL 5, "
+                    "WEIGHTS_ROOT/redrafter and WEIGHTS_ROOT/redrafter-ground-truth) against the baseline, temperature 0")
+    ap.add_argument("--skip-table", action="store_true", help="only the beam sweep and/or Table 6")
     ap.add_argument("--threads", type=int, default=0)
     a = ap.parse_args()
 
@@ -80,19 +82,12 @@ def main():
         "eagle (60, 5, 10)": ["--drafter", "eagle", "--drafter-weights", os.path.join(a.weights_root, "eagle")],
     }
     temps = [float(t) for t in a.temperatures.split(",")]
-    configs = [(name, t) for t in temps for name in drafters]
-    results = {c: [] for c in configs}
-    for i in range(0 if a.skip_table else len(prompts)):  # interleave: one prompt of every configuration per round
-        one = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
-        one.write(prompts[i] + "\n")
-        one.close()
-        for name, t in configs:
-            cmd = [x if x != tmp.name else one.name for x in base] + drafters[name] + ["--temperature", str(t)]
-            results[(name, t)] += run(cmd)
-        os.unlink(one.name)
-
     if not a.skip_table:
+        results = interleaved(base, tmp.name, prompts, {(name, t): drafters[name] + ["--temperature", str(t)]
+                                                       for t in temps for name in drafters})
         print_table(drafters, temps, results)
+    if a.table6:
+        table6(base, tmp.name, prompts, a)
     if a.beam_sweep:
         sweep = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
         sweep.write("\n".join(prompts[: a.sweep_prompts]) + "\n")
@@ -104,18 +99,76 @@ def main():
     os.unlink(tmp.name)
 
 
+# Every configuration's runs, interleaved one prompt of each per round, so that machine
+# drift hits all of them alike.
+def interleaved(base, prompts_file, prompts, configs):
+    results = {c: [] for c in configs}
+    for prompt in prompts:
+        one = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+        one.write(prompt + "\n")
+        one.close()
+        for c, args in configs.items():
+            results[c] += run([x if x != prompts_file else one.name for x in base] + args)
+        os.unlink(one.name)
+    return results
+
+
+# Tokens committed per target call, the prefill included (as RequestMetrics::tokens_per_step),
+# and the median over prompts of tokens/s per request.
+def tokens_per_step(rs):
+    return sum(r["metrics"]["generated_tokens"] for r in rs) / sum(r["metrics"]["steps"] + 1 for r in rs)
+
+
+def median_tps(rs):
+    return statistics.median(r["metrics"]["tps"] for r in rs)
+
+
+# How much of the replies is a loop: the share of 8-token windows that already occurred
+# earlier in the same reply. Loops are easy to draft, so tokens/step means little without it.
+def repeated_ngram_share(rs, n=8):
+    repeats = windows = 0
+    for r in rs:
+        seen = set()
+        for j in range(len(r["tokens"]) - n + 1):
+            gram = tuple(r["tokens"][j : j + n])
+            repeats += gram in seen
+            seen.add(gram)
+            windows += 1
+    return repeats / max(windows, 1)
+
+
+def table6(base, prompts_file, prompts, a):
+    widths = [int(x) for x in a.table6.split(",")]
+    variants = {"distilled": "redrafter", "ground truth": "redrafter-ground-truth"}
+    configs = {"autoregressive": ["--drafter", "autoregressive", "--temperature", "0"]}
+    for bw in widths:
+        for label, folder in variants.items():
+            configs[(label, bw)] = ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, folder),
+                                    "--beam-width", str(bw), "--beam-length", "5", "--temperature", "0"]
+    results = interleaved(base, prompts_file, prompts, configs)
+    base_tps = median_tps(results["autoregressive"])
+    print(f"\nTable 6 shape: ReDrafter BL 5, T 0, {len(prompts)} prompts; baseline {base_tps:.1f} tokens/s (median), "
+          f"{100 * repeated_ngram_share(results['autoregressive']):.0f}% of its 8-token windows repeats")
+    print("| BW | distilled tokens/step | distilled speedup | ground truth tokens/step | ground truth speedup |")
+    print("|---|---|---|---|---|")
+    for bw in widths:
+        cells = [f"{tokens_per_step(results[(v, bw)]):.2f} | {median_tps(results[(v, bw)]) / base_tps:.2f}x" for v in variants]
+        print(f"| {bw} | {' | '.join(cells)} |", flush=True)
+
+
 def print_table(drafters, temps, results):
     print("| drafter | T | tokens/step | TPS (median) | speedup | draft ms/step | verify ms/step | accept ms/step |")
     print("|---|---|---|---|---|---|---|---|")
     for t in temps:
-        base_tps = statistics.median(r["metrics"]["tps"] for r in results[("autoregressive", t)])
+        base_tps = median_tps(results[("autoregressive", t)])
         for name in drafters:
             rs = results[(name, t)]
             steps = sum(r["metrics"]["steps"] for r in rs)
-            tps = statistics.median(r["metrics"]["tps"] for r in rs)
-            tok = sum(r["metrics"]["generated_tokens"] for r in rs) / sum(r["metrics"]["steps"] + 1 for r in rs)
+            tps, tok = median_tps(rs), tokens_per_step(rs)
             ms = lambda k: 1e3 * sum(r["metrics"]["step_time_s"][k] for r in rs) / max(steps, 1)
             print(f"| {name} | {t:g} | {tok:.2f} | {tps:.1f} | {tps / base_tps:.2f}x | {ms('draft'):.1f} | {ms('verify'):.1f} | {ms('accept'):.1f} |")
+    for t in temps:
+        print(f"\nT {t:g}: {100 * repeated_ngram_share(results[('autoregressive', t)]):.0f}% of the baseline's 8-token windows repeat an earlier one in the same reply")
 
 
 def beam_sweep(base, a):
