@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from loop_share import repeated_windows
+
 
 def run(cmd):
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -123,18 +125,10 @@ def median_tps(rs):
     return statistics.median(r["metrics"]["tps"] for r in rs)
 
 
-# How much of the replies is a loop: the share of 8-token windows that already occurred
-# earlier in the same reply. Loops are easy to draft, so tokens/step means little without it.
-def repeated_ngram_share(rs, n=8):
-    repeats = windows = 0
-    for r in rs:
-        seen = set()
-        for j in range(len(r["tokens"]) - n + 1):
-            gram = tuple(r["tokens"][j : j + n])
-            repeats += gram in seen
-            seen.add(gram)
-            windows += 1
-    return repeats / max(windows, 1)
+# The share of the replies' 8-token windows that repeat an earlier one (loop_share.py).
+def repeated_ngram_share(rs):
+    counts = [repeated_windows(r["tokens"]) for r in rs]
+    return sum(c[0] for c in counts) / max(sum(c[1] for c in counts), 1)
 
 
 def table6(base, prompts_file, prompts, a):
