@@ -80,6 +80,9 @@ int run_generate(GenerateArgs a) {
   a.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   Transformer transformer(model->config(), model->weights(), pool);
+  // The shipped drafters were trained for the default model and only serve it.
+  if (a.drafter.weights_dir.empty() && a.drafter.kind != "autoregressive" && a.model == default_model_path())
+    a.drafter.weights_dir = shipped_drafter_dir(a.drafter.kind);
   auto drafter = make_drafter(a.drafter, *model, pool);
   Decoder decoder(*model, transformer, *drafter);
   opt.max_new_tokens = a.max_new_tokens;
@@ -159,7 +162,8 @@ Run add_generate(CLI::App& app) {
   sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file (autoregressive, one prompt)");
   DrafterOptions& d = a->drafter;
   sub->add_option("--drafter", d.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
-  sub->add_option("--drafter-weights", d.weights_dir, "Drafter directory (drafter.json or a reference config.json, plus safetensors)");
+  sub->add_option("--drafter-weights", d.weights_dir, "Drafter directory (drafter.json or a reference config.json, plus safetensors); "
+                  "default with the default model: the shipped models/drafters/<drafter>");
   sub->add_option("--beam-width", d.beam_width, "ReDrafter beams")->capture_default_str()->check(CLI::Range(1, 1024));
   sub->add_option("--beam-length", d.beam_length, "ReDrafter tokens per beam, root included")->capture_default_str()->check(CLI::Range(1, 64));
   sub->add_option("--tree-attention", a->tree_attention, "ReDrafter dynamic tree attention: on, or off (every beam its own chain)")->capture_default_str();

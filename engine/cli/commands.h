@@ -21,6 +21,9 @@ Run add_train(CLI::App& app, const std::string& command_line);
 // Where the README's set-up command puts the default model: models/ of the checkout,
 // found from the working directory or from the binary's place in build/<preset>/.
 std::string default_model_path();
+// The drafter trained for the default model (models/drafters/<kind>, found the same way),
+// or empty when the checkout has none.
+std::string shipped_drafter_dir(const std::string& kind);
 
 // argv as one shell-quoted line (for provenance records).
 std::string command_line(int argc, char** argv);

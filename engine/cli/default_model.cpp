@@ -3,10 +3,13 @@
 #include "engine/cli/commands.h"
 
 namespace draftbench::cli {
+namespace {
 
-std::string default_model_path() {
-  namespace fs = std::filesystem;
-  const fs::path relative = "models/gemma-3-270m-q4_k_m.gguf";
+namespace fs = std::filesystem;
+
+// `relative` in the checkout: from the working directory, else from the binary's place in
+// build/<preset>/; empty when neither has it.
+std::string checkout_path(const fs::path& relative) {
   if (fs::exists(relative)) return relative.string();
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -14,7 +17,17 @@ std::string default_model_path() {
     const fs::path from_build = exe.parent_path().parent_path().parent_path() / relative;
     if (fs::exists(from_build)) return from_build.string();
   }
-  return relative.string();  // the load error will name it
+  return "";
 }
+
+}  // namespace
+
+std::string default_model_path() {
+  const std::string relative = "models/gemma-3-270m-q4_k_m.gguf";
+  const std::string found = checkout_path(relative);
+  return found.empty() ? relative : found;  // the load error will name it
+}
+
+std::string shipped_drafter_dir(const std::string& kind) { return checkout_path(fs::path("models/drafters") / kind); }
 
 }  // namespace draftbench::cli
