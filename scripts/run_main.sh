@@ -8,4 +8,4 @@ scripts/setup.sh
 prompt=${DRAFTBENCH_PROMPT:-Give me three tips for a rainy weekend.}
 generate=(build/release/draftbench generate --chat --max-new-tokens 96 --prompt "$prompt")
 "${generate[@]}" --drafter autoregressive >/dev/null
-"${generate[@]}" --drafter redrafter --drafter-weights models/drafters/redrafter --beam-width 8 --beam-length 5
+"${generate[@]}" --drafter redrafter  # the shipped weights are the default; beam width 8, length 5
