@@ -8,11 +8,11 @@ per-request figure), speedup vs the baseline's TPS, and the step-time split. Wit
 --beam-sweep it also reports ReDrafter's compression ratio and step time per beam width.
 
   scripts/measure_speculative.py --draftbench build/release/draftbench \
-      --model models/gemma-3-270m-q4_k_m.gguf --weights-root /tmp/drafters \
+      --model models/gemma-3-270m-q4_k_m.gguf --weights-root models/drafters \
       --prompts datasets/prompts/reference_prompts.txt --n-prompts 8 --max-new-tokens 64
 
-Drafter weights are read from WEIGHTS_ROOT/{redrafter,medusa,eagle}; missing ones are
-written untrained with `draftbench drafter init` (say so when quoting the figures).
+Drafter weights are read from WEIGHTS_ROOT/{redrafter,medusa,eagle} (and
+redrafter-ground-truth for --table6); the shipped ones are in models/drafters.
 """
 import argparse
 import json
@@ -43,7 +43,6 @@ def main():
     ap.add_argument("--chat", action="store_true", help="wrap prompts in the chat template (as the drafters were trained)")
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--temperatures", default="0,1")
-    ap.add_argument("--draft-vocab", type=int, default=8192)
     ap.add_argument("--beam-sweep", default="", help="comma-separated beam widths for the ReDrafter BL 5 sweep")
     ap.add_argument("--sweep-prompts", type=int, default=2, help="prompts for the beam sweep (large beams are slow to verify on a CPU)")
     ap.add_argument("--sweep-tokens", type=int, default=16)
@@ -53,11 +52,12 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     a = ap.parse_args()
 
-    for kind in ("redrafter", "medusa", "eagle"):
-        d = os.path.join(a.weights_root, kind)
-        if not os.path.exists(os.path.join(d, "drafter.json")) and not os.path.exists(os.path.join(d, "config.json")):
-            subprocess.run([a.draftbench, "drafter", "init", "--model", a.model, "--drafter", kind, "--out", d,
-                            "--draft-vocab", str(a.draft_vocab), "--seed", "1"], check=True, capture_output=True)
+    # Untrained stand-ins would give figures that look real: a missing drafter is an error.
+    needed = [] if a.skip_table else ["redrafter", "medusa", "eagle"]
+    needed += ["redrafter-ground-truth"] if a.table6 else []
+    for name in needed:
+        if not os.path.exists(os.path.join(a.weights_root, name, "drafter.json")) and not os.path.exists(os.path.join(a.weights_root, name, "config.json")):
+            sys.exit(f"{os.path.join(a.weights_root, name)}: no drafter.json or config.json (expected trained weights, e.g. models/drafters)")
     with open(a.prompts) as f:
         lines = [line for line in f if line.strip()]
     if lines and lines[0].lstrip().startswith("{"):  # corpus JSONL: one split, in file order
