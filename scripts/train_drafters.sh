@@ -104,15 +104,9 @@ run "$DRAFTBENCH" distill --model "$MODEL" --texts datasets/corpus/ground_truth.
 train redrafter-ground-truth redrafter "$work/distill/ground_truth" ground_truth
 
 if ((smoke)); then
-  # The engine loads every drafter, and decoding with it is lossless.
-  prompt="Give me three tips for a rainy weekend."
-  want=$("$DRAFTBENCH" generate --model "$MODEL" --chat --prompt "$prompt" --max-new-tokens 24 2>/dev/null)
-  for name in redrafter medusa eagle redrafter-ground-truth; do
-    kind=${name%-ground-truth}
-    got=$("$DRAFTBENCH" generate --model "$MODEL" --chat --prompt "$prompt" --max-new-tokens 24 \
-      --drafter "$kind" --drafter-weights "$install_root/$name" 2>/dev/null)
-    [[ "$got" == "$want" ]] || { log "$name: output differs from autoregressive decoding"; exit 1; }
-    log "$name: loads, decodes losslessly"
-  done
+  # The engine loads every drafter, and decoding with it is lossless (a few training steps
+  # do not make a drafter that must beat chance).
+  run python3 scripts/check_shipped_drafters.py --draftbench "$DRAFTBENCH" --model "$MODEL" \
+    --root "$install_root" --n-prompts 1 --min-tokens-per-step 0
 fi
 log "done"
