@@ -17,6 +17,7 @@ Run add_drafter(CLI::App& app);
 // `command_line` (the whole invocation) is recorded in the outputs' provenance.
 Run add_distill(CLI::App& app, const std::string& command_line);
 Run add_train(CLI::App& app, const std::string& command_line);
+Run add_run(CLI::App& app);
 
 // Where the README's set-up command puts the default model: models/ of the checkout,
 // found from the working directory or from the binary's place in build/<preset>/.
@@ -24,6 +25,10 @@ std::string default_model_path();
 // The drafter trained for the default model (models/drafters/<kind>, found the same way),
 // or empty when the checkout has none.
 std::string shipped_drafter_dir(const std::string& kind);
+
+// The checkout (the directory holding experiments/, models/, datasets/): the working
+// directory or the one the binary was built in; "." when neither is.
+std::string checkout_root();
 
 // argv as one shell-quoted line (for provenance records).
 std::string command_line(int argc, char** argv);

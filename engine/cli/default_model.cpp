@@ -30,4 +30,10 @@ std::string default_model_path() {
 
 std::string shipped_drafter_dir(const std::string& kind) { return checkout_path(fs::path("models/drafters") / kind); }
 
+std::string checkout_root() {
+  const std::string experiments = checkout_path("experiments");
+  const fs::path parent = fs::path(experiments).parent_path();
+  return experiments.empty() || parent.empty() ? "." : parent.string();
+}
+
 }  // namespace draftbench::cli

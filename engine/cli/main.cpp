@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   runs.push_back(draftbench::cli::add_drafter(app));
   runs.push_back(draftbench::cli::add_distill(app, draftbench::cli::command_line(argc, argv)));
   runs.push_back(draftbench::cli::add_train(app, draftbench::cli::command_line(argc, argv)));
+  runs.push_back(draftbench::cli::add_run(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,7 +1,5 @@
 #include "engine/train/distill_data.h"
 
-#include <openssl/evp.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/common/error.h"
+#include "engine/common/sha256.h"
 #include "engine/model/safetensors_checkpoint.h"
 #include "engine/model/safetensors_file.h"
 #include "engine/model/safetensors_writer.h"
@@ -46,25 +45,6 @@ int64_t first_dim(const SafetensorsFile& file, const char* name) {
 }
 
 }  // namespace
-
-std::string sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading");
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  DB_CHECK(ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1);
-  std::vector<char> buffer(1 << 20);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    if (in.gcount() > 0) DB_CHECK(EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(in.gcount())) == 1);
-  }
-  if (in.bad()) throw InputError(path, "", "read error");
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  DB_CHECK(EVP_DigestFinal_ex(ctx.get(), digest, &n) == 1);
-  std::string hex;
-  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
-}
 
 std::string write_distill_shard(const std::string& path, std::span<const DistillSequence> sequences, int64_t n_embd,
                                 int64_t continuation_length) {

@@ -43,6 +43,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/common/sha256.h"  // sha256_file: the manifests' checksums
+
 namespace draftbench {
 
 inline constexpr const char* kDistillFormat = "draftbench-distill";
@@ -69,9 +71,6 @@ struct DistillSequence {
 // (hex). Throws InputError naming the path on I/O failure.
 std::string write_distill_shard(const std::string& path, std::span<const DistillSequence> sequences, int64_t n_embd,
                                 int64_t continuation_length);
-
-// The lowercase hex SHA-256 of a file's bytes. Throws InputError naming the path.
-std::string sha256_file(const std::string& path);
 
 // A shard, mapped. Spans stay valid while the object lives.
 class DistillShard {

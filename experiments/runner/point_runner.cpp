@@ -1,0 +1,298 @@
+#include "experiments/runner/point_runner.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <numeric>
+
+#include "engine/common/error.h"
+#include "engine/decoding/decoder.h"
+#include "engine/decoding/request_metrics.h"
+#include "experiments/runner/conversations.h"
+
+namespace draftbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;
+}
+
+// FNV-1a over the token ids: a stable fingerprint for "same tokens as the baseline".
+std::string tokens_fingerprint(const std::vector<int32_t>& tokens) {
+  uint64_t h = 1469598103934665603ull;
+  for (int32_t t : tokens)
+    for (int b = 0; b < 4; ++b) {
+      h ^= (static_cast<uint32_t>(t) >> (8 * b)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  return fmt::format("{:016x}", h);
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = static_cast<size_t>(std::ceil(pos));
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+nlohmann::json distribution(const std::vector<double>& v) {
+  const double mean = v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  return {{"mean", mean}, {"p1", percentile(v, 0.01)}, {"p50", percentile(v, 0.5)}, {"p99", percentile(v, 0.99)}};
+}
+
+nlohmann::json spread(const std::vector<double>& v) {
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  const double stdev = v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0;
+  return {{"median", percentile(v, 0.5)}, {"min", *std::min_element(v.begin(), v.end())}, {"max", *std::max_element(v.begin(), v.end())},
+          {"stdev", stdev}, {"n", v.size()}};
+}
+
+// One decoded request (a conversation's turn) of one repeat.
+struct Request {
+  size_t prompt = 0;
+  int turn = 0;
+  SequenceResult result;
+};
+
+// Decodes every conversation, batch by batch and turn by turn; returns requests in order.
+std::vector<Request> decode_all(const PointContext& c, const SweepPoint& point, Decoder& decoder, const DecodeOptions& base,
+                                std::span<const PromptItem> prompts, int turns, int64_t& done, int64_t total) {
+  const int batch_size = point.params["batch_size"].get<int>();
+  std::vector<Request> out;
+  for (size_t first = 0; first < prompts.size(); first += static_cast<size_t>(batch_size)) {
+    const size_t n = std::min(prompts.size() - first, static_cast<size_t>(batch_size));
+    std::vector<Conversation> conversations;
+    for (size_t i = 0; i < n; ++i) conversations.emplace_back(prompts[first + i]);
+    for (int turn = 0; turn < turns; ++turn) {
+      if (c.on_progress) c.on_progress(done, total);
+      std::vector<std::vector<int32_t>> batch;
+      for (const Conversation& conv : conversations) batch.push_back(conv.next_prompt(c.model, c.spec.chat));
+      DecodeOptions opt = base;
+      // Each (prompt, turn) is its own request for the sampler, whatever the batching.
+      opt.first_request = static_cast<uint64_t>(first) * static_cast<uint64_t>(turns) + static_cast<uint64_t>(turn) * n;
+      std::vector<SequenceResult> results = decoder.generate(batch, opt);
+      for (size_t i = 0; i < n; ++i) {
+        conversations[i].add_answer(c.model, results[i].tokens);
+        out.push_back(Request{first + i, turn, std::move(results[i])});
+      }
+      done += static_cast<int64_t>(n);
+    }
+  }
+  return out;
+}
+
+struct Totals {
+  double generated = 0, calls = 0, verified = 0, beam = 0, draft_s = 0, verify_s = 0, accept_s = 0, other_s = 0, ttft = 0;
+  std::vector<double> verified_per_step, beam_per_step, request_tps;
+  std::vector<int64_t> accepted_histogram;
+};
+
+Totals totals_of(const std::vector<Request>& requests) {
+  Totals t;
+  for (const Request& r : requests) {
+    const RequestMetrics m = request_metrics(r.result);
+    t.generated += static_cast<double>(m.generated_tokens);
+    t.calls += static_cast<double>(m.steps + 1);
+    t.draft_s += m.draft_s;
+    t.verify_s += m.verify_s;
+    t.accept_s += m.accept_s;
+    t.other_s += m.other_s;
+    t.ttft += m.time_to_first_token_s;
+    t.request_tps.push_back(m.tokens_per_second);
+    for (const StepRecord& s : r.result.steps) {
+      t.verified += s.verified;
+      t.beam += s.beam_tokens;
+      t.verified_per_step.push_back(s.verified);
+      t.beam_per_step.push_back(s.beam_tokens);
+    }
+    if (m.accepted_histogram.size() > t.accepted_histogram.size()) t.accepted_histogram.resize(m.accepted_histogram.size(), 0);
+    for (size_t k = 0; k < m.accepted_histogram.size(); ++k) t.accepted_histogram[k] += m.accepted_histogram[k];
+  }
+  return t;
+}
+
+double mean(const std::vector<double>& v) { return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
+
+}  // namespace
+
+uint64_t bytes_on_disk(const std::string& path) {
+  if (path.empty() || !fs::exists(path)) return 0;
+  if (!fs::is_directory(path)) return fs::file_size(path);
+  uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(path))
+    if (e.is_regular_file() && e.path().extension() == ".safetensors") total += e.file_size();
+  return total;
+}
+
+DrafterOptions drafter_options(const ExperimentSpec& spec, const SweepPoint& point) {
+  const DrafterSpec& d = spec.drafter(point.drafter);
+  const nlohmann::json& p = point.params;
+  DrafterOptions o;
+  o.kind = d.kind;
+  o.top_k_warp = d.top_k_warp;
+  o.eagle_static_tree = d.eagle_static_tree;
+  o.weights_dir = p.value("distilled", true) ? d.weights : d.ground_truth_weights;
+  if (p.contains("beam_width")) o.beam_width = p["beam_width"].get<int>();
+  if (p.contains("beam_length")) o.beam_length = p["beam_length"].get<int>();
+  if (p.contains("tree_attention")) o.tree_attention = p["tree_attention"].get<bool>();
+  if (p.contains("tree") && p["tree"] != "shipped") o.tree_file = p["tree"].get<std::string>();
+  if (p.contains("depth")) o.depth = p["depth"].get<int>();
+  if (p.contains("top_k")) o.top_k = p["top_k"].get<int>();
+  if (p.contains("total_tokens")) o.total_tokens = p["total_tokens"].get<int>();
+  return o;
+}
+
+nlohmann::json MemoryPlan::to_json() const {
+  return {{"model_bytes", model_bytes}, {"drafter_bytes", drafter_bytes}, {"kv_bytes", kv_bytes}, {"scratch_bytes", scratch_bytes}, {"total_bytes", total()}};
+}
+
+MemoryPlan plan_memory(const Model& model, const DrafterOptions& drafter_options, int32_t max_tree_nodes, int batch_size, int64_t longest_prompt,
+                       int max_new_tokens) {
+  const ModelConfig& c = model.config();
+  MemoryPlan m;
+  m.model_bytes = bytes_on_disk(model.path());
+  m.drafter_bytes = bytes_on_disk(drafter_options.weights_dir);
+  const std::vector<int64_t> lengths(static_cast<size_t>(batch_size), longest_prompt);
+  m.kv_bytes = Decoder::kv_bytes(c, lengths, max_new_tokens, max_tree_nodes);
+  // The forward's float activations per tree token (residual, norms, q/k/v, attention
+  // output, the MLP's gate/up/product) and a full-vocabulary logits row for each.
+  const uint64_t per_token = static_cast<uint64_t>(8 * c.n_embd + 2 * c.q_dim() + 2 * c.kv_dim() + 3 * c.n_ff + c.n_vocab) * sizeof(float);
+  m.scratch_bytes = per_token * static_cast<uint64_t>(batch_size) * static_cast<uint64_t>(std::max<int64_t>(max_tree_nodes, std::min<int64_t>(longest_prompt, 512)));
+  return m;
+}
+
+nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
+  const DrafterOptions options = drafter_options(c.spec, point);
+  std::unique_ptr<Drafter> drafter = make_drafter(options, c.model, c.pool);
+  const int batch_size = point.params["batch_size"].get<int>();
+  const int max_new_tokens = point.params["max_new_tokens"].get<int>();
+  const int turns = c.dataset.turns;
+
+  // Plan from the longest prompt the point can see: first turns measured, later turns
+  // bounded by the earlier ones' prompts and answers.
+  int64_t longest = 0;
+  for (const PromptItem& item : c.prompts) {
+    Conversation conv(item);
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(conv.next_prompt(c.model, c.spec.chat).size()));
+  }
+  if (turns > 1) longest = longest * turns + static_cast<int64_t>(turns - 1) * max_new_tokens;
+  const MemoryPlan plan = plan_memory(c.model, options, drafter->max_tree_nodes(), std::min<int>(batch_size, static_cast<int>(c.prompts.size())), longest,
+                                      max_new_tokens);
+  nlohmann::json record{{"memory", plan.to_json()}};
+  if (c.spec.memory_budget_bytes > 0 && plan.total() > c.spec.memory_budget_bytes) {
+    record["status"] = "oom";
+    record["message"] = fmt::format("planned {:.1f} MiB exceeds the memory budget of {:.1f} MiB", static_cast<double>(plan.total()) / 1048576.0,
+                                    static_cast<double>(c.spec.memory_budget_bytes) / 1048576.0);
+    return record;
+  }
+
+  Decoder decoder(c.model, c.transformer, *drafter);
+  DecodeOptions opt;
+  opt.max_new_tokens = max_new_tokens;
+  opt.sampling.temperature = static_cast<float>(point.params["temperature"].get<double>());
+  opt.seed = point.params["seed"].get<uint64_t>();
+  const auto start = Clock::now();
+  if (c.spec.time_limit_s > 0) {
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(c.spec.time_limit_s));
+    opt.on_token = [deadline, limit = c.spec.time_limit_s](int, int32_t) {
+      if (Clock::now() > deadline) throw PointTimeout(fmt::format("the point ran past its time limit of {:.0f} s", limit));
+    };
+  }
+
+  const std::span<const PromptItem> all(c.prompts);
+  int64_t done = 0;
+  const int64_t total = static_cast<int64_t>(c.prompts.size()) * turns * c.spec.repeats;
+  if (c.spec.warmup > 0) {
+    int64_t ignored = 0;
+    DecodeOptions warm = opt;
+    warm.max_new_tokens = std::min(max_new_tokens, 32);
+    decode_all(c, point, decoder, warm, all.first(std::min<size_t>(static_cast<size_t>(c.spec.warmup), all.size())), 1, ignored, total);
+  }
+
+  std::vector<std::vector<Request>> repeats;
+  std::vector<double> repeat_tps, repeat_throughput, repeat_wall;
+  for (int r = 0; r < c.spec.repeats; ++r) {
+    const auto t0 = Clock::now();
+    repeats.push_back(decode_all(c, point, decoder, opt, all, turns, done, total));
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    const Totals t = totals_of(repeats.back());
+    repeat_wall.push_back(wall);
+    repeat_tps.push_back(mean(t.request_tps));
+    repeat_throughput.push_back(t.generated / wall);
+  }
+
+  const Totals t = totals_of(repeats[0]);
+  const double steps = static_cast<double>(t.verified_per_step.size());
+  const double tps = percentile(repeat_tps, 0.5);
+  const double per_step_ms = steps > 0 ? 1e3 / (steps + static_cast<double>(repeats[0].size())) : 0;
+  record["status"] = "ok";
+  record["metrics"] = {
+      {"requests", repeats[0].size()},
+      {"generated_tokens", t.generated},
+      {"tokens_per_step", t.calls > 0 ? t.generated / t.calls : 0},
+      {"tps", tps},
+      {"tps_x_bsz", tps * batch_size},
+      {"throughput", percentile(repeat_throughput, 0.5)},
+      {"ms_per_token", tps > 0 ? 1e3 / tps : 0},
+      {"time_to_first_token_s", t.ttft / static_cast<double>(repeats[0].size())},
+      {"compression_ratio", t.verified > 0 ? t.beam / t.verified : 1.0},
+      {"verified_tokens", distribution(t.verified_per_step)},
+      {"beam_tokens", distribution(t.beam_per_step)},
+      {"accepted_histogram", t.accepted_histogram},
+      {"step_time_ms",
+       {{"draft", t.draft_s * per_step_ms}, {"verify", t.verify_s * per_step_ms}, {"accept", t.accept_s * per_step_ms}, {"other", t.other_s * per_step_ms}}},
+  };
+  record["spread"] = {{"tps", spread(repeat_tps)}, {"throughput", spread(repeat_throughput)}, {"wall_s", spread(repeat_wall)}};
+
+  // Per prompt (all turns) and per category, timing as the median over repeats.
+  std::map<std::string, std::vector<const Request*>> by_category;
+  nlohmann::json per_prompt = nlohmann::json::array();
+  for (size_t i = 0; i < repeats[0].size(); ++i) {
+    const Request& r = repeats[0][i];
+    std::vector<double> tps_over_repeats;
+    for (const auto& rep : repeats) tps_over_repeats.push_back(rep[i].result.tokens_per_second());
+    const PromptItem& item = c.prompts[r.prompt];
+    per_prompt.push_back({{"id", item.id},
+                          {"category", item.category},
+                          {"turn", r.turn + 1},
+                          {"prompt_tokens", r.result.prompt_tokens},
+                          {"generated_tokens", r.result.tokens.size()},
+                          {"tokens_per_step", r.result.tokens_per_step()},
+                          {"tps", percentile(tps_over_repeats, 0.5)},
+                          {"stopped_on_eos", r.result.stopped_on_eos},
+                          {"tokens_fingerprint", tokens_fingerprint(r.result.tokens)}});
+    by_category[item.category].push_back(&r);
+  }
+  nlohmann::json per_category = nlohmann::json::object();
+  for (const auto& [category, requests] : by_category) {
+    double generated = 0, calls = 0;
+    std::vector<double> request_tps;
+    for (const Request* r : requests) {
+      generated += static_cast<double>(r->result.tokens.size());
+      calls += static_cast<double>(r->result.steps.size() + 1);
+      request_tps.push_back(r->result.tokens_per_second());
+    }
+    per_category[category.empty() ? "(none)" : category] = {{"requests", requests.size()}, {"tokens_per_step", generated / calls}, {"tps", mean(request_tps)}};
+  }
+  record["per_prompt"] = std::move(per_prompt);
+  record["per_category"] = std::move(per_category);
+  record["wall_s"] = std::chrono::duration<double>(Clock::now() - start).count();
+  record["memory"]["peak_rss_bytes"] = peak_rss_bytes();
+  return record;
+}
+
+}  // namespace draftbench

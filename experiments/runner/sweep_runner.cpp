@@ -1,0 +1,225 @@
+#include "experiments/runner/sweep_runner.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+#include "engine/model/transformer.h"
+#include "experiments/runner/conversations.h"
+#include "experiments/runner/point_runner.h"
+#include "experiments/runner/progress_bar.h"
+#include "experiments/runner/results_log.h"
+#include "reports/render/report_files.h"
+#include "reports/report/environment.h"
+#include "reports/report/report_json.h"
+
+namespace draftbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "redrafter T=0 bs=1 bw=8 bl=5 | mt_bench"
+std::string point_label(const SweepPoint& p) {
+  static const std::pair<const char*, const char*> shown[] = {{"temperature", "T"}, {"batch_size", "bs"},  {"beam_width", "bw"},
+                                                              {"beam_length", "bl"}, {"tree_attention", "tree_attn"}, {"depth", "depth"},
+                                                              {"top_k", "top_k"},    {"total_tokens", "total"}, {"distilled", "distilled"},
+                                                              {"tree", "tree"}};
+  std::string s = p.drafter;
+  for (const auto& [axis, name] : shown)
+    if (p.params.contains(axis)) {
+      const nlohmann::json& v = p.params[axis];
+      s += fmt::format(" {}={}", name, v.is_string() ? fs::path(v.get<std::string>()).stem().string() : v.dump());
+    }
+  return s + " | " + p.dataset;
+}
+
+// "--only drafter=redrafter,temperature=0": every given axis (or `dataset`) must match.
+bool passes(const SweepPoint& p, const std::vector<std::pair<std::string, std::string>>& filter) {
+  for (const auto& [axis, value] : filter) {
+    if (axis == "dataset") {
+      if (p.dataset != value) return false;
+      continue;
+    }
+    if (!p.params.contains(axis)) return false;
+    const nlohmann::json& v = p.params[axis];
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    const bool numeric_equal = v.is_number() && !value.empty() && [&] {
+      try {
+        return std::stod(value) == v.get<double>();
+      } catch (const std::exception&) {
+        return false;
+      }
+    }();
+    if (text != value && !numeric_equal) return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_filter(const std::string& only) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t at = 0;
+  while (at <= only.size() && !only.empty()) {
+    const size_t comma = std::min(only.find(',', at), only.size());
+    const std::string term = only.substr(at, comma - at);
+    const size_t eq = term.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == term.size())
+      throw InputError("run", "--only", fmt::format("'{}' (expected axis=value terms separated by commas, e.g. drafter=redrafter,temperature=0)", term));
+    const std::string axis = term.substr(0, eq);
+    const bool known = axis == "dataset" || std::find_if(std::begin(kSweepAxes), std::end(kSweepAxes), [&](const char* a) { return axis == a; }) != std::end(kSweepAxes);
+    if (!known) throw InputError("run", "--only", fmt::format("unknown axis '{}' (expected dataset or one of: {})", axis, fmt::join(kSweepAxes, ", ")));
+    out.emplace_back(axis, term.substr(eq + 1));
+    at = comma + 1;
+  }
+  return out;
+}
+
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    if (!f) throw InputError(tmp.string(), "", "cannot write");
+  }
+  fs::rename(tmp, path);
+}
+
+// The run's identity in its output directory: what a --resume must not contradict.
+nlohmann::json run_identity(const ExperimentSpec& spec) { return {{"spec_file", spec.file}, {"spec", spec.source}}; }
+
+}  // namespace
+
+std::vector<SweepPoint> select_points(const ExperimentSpec& spec, const RunOptions& o) {
+  if (o.n_shards < 1 || o.shard < 0 || o.shard >= o.n_shards)
+    throw InputError("run", "--shard", fmt::format("{}/{} (expected i/n with 0 <= i < n)", o.shard, o.n_shards));
+  const std::vector<SweepPoint> all = expand_sweep(spec);
+  const auto filter = parse_filter(o.only);
+  std::set<std::string> wanted;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (passes(all[i], filter)) {
+      wanted.insert(all[i].key());
+      if (!all[i].baseline.empty()) wanted.insert(all[i].baseline);
+    }
+  if (wanted.empty()) throw InputError("run", "--only", fmt::format("'{}' matches none of the {} points", o.only, all.size()));
+  std::vector<SweepPoint> out;
+  for (size_t i = 0, kept = 0; i < all.size(); ++i) {
+    if (!wanted.count(all[i].key())) continue;
+    if (static_cast<int>(kept++ % static_cast<size_t>(o.n_shards)) == o.shard) out.push_back(all[i]);
+  }
+  return out;
+}
+
+double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& p, int64_t prompts, uint64_t model_bytes) {
+  const double ar_step_s = static_cast<double>(model_bytes) / 10e9;  // weights read once per step at ~10 GB/s
+  double tree_tokens = 1, tokens_per_step = 1;
+  if (p.kind == "redrafter") {
+    tree_tokens = p.params["beam_width"].get<double>() * p.params["beam_length"].get<double>() * (p.params["tree_attention"].get<bool>() ? 0.6 : 1.0);
+    tokens_per_step = 2;
+  } else if (p.kind == "eagle") {
+    tree_tokens = p.params.contains("total_tokens") ? p.params["total_tokens"].get<double>() : 60;
+    tokens_per_step = 2;
+  } else if (p.kind == "medusa") {
+    tree_tokens = 25;
+    tokens_per_step = 1.8;
+  }
+  const double batch = p.params["batch_size"].get<double>();
+  const double step_s = ar_step_s * (1 + 0.15 * tree_tokens * batch);
+  const double steps = p.params["max_new_tokens"].get<double>() / tokens_per_step;
+  const DatasetSpec* ds = nullptr;
+  for (const DatasetSpec& d : spec.datasets)
+    if (d.name == p.dataset) ds = &d;
+  const double batches = std::ceil(static_cast<double>(prompts) / batch) * (ds ? ds->turns : 1);
+  return batches * steps * step_s * (spec.repeats + (spec.warmup > 0 ? 0.25 : 0.0));
+}
+
+int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
+  const std::vector<SweepPoint> points = select_points(spec, o);
+  std::map<std::string, std::vector<PromptItem>> prompts;
+  for (const DatasetSpec& d : spec.datasets) prompts[d.name] = select_prompts(d, spec.file);
+  const uint64_t model_bytes = bytes_on_disk(spec.model);
+  std::vector<double> estimates;
+  double estimated_total = 0;
+  for (const SweepPoint& p : points) {
+    estimates.push_back(estimate_seconds(spec, p, static_cast<int64_t>(prompts[p.dataset].size()), model_bytes));
+    estimated_total += estimates.back();
+  }
+  if (o.dry_run) {
+    for (size_t i = 0; i < points.size(); ++i)
+      fmt::print("{:4}  {}{}  ~{:.0f} s\n", i + 1, point_label(points[i]), points[i].added_baseline ? "  (baseline)" : "", estimates[i]);
+    fmt::print("{} points, {} prompts per point on average; estimated {:.1f} min on this machine (rough: from model size and tree sizes)\n", points.size(),
+               points.empty() ? 0 : [&] { size_t n = 0; for (const SweepPoint& p : points) n += prompts[p.dataset].size(); return n / points.size(); }(),
+               estimated_total / 60.0);
+    return 0;
+  }
+
+  fs::create_directories(o.out_dir);
+  const fs::path results_path = fs::path(o.out_dir) / "results.jsonl", identity_path = fs::path(o.out_dir) / "run.json";
+  const nlohmann::json identity = run_identity(spec);
+  if (fs::exists(results_path)) {
+    if (!o.resume)
+      throw InputError(results_path.string(), "", "already holds results (expected --resume to continue this run, or another --out)");
+    std::ifstream f(identity_path);
+    const nlohmann::json recorded = nlohmann::json::parse(f, nullptr, false);
+    if (recorded.is_discarded() || recorded.value("spec", nlohmann::json()) != spec.source)
+      throw InputError(identity_path.string(), "spec", fmt::format("differs from {} (a resumed run must use the spec it started with)", spec.file));
+  }
+  write_atomically(identity_path, identity.dump(2) + "\n");
+  ResultsLog log(results_path.string());
+
+  auto model = Model::load(spec.model);
+  ThreadPool pool(spec.threads > 0 ? spec.threads : ThreadPool::default_threads());
+  Transformer transformer(model->config(), model->weights(), pool);
+  ProgressBar bar(static_cast<int>(points.size()), estimated_total);
+  int errors = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& p = points[i];
+    if (log.has(p.key())) continue;
+    bar.begin_point(static_cast<int>(i), point_label(p), estimates[i]);
+    const DatasetSpec* dataset = nullptr;
+    for (const DatasetSpec& d : spec.datasets)
+      if (d.name == p.dataset) dataset = &d;
+    PointContext context{spec, *model, transformer, pool, *dataset, prompts[p.dataset], [&](int64_t done, int64_t total) { bar.prompt(done, total); }};
+    nlohmann::json record;
+    try {
+      record = run_point(context, p);
+    } catch (const PointTimeout& e) {
+      record = {{"status", "timeout"}, {"message", e.what()}};
+    } catch (const std::exception& e) {
+      record = {{"status", "error"}, {"message", e.what()}};
+      ++errors;
+    }
+    record["key"] = p.key();
+    record["point"] = p.to_json();
+    log.append(record);
+    bar.end_point(record["status"].get<std::string>() + (record.contains("message") ? ": " + record["message"].get<std::string>() : ""));
+  }
+  fmt::print("{}", write_sweep_report(spec, o));
+  return errors;
+}
+
+std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o) {
+  const fs::path dir(o.out_dir);
+  const std::vector<nlohmann::json> records = ResultsLog::read((dir / "results.jsonl").string());
+  EnvironmentInputs env;
+  env.checkout = o.checkout;
+  env.model_path = spec.model;
+  env.threads = spec.threads > 0 ? spec.threads : ThreadPool::default_threads();
+  std::set<std::string> drafters;
+  for (const nlohmann::json& r : records) drafters.insert(r["point"]["drafter"].get<std::string>());
+  for (const std::string& name : drafters) {
+    const DrafterSpec& d = spec.drafter(name);
+    if (!d.weights.empty()) env.drafter_weights.emplace_back(name, d.weights);
+    if (!d.ground_truth_weights.empty()) env.drafter_weights.emplace_back(name + " (ground truth)", d.ground_truth_weights);
+  }
+  const nlohmann::json report = build_report(resolved_spec_json(spec), spec.source, describe_environment(env), records);
+  write_report(report, (dir / "report.json").string());
+  const std::vector<Table> tables = render_report(report, dir.string(), (fs::path(o.checkout) / "reports" / "paper" / "paper_tables.json").string());
+  return fmt::format("{}\nreport: {}\n", to_markdown(tables.front()), (dir / "index.html").string());
+}
+
+}  // namespace draftbench

@@ -1,0 +1,41 @@
+// `draftbench run`: a spec's points, run one after another on one loaded model, each
+// result appended to the output directory's results.jsonl as soon as it exists. A point
+// over the memory budget is recorded as "oom", one past its time limit as "timeout", one
+// that fails as "error" with the message; the sweep goes on. A killed sweep, run again
+// with `resume`, skips what is recorded and loses nothing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "experiments/spec/experiment_spec.h"
+#include "experiments/spec/sweep_grid.h"
+
+namespace draftbench {
+
+struct RunOptions {
+  std::string checkout;  // the checkout (git commit, reports/paper/paper_tables.json)
+  std::string out_dir;   // holds spec.json, results.jsonl (and the report written from them)
+  bool resume = false;   // required to continue into a directory that already has results
+  std::string only;      // "axis=value,axis=value": run only matching points (and their baselines)
+  int shard = 0, n_shards = 1;  // run points whose index % n_shards == shard
+  bool dry_run = false;  // print the points and an estimated time; run nothing
+};
+
+// The points a run covers after --only and --shard, in order. Throws InputError for a
+// malformed filter or one that matches nothing.
+std::vector<SweepPoint> select_points(const ExperimentSpec& spec, const RunOptions& options);
+
+// A rough wall-time estimate for a point on this kind of machine (memory-bound decoding;
+// a tree verification costs about 1 + 0.15 per tree token autoregressive steps here).
+double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& point, int64_t prompts, uint64_t model_bytes);
+
+// Builds report.json from the output directory's results and renders its tables; returns
+// the tables as Markdown (the first one, Table 1's layout when the sweep has that shape).
+std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& options);
+
+// Runs (or with dry_run, lists) the points, then writes the report. Returns the number of points that ended in
+// "error" (the CLI exits non-zero when there are any).
+int run_sweep(const ExperimentSpec& spec, const RunOptions& options);
+
+}  // namespace draftbench

@@ -1,0 +1,343 @@
+#include "experiments/spec/experiment_spec.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "engine/common/error.h"
+#include "engine/drafters/make_drafter.h"
+#include "experiments/spec/spec_reader.h"
+
+namespace draftbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+const char* const kBuiltinDrafters[] = {"autoregressive", "medusa", "eagle", "redrafter"};
+const char* const kPaperTables[] = {"table1", "table4", "table5", "table6", "figure5", "figure6", "figure7"};
+
+bool is_builtin_kind(const std::string& kind) {
+  return std::find(std::begin(kBuiltinDrafters), std::end(kBuiltinDrafters), kind) != std::end(kBuiltinDrafters);
+}
+
+class SpecLoader {
+ public:
+  SpecLoader(const std::string& path, const std::string& root, const std::string& default_model)
+      : r_(path), dir_(fs::path(path).parent_path()), root_(root), default_model_(default_model) {}
+
+  ExperimentSpec load() {
+    YAML::Node doc;
+    try {
+      doc = YAML::LoadFile(r_.file());
+    } catch (const YAML::BadFile&) {
+      throw InputError(r_.file(), "", "cannot open the experiment spec");
+    } catch (const YAML::ParserException& e) {
+      throw InputError(r_.file(), fmt::format("line {}", e.mark.line + 1), fmt::format("not valid YAML or JSON: {}", e.msg));
+    }
+    r_.only_keys(doc, "", {"schema_version", "name", "description", "model", "threads", "chat", "datasets", "drafters", "sweep",
+                           "repeats", "warmup", "baseline", "memory_budget", "time_limit", "paper"});
+    ExperimentSpec s;
+    s.file = r_.file();
+    s.source = yaml_to_json(doc);
+    if (!doc["schema_version"]) r_.fail(doc["schema_version"], "schema_version", fmt::format("missing (expected {})", kSchemaVersion));
+    r_.integer(doc["schema_version"], "schema_version", kSchemaVersion, kSchemaVersion);
+    s.name = doc["name"] ? r_.text(doc["name"], "name") : fs::path(r_.file()).stem().string();
+    if (doc["description"]) s.description = r_.text(doc["description"], "description");
+    if (doc["model"]) {
+      s.model = existing_path(doc["model"], "model");
+    } else {
+      s.model = default_model_;
+      s.default_model = true;
+      if (!fs::exists(s.model)) r_.fail(doc["model"], "model", fmt::format("missing, and the default model {} is not there (expected a model path; scripts/setup.sh fetches the default one)", s.model));
+    }
+    if (doc["threads"]) s.threads = static_cast<int>(r_.integer(doc["threads"], "threads", 0, 1024));
+    if (doc["chat"]) s.chat = r_.boolean(doc["chat"], "chat");
+    if (doc["repeats"]) s.repeats = static_cast<int>(r_.integer(doc["repeats"], "repeats", 1, 1000));
+    if (doc["warmup"]) s.warmup = static_cast<int>(r_.integer(doc["warmup"], "warmup", 0, 1000));
+    if (doc["baseline"]) s.baseline = r_.boolean(doc["baseline"], "baseline");
+    if (doc["memory_budget"]) s.memory_budget_bytes = parse_bytes(r_.text(doc["memory_budget"], "memory_budget"), where(doc["memory_budget"]), "memory_budget");
+    if (doc["time_limit"]) s.time_limit_s = parse_seconds(r_.text(doc["time_limit"], "time_limit"), where(doc["time_limit"]), "time_limit");
+    if (doc["paper"]) {
+      s.paper_table = r_.text(doc["paper"], "paper");
+      if (std::find(std::begin(kPaperTables), std::end(kPaperTables), s.paper_table) == std::end(kPaperTables))
+        r_.fail(doc["paper"], "paper", fmt::format("unknown paper table '{}' (expected one of: {})", s.paper_table, fmt::join(kPaperTables, ", ")));
+    }
+    read_datasets(doc["datasets"], s);
+    read_drafters(doc["drafters"], s);
+    if (!doc["sweep"]) r_.fail(doc["sweep"], "sweep", "missing (expected a mapping of sweep axes, at least `drafter`)");
+    read_sweep(doc["sweep"], s);
+    check_weights(doc, s);
+    return s;
+  }
+
+ private:
+  SpecReader r_;
+  fs::path dir_, root_;
+  std::string default_model_;
+
+  std::string where(const YAML::Node& node) const {
+    return node.Mark().is_null() ? r_.file() : fmt::format("{}: line {}", r_.file(), node.Mark().line + 1);
+  }
+
+  // Relative to the spec's directory first (a spec next to its data), then the checkout.
+  std::string existing_path(const YAML::Node& node, const std::string& key) {
+    const fs::path p = r_.text(node, key);
+    if (p.is_absolute()) {
+      if (!fs::exists(p)) r_.fail(node, key, fmt::format("'{}' does not exist", p.string()));
+      return p.string();
+    }
+    for (const fs::path& base : {dir_, root_})
+      if (fs::exists(base / p)) return (base / p).lexically_normal().string();
+    r_.fail(node, key, fmt::format("'{}' does not exist (looked in {} and {})", p.string(), dir_.empty() ? "." : dir_.string(), root_.string()));
+  }
+
+  void read_datasets(const YAML::Node& node, ExperimentSpec& s) {
+    if (!node) r_.fail(node, "datasets", "missing (expected a list of datasets, each with name and path)");
+    if (!node.IsSequence() || node.size() == 0) r_.fail(node, "datasets", "expected a non-empty list of datasets");
+    std::set<std::string> names;
+    for (size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node d = node[i];
+      const std::string key = fmt::format("datasets[{}]", i);
+      r_.only_keys(d, key, {"name", "path", "format", "categories", "split", "limit", "limit_per_category", "turns"});
+      DatasetSpec ds;
+      if (!d["name"]) r_.fail(d, key + ".name", "missing (expected the dataset's name, as reports label it)");
+      ds.name = r_.text(d["name"], key + ".name");
+      if (!names.insert(ds.name).second) r_.fail(d["name"], key + ".name", fmt::format("'{}' is named twice (expected unique names)", ds.name));
+      if (!d["path"]) r_.fail(d, key + ".path", "missing (expected a prompt file)");
+      ds.path = existing_path(d["path"], key + ".path");
+      if (d["format"]) {
+        const std::string f = r_.text(d["format"], key + ".format");
+        try {
+          ds.format = parse_prompt_format(f, "");
+        } catch (const InputError&) {
+          r_.fail(d["format"], key + ".format", fmt::format("unknown format '{}' (expected detect, mt_bench, alpaca, corpus or plain)", f));
+        }
+      }
+      if (d["categories"]) ds.categories = r_.text_list(d["categories"], key + ".categories");
+      if (d["split"]) {
+        ds.split = r_.text(d["split"], key + ".split");
+        if (ds.split != "train" && ds.split != "heldout") r_.fail(d["split"], key + ".split", fmt::format("'{}' (expected train or heldout)", ds.split));
+      }
+      if (d["limit"]) ds.limit = static_cast<int>(r_.integer(d["limit"], key + ".limit", 1, 1000000));
+      if (d["limit_per_category"]) ds.limit_per_category = static_cast<int>(r_.integer(d["limit_per_category"], key + ".limit_per_category", 1, 1000000));
+      if (d["turns"]) ds.turns = static_cast<int>(r_.integer(d["turns"], key + ".turns", 1, 16));
+      s.datasets.push_back(std::move(ds));
+    }
+  }
+
+  void read_drafters(const YAML::Node& node, ExperimentSpec& s) {
+    if (node) {
+      r_.require_map(node, "drafters");
+      for (const auto& kv : node) {
+        const std::string name = kv.first.Scalar();
+        const std::string key = "drafters." + name;
+        r_.only_keys(kv.second, key, {"kind", "weights", "ground_truth_weights", "top_k_warp", "eagle_static_tree"});
+        DrafterSpec d;
+        d.name = name;
+        d.kind = kv.second["kind"] ? r_.text(kv.second["kind"], key + ".kind") : name;
+        if (!is_builtin_kind(d.kind))
+          r_.fail(kv.second["kind"] ? kv.second["kind"] : kv.first, key + ".kind",
+                  fmt::format("unknown drafter kind '{}' (expected one of: {})", d.kind, known_drafters()));
+        if (kv.second["weights"]) d.weights = existing_path(kv.second["weights"], key + ".weights");
+        if (kv.second["ground_truth_weights"]) d.ground_truth_weights = existing_path(kv.second["ground_truth_weights"], key + ".ground_truth_weights");
+        if (kv.second["top_k_warp"]) d.top_k_warp = static_cast<int>(r_.integer(kv.second["top_k_warp"], key + ".top_k_warp", 0, 1 << 20));
+        if (kv.second["eagle_static_tree"]) d.eagle_static_tree = r_.boolean(kv.second["eagle_static_tree"], key + ".eagle_static_tree");
+        s.drafters.push_back(std::move(d));
+      }
+    }
+    for (const char* kind : kBuiltinDrafters) {
+      const bool named = std::any_of(s.drafters.begin(), s.drafters.end(), [&](const DrafterSpec& d) { return d.name == kind; });
+      if (!named) s.drafters.push_back(DrafterSpec{kind, kind, "", "", 0, false});
+    }
+  }
+
+  // One axis value, type-checked for its axis; `drafter` values must name a drafter.
+  nlohmann::json axis_value(const std::string& axis, const YAML::Node& v, const std::string& key, const ExperimentSpec& s) {
+    if (axis == "drafter") {
+      const std::string name = r_.text(v, key);
+      if (std::none_of(s.drafters.begin(), s.drafters.end(), [&](const DrafterSpec& d) { return d.name == name; })) {
+        std::string names;
+        for (const DrafterSpec& d : s.drafters) names += (names.empty() ? "" : ", ") + d.name;
+        r_.fail(v, key, fmt::format("unknown drafter '{}' (expected one of: {})", name, names));
+      }
+      return name;
+    }
+    if (axis == "temperature") return r_.number(v, key, 0.0, 100.0);
+    if (axis == "tree_attention" || axis == "distilled") return r_.boolean(v, key);
+    if (axis == "tree") return existing_path(v, key);
+    if (axis == "batch_size") return r_.integer(v, key, 1, 4096);
+    if (axis == "beam_width" || axis == "top_k") return r_.integer(v, key, 1, 1024);
+    if (axis == "beam_length" || axis == "depth") return r_.integer(v, key, 1, 64);
+    if (axis == "total_tokens") return r_.integer(v, key, 1, 4096);
+    if (axis == "max_new_tokens") return r_.integer(v, key, 1, 1 << 20);
+    DB_CHECK(axis == "seed");
+    return r_.integer(v, key, 0, int64_t(1) << 53);
+  }
+
+  // A scalar, a list, or a range {from, to, step} of numbers (to inclusive).
+  std::vector<nlohmann::json> axis_values(const std::string& axis, const YAML::Node& node, const std::string& key, const ExperimentSpec& s) {
+    std::vector<nlohmann::json> out;
+    if (node.IsSequence()) {
+      if (node.size() == 0) r_.fail(node, key, "empty list (expected at least one value)");
+      for (size_t i = 0; i < node.size(); ++i) out.push_back(axis_value(axis, node[i], fmt::format("{}[{}]", key, i), s));
+    } else if (node.IsMap()) {
+      r_.only_keys(node, key, {"from", "to", "step"});
+      if (!node["from"] || !node["to"]) r_.fail(node, key, "a range needs `from` and `to` (and optionally `step`)");
+      const nlohmann::json from = axis_value(axis, node["from"], key + ".from", s), to = axis_value(axis, node["to"], key + ".to", s);
+      if (!from.is_number()) r_.fail(node, key, fmt::format("axis {} takes no range (expected a value or a list)", axis));
+      const double step = node["step"] ? r_.number(node["step"], key + ".step", 1e-9, 1e9) : 1.0;
+      if (from.is_number_integer() && std::floor(step) != step) r_.fail(node["step"], key + ".step", "expected an integer step for an integer axis");
+      if (to.get<double>() < from.get<double>()) r_.fail(node, key, "empty range (expected from <= to)");
+      const int64_t n = static_cast<int64_t>(std::floor((to.get<double>() - from.get<double>()) / step + 1e-9)) + 1;
+      if (n > 10000) r_.fail(node, key, fmt::format("a range of {} values (expected at most 10000)", n));
+      for (int64_t i = 0; i < n; ++i) {
+        if (from.is_number_integer()) out.push_back(from.get<int64_t>() + i * static_cast<int64_t>(step));
+        else out.push_back(from.get<double>() + static_cast<double>(i) * step);
+      }
+    } else {
+      out.push_back(axis_value(axis, node, key, s));
+    }
+    return out;
+  }
+
+  void read_sweep(const YAML::Node& node, ExperimentSpec& s) {
+    std::initializer_list<const char*> allowed = {"drafter",   "temperature", "batch_size", "beam_width", "beam_length",   "tree_attention", "tree",
+                                                  "depth",     "top_k",       "total_tokens", "distilled", "max_new_tokens", "seed", "zip", "exclude"};
+    r_.only_keys(node, "sweep", allowed);
+    if (!node["drafter"]) r_.fail(node, "sweep.drafter", "missing (expected the drafters to run, e.g. [autoregressive, redrafter])");
+    for (const char* axis : kSweepAxes)
+      if (node[axis]) s.sweep.axes[axis] = axis_values(axis, node[axis], std::string("sweep.") + axis, s);
+    if (const YAML::Node zip = node["zip"]) {
+      if (!zip.IsSequence() || zip.size() == 0) r_.fail(zip, "sweep.zip", "expected a list of axis groups, e.g. [[beam_width, batch_size]]");
+      std::set<std::string> zipped;
+      for (size_t g = 0; g < zip.size(); ++g) {
+        const std::string key = fmt::format("sweep.zip[{}]", g);
+        const std::vector<std::string> group = r_.text_list(zip[g], key);
+        if (group.size() < 2) r_.fail(zip[g], key, "expected at least two axes to zip together");
+        for (const std::string& axis : group) {
+          if (!s.sweep.axes.count(axis)) r_.fail(zip[g], key, fmt::format("axis '{}' is not swept (expected axes listed under sweep)", axis));
+          if (!zipped.insert(axis).second) r_.fail(zip[g], key, fmt::format("axis '{}' is in two zip groups (expected each axis in at most one)", axis));
+          if (s.sweep.axes[axis].size() != s.sweep.axes[group[0]].size())
+            r_.fail(zip[g], key, fmt::format("axes '{}' ({} values) and '{}' ({} values) differ in length (zipped axes need equal lengths)", group[0],
+                                             s.sweep.axes[group[0]].size(), axis, s.sweep.axes[axis].size()));
+        }
+        s.sweep.zip.push_back(group);
+      }
+    }
+    if (const YAML::Node ex = node["exclude"]) {
+      if (!ex.IsSequence()) r_.fail(ex, "sweep.exclude", "expected a list of partial points, e.g. [{drafter: eagle, temperature: 1}]");
+      for (size_t i = 0; i < ex.size(); ++i) {
+        const std::string key = fmt::format("sweep.exclude[{}]", i);
+        r_.require_map(ex[i], key);
+        if (ex[i].size() == 0) r_.fail(ex[i], key, "empty (expected at least one axis: value)");
+        nlohmann::json match = nlohmann::json::object();
+        for (const auto& kv : ex[i]) {
+          const std::string axis = kv.first.Scalar();
+          if (std::find_if(std::begin(kSweepAxes), std::end(kSweepAxes), [&](const char* a) { return axis == a; }) == std::end(kSweepAxes))
+            r_.fail(kv.first, key + "." + axis, fmt::format("unknown axis '{}' (expected one of: {})", axis, fmt::join(kSweepAxes, ", ")));
+          match[axis] = axis_values(axis, kv.second, key + "." + axis, s);
+        }
+        s.sweep.exclude.push_back(std::move(match));
+      }
+    }
+  }
+
+  // Every drafter the sweep runs has weights before anything runs: its own, or the shipped
+  // ones when the model is the default one.
+  void check_weights(const YAML::Node& doc, ExperimentSpec& s) {
+    const bool distilled_false = s.sweep.axes.count("distilled") &&
+                                 std::any_of(s.sweep.axes["distilled"].begin(), s.sweep.axes["distilled"].end(), [](const nlohmann::json& v) { return !v.get<bool>(); });
+    const bool distilled_true = !s.sweep.axes.count("distilled") ||
+                                std::any_of(s.sweep.axes["distilled"].begin(), s.sweep.axes["distilled"].end(), [](const nlohmann::json& v) { return v.get<bool>(); });
+    for (const nlohmann::json& name : s.sweep.axes["drafter"]) {
+      DrafterSpec& d = *std::find_if(s.drafters.begin(), s.drafters.end(), [&](const DrafterSpec& x) { return x.name == name.get<std::string>(); });
+      if (d.kind == "autoregressive") continue;
+      const std::string key = "drafters." + d.name;
+      const YAML::Node at = doc["drafters"] && doc["drafters"][d.name] ? doc["drafters"][d.name] : doc["sweep"]["drafter"];
+      auto shipped = [&](const std::string& dir, const char* field) {
+        if (!s.default_model) r_.fail(at, key + "." + field, "missing (expected a weights directory: the shipped drafters serve the default model only)");
+        const fs::path p = root_ / "models" / "drafters" / dir;
+        if (!fs::exists(p / "drafter.json") && !fs::exists(p / "config.json"))
+          r_.fail(at, key + "." + field, fmt::format("missing, and no shipped drafter at {} (expected a weights directory)", p.string()));
+        return p.string();
+      };
+      if (distilled_true && d.weights.empty()) d.weights = shipped(d.kind, "weights");
+      if (distilled_false && d.ground_truth_weights.empty()) d.ground_truth_weights = shipped(d.kind + "-ground-truth", "ground_truth_weights");
+    }
+  }
+};
+
+double parse_scaled(const std::string& text, const std::string& where, const std::string& key, std::initializer_list<std::pair<const char*, double>> units,
+                    const char* expected) {
+  size_t end = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &end);
+  } catch (const std::exception&) {
+    throw InputError(where, "key " + key, fmt::format("'{}' (expected {})", text, expected));
+  }
+  std::string unit = text.substr(end);
+  unit.erase(0, unit.find_first_not_of(' '));
+  for (const auto& [name, scale] : units)
+    if (unit == name && std::isfinite(v) && v >= 0) return v * scale;
+  throw InputError(where, "key " + key, fmt::format("'{}' (expected {})", text, expected));
+}
+
+}  // namespace
+
+const DrafterSpec& ExperimentSpec::drafter(const std::string& name) const {
+  for (const DrafterSpec& d : drafters)
+    if (d.name == name) return d;
+  throw InputError(file, "drafters", fmt::format("no drafter named '{}'", name));
+}
+
+uint64_t parse_bytes(const std::string& text, const std::string& where, const std::string& key) {
+  const double v = parse_scaled(text, where, key,
+                                {{"", 1.0}, {"B", 1.0}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}},
+                                "a size such as 4GiB, 512MiB or 2e9");
+  return static_cast<uint64_t>(v);
+}
+
+double parse_seconds(const std::string& text, const std::string& where, const std::string& key) {
+  return parse_scaled(text, where, key, {{"", 1.0}, {"s", 1.0}, {"m", 60.0}, {"min", 60.0}, {"h", 3600.0}}, "a duration such as 90s, 10m or 1.5h");
+}
+
+nlohmann::json resolved_spec_json(const ExperimentSpec& spec) {
+  nlohmann::json datasets = nlohmann::json::array();
+  for (const DatasetSpec& d : spec.datasets)
+    datasets.push_back({{"name", d.name}, {"path", d.path}, {"format", prompt_format_name(d.format)}, {"categories", d.categories},
+                        {"split", d.split}, {"limit", d.limit}, {"limit_per_category", d.limit_per_category}, {"turns", d.turns}});
+  nlohmann::json drafters = nlohmann::json::array();
+  for (const DrafterSpec& d : spec.drafters)
+    drafters.push_back({{"name", d.name}, {"kind", d.kind}, {"weights", d.weights}, {"ground_truth_weights", d.ground_truth_weights},
+                        {"top_k_warp", d.top_k_warp}, {"eagle_static_tree", d.eagle_static_tree}});
+  nlohmann::json axes = nlohmann::json::object();
+  for (const auto& [axis, values] : spec.sweep.axes) axes[axis] = values;
+  return {{"file", spec.file},
+          {"name", spec.name},
+          {"description", spec.description},
+          {"model", spec.model},
+          {"default_model", spec.default_model},
+          {"threads", spec.threads},
+          {"chat", spec.chat},
+          {"datasets", datasets},
+          {"drafters", drafters},
+          {"sweep", {{"axes", axes}, {"zip", spec.sweep.zip}, {"exclude", spec.sweep.exclude}}},
+          {"repeats", spec.repeats},
+          {"warmup", spec.warmup},
+          {"baseline", spec.baseline},
+          {"memory_budget_bytes", spec.memory_budget_bytes},
+          {"time_limit_s", spec.time_limit_s},
+          {"paper", spec.paper_table.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.paper_table)}};
+}
+
+ExperimentSpec load_experiment_spec(const std::string& path, const std::string& root, const std::string& default_model) {
+  return SpecLoader(path, root, default_model).load();
+}
+
+}  // namespace draftbench

@@ -1,0 +1,126 @@
+#include "experiments/spec/spec_reader.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+#include "engine/common/error.h"
+
+namespace draftbench {
+
+namespace {
+
+// A quoted YAML scalar carries the non-specific tag "!": "8" is text, 8 is a number.
+bool quoted(const YAML::Node& node) { return node.Tag() == "!"; }
+
+bool parse_int(const std::string& s, int64_t& out) {
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, out);
+  return ec == std::errc() && p == end;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, out);
+  return ec == std::errc() && p == end && std::isfinite(out);
+}
+
+bool parse_bool(const std::string& s, bool& out) {
+  if (s == "true" || s == "True" || s == "TRUE" || s == "on" || s == "yes") return out = true, true;
+  if (s == "false" || s == "False" || s == "FALSE" || s == "off" || s == "no") return out = false, true;
+  return false;
+}
+
+std::string shown(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  return fmt::format("'{}'", node.Scalar());
+}
+
+}  // namespace
+
+void SpecReader::fail(const YAML::Node& node, const std::string& path, const std::string& problem) const {
+  const YAML::Mark mark = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
+  const std::string what = mark.is_null() ? fmt::format("key {}", path) : fmt::format("line {} key {}", mark.line + 1, path);
+  throw InputError(file_, what, problem);
+}
+
+void SpecReader::require_map(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsMap()) fail(node, path, fmt::format("expected a mapping of keys to values, got {}", shown(node)));
+}
+
+void SpecReader::only_keys(const YAML::Node& node, const std::string& path, std::initializer_list<const char*> allowed) const {
+  require_map(node, path);
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    bool known = false;
+    for (const char* a : allowed) known = known || key == a;
+    if (known) continue;
+    std::string list;
+    for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    fail(kv.first, path.empty() ? key : path + "." + key, fmt::format("unknown key '{}' (expected one of: {})", key, list));
+  }
+}
+
+std::string SpecReader::text(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsScalar() || node.Scalar().empty()) fail(node, path, fmt::format("expected a non-empty string, got {}", shown(node)));
+  return node.Scalar();
+}
+
+int64_t SpecReader::integer(const YAML::Node& node, const std::string& path, int64_t min, int64_t max) const {
+  int64_t v = 0;
+  if (!node.IsScalar() || quoted(node) || !parse_int(node.Scalar(), v))
+    fail(node, path, fmt::format("expected an integer, got {}", shown(node)));
+  if (v < min || v > max) fail(node, path, fmt::format("expected an integer in [{}, {}], got {}", min, max, v));
+  return v;
+}
+
+double SpecReader::number(const YAML::Node& node, const std::string& path, double min, double max) const {
+  double v = 0;
+  if (!node.IsScalar() || quoted(node) || !parse_double(node.Scalar(), v))
+    fail(node, path, fmt::format("expected a number, got {}", shown(node)));
+  if (v < min || v > max) fail(node, path, fmt::format("expected a number in [{}, {}], got {}", min, max, v));
+  return v;
+}
+
+bool SpecReader::boolean(const YAML::Node& node, const std::string& path) const {
+  bool v = false;
+  if (!node.IsScalar() || quoted(node) || !parse_bool(node.Scalar(), v))
+    fail(node, path, fmt::format("expected true or false, got {}", shown(node)));
+  return v;
+}
+
+std::vector<std::string> SpecReader::text_list(const YAML::Node& node, const std::string& path) const {
+  if (node.IsScalar()) return {text(node, path)};
+  if (!node.IsSequence() || node.size() == 0) fail(node, path, fmt::format("expected a string or a non-empty list of strings, got {}", shown(node)));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < node.size(); ++i) out.push_back(text(node[i], fmt::format("{}[{}]", path, i)));
+  return out;
+}
+
+nlohmann::json yaml_to_json(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return nullptr;
+  if (node.IsSequence()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : node) out.push_back(yaml_to_json(item));
+    return out;
+  }
+  if (node.IsMap()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& kv : node) out[kv.first.Scalar()] = yaml_to_json(kv.second);
+    return out;
+  }
+  const std::string& s = node.Scalar();
+  if (quoted(node)) return s;
+  int64_t i = 0;
+  double d = 0;
+  bool b = false;
+  if (parse_int(s, i)) return i;
+  if (parse_double(s, d)) return d;
+  if (parse_bool(s, b)) return b;
+  return s;
+}
+
+}  // namespace draftbench

@@ -1,0 +1,131 @@
+#include "experiments/spec/sweep_grid.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "engine/common/error.h"
+#include "engine/drafters/make_drafter.h"
+
+namespace draftbench {
+
+namespace {
+
+// An axis the spec does not sweep takes the engine's default (DrafterOptions, DecodeOptions).
+nlohmann::json default_value(const std::string& axis) {
+  const DrafterOptions d;
+  if (axis == "temperature") return 0.0;
+  if (axis == "batch_size") return 1;
+  if (axis == "beam_width") return d.beam_width;
+  if (axis == "beam_length") return d.beam_length;
+  if (axis == "tree_attention") return d.tree_attention;
+  if (axis == "tree") return "shipped";
+  if (axis == "depth") return d.depth;
+  if (axis == "top_k") return d.top_k;
+  if (axis == "total_tokens") return d.total_tokens;
+  if (axis == "distilled") return true;
+  if (axis == "max_new_tokens") return 128;
+  DB_CHECK(axis == "seed");
+  return 0;
+}
+
+bool matches(const nlohmann::json& exclusion, const nlohmann::json& full) {
+  for (const auto& [axis, values] : exclusion.items())
+    if (std::find(values.begin(), values.end(), full[axis]) == values.end()) return false;
+  return true;
+}
+
+// The grid's dimensions: a lone axis, or a zip group advancing together.
+struct Dimension {
+  std::vector<std::string> axes;
+  size_t size = 0;
+};
+
+std::vector<Dimension> dimensions(const SweepSpec& sweep) {
+  std::vector<Dimension> dims;
+  std::set<std::string> placed;
+  for (const char* axis : kSweepAxes) {
+    if (!sweep.axes.count(axis) || placed.count(axis)) continue;
+    Dimension d{{axis}, sweep.axes.at(axis).size()};
+    for (const auto& group : sweep.zip)
+      if (std::find(group.begin(), group.end(), axis) != group.end()) d.axes = group;
+    for (const std::string& a : d.axes) placed.insert(a);
+    dims.push_back(std::move(d));
+  }
+  return dims;
+}
+
+}  // namespace
+
+std::string SweepPoint::key() const { return nlohmann::json{{"dataset", dataset}, {"params", params}}.dump(); }
+
+nlohmann::json SweepPoint::to_json() const {
+  nlohmann::json j{{"key", key()}, {"dataset", dataset}, {"drafter", drafter}, {"kind", kind}, {"params", params}};
+  if (!baseline.empty()) j["baseline"] = baseline;
+  if (added_baseline) j["added_baseline"] = true;
+  return j;
+}
+
+std::vector<std::string> axes_read_by(const DrafterSpec& drafter) {
+  std::vector<std::string> axes = {"drafter", "temperature", "batch_size", "max_new_tokens", "seed"};
+  const std::string& k = drafter.kind;
+  if (k == "redrafter") axes.insert(axes.end(), {"beam_width", "beam_length", "tree_attention", "distilled"});
+  if (k == "medusa") axes.insert(axes.end(), {"tree", "distilled"});
+  if (k == "eagle" && drafter.eagle_static_tree) axes.insert(axes.end(), {"tree", "distilled"});
+  if (k == "eagle" && !drafter.eagle_static_tree) axes.insert(axes.end(), {"depth", "top_k", "total_tokens", "distilled"});
+  return axes;
+}
+
+std::vector<SweepPoint> expand_sweep(const ExperimentSpec& spec) {
+  const std::vector<Dimension> dims = dimensions(spec.sweep);
+  std::vector<SweepPoint> grid;
+  std::set<std::string> seen;
+  std::vector<size_t> at(dims.size(), 0);
+  for (bool more = true; more;) {
+    nlohmann::json full = nlohmann::json::object();
+    for (const char* axis : kSweepAxes)
+      if (std::string_view(axis) != "drafter") full[axis] = default_value(axis);
+    for (size_t d = 0; d < dims.size(); ++d)
+      for (const std::string& axis : dims[d].axes) full[axis] = spec.sweep.axes.at(axis)[at[d]];
+    const bool excluded = std::any_of(spec.sweep.exclude.begin(), spec.sweep.exclude.end(), [&](const nlohmann::json& e) { return matches(e, full); });
+    if (!excluded) {
+      const DrafterSpec& drafter = spec.drafter(full["drafter"].get<std::string>());
+      nlohmann::json params = nlohmann::json::object();
+      for (const std::string& axis : axes_read_by(drafter)) params[axis] = full[axis];
+      for (const DatasetSpec& ds : spec.datasets) {
+        SweepPoint p{ds.name, drafter.name, drafter.kind, params, "", false};
+        if (seen.insert(p.key()).second) grid.push_back(std::move(p));
+      }
+    }
+    // Odometer over the dimensions, the last one fastest.
+    more = false;
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (++at[d] < dims[d].size) {
+        more = true;
+        break;
+      }
+      at[d] = 0;
+    }
+  }
+  if (grid.empty()) throw InputError(spec.file, "sweep.exclude", "excludes every point (expected at least one point left to run)");
+  if (!spec.baseline) return grid;
+
+  // Each speedup divides by the autoregressive point with the same dataset, temperature,
+  // batch size, length and seed, run in this sweep: add the ones the grid lacks.
+  const DrafterSpec& ar = spec.drafter("autoregressive");
+  std::vector<SweepPoint> out;
+  for (SweepPoint& p : grid) {
+    if (p.kind != "autoregressive") {
+      nlohmann::json params = nlohmann::json::object();
+      for (const std::string& axis : axes_read_by(ar)) params[axis] = axis == "drafter" ? nlohmann::json(ar.name) : p.params[axis];
+      SweepPoint base{p.dataset, ar.name, ar.kind, params, "", true};
+      p.baseline = base.key();
+      if (seen.insert(base.key()).second) out.push_back(std::move(base));
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace draftbench

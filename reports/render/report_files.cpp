@@ -1,0 +1,68 @@
+#include "reports/render/report_files.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/common/error.h"
+#include "reports/render/report_tables.h"
+
+namespace draftbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_file(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << text;
+    if (!f) throw InputError(tmp.string(), "", "cannot write");
+  }
+  fs::rename(tmp, path);
+}
+
+std::string index_html(const nlohmann::json& report, const std::vector<Table>& tables, const fs::path& dir) {
+  const nlohmann::json& env = report["environment"];
+  std::string html = fmt::format(
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{0}</title>\n<style>\n"
+      "body{{font-family:sans-serif;margin:2em;max-width:80em}} table{{border-collapse:collapse;margin:1em 0}}\n"
+      "th,td{{border-bottom:1px solid #ccc;padding:.25em .6em;text-align:right}} th:first-child{{text-align:left}}\n"
+      "caption{{font-weight:bold;text-align:left;padding:.5em 0}} .note{{color:#555;font-size:90%}} img{{max-width:48em;display:block;margin:1em 0}}\n"
+      "</style></head><body>\n<h1>{0}</h1>\n<p>{1}</p>\n",
+      report["spec"]["name"].get<std::string>(), report["spec"]["description"].get<std::string>());
+  html += fmt::format("<p class=\"note\">{} · {} threads · commit {}{} · created {}</p>\n", env["cpu"]["model"].get<std::string>(), env["threads"].dump(),
+                      env["git"]["commit"].get<std::string>().substr(0, 12), env["git"]["dirty"].get<bool>() ? " (dirty)" : "",
+                      report["created_utc"].get<std::string>());
+  for (const Table& t : tables)
+    html += to_html(t) + fmt::format("<p class=\"note\">Also as <a href=\"tables/{0}.md\">Markdown</a> and <a href=\"tables/{0}.tex\">LaTeX</a>.</p>\n", t.id);
+  if (fs::exists(dir / "plots"))
+    for (const auto& e : fs::directory_iterator(dir / "plots"))
+      if (e.path().extension() == ".png") html += fmt::format("<img src=\"plots/{}\" alt=\"{}\">\n", e.path().filename().string(), e.path().stem().string());
+  return html + "</body></html>\n";
+}
+
+}  // namespace
+
+std::vector<Table> render_report(const nlohmann::json& report, const std::string& dir_name, const std::string& paper_tables_path) {
+  nlohmann::json paper;
+  if (!paper_tables_path.empty() && fs::exists(paper_tables_path)) {
+    std::ifstream f(paper_tables_path);
+    paper = nlohmann::json::parse(f, nullptr, false);
+    if (paper.is_discarded()) throw InputError(paper_tables_path, "", "not valid JSON (expected the paper's tables)");
+  }
+  const fs::path dir(dir_name);
+  fs::create_directories(dir / "tables");
+  const std::vector<Table> tables = report_tables(report, paper);
+  for (const Table& t : tables) {
+    write_file(dir / "tables" / (t.id + ".md"), to_markdown(t));
+    write_file(dir / "tables" / (t.id + ".html"), to_html(t));
+    write_file(dir / "tables" / (t.id + ".tex"), to_latex(t));
+  }
+  write_file(dir / "index.html", index_html(report, tables, dir));
+  return tables;
+}
+
+}  // namespace draftbench

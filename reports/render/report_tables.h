@@ -1,0 +1,19 @@
+// The tables a report renders, laid out like the ReDrafter paper's where the sweep has
+// that shape, with the paper's published numbers beside ours when the spec names a paper
+// table (reports/paper/paper_tables.json):
+//   points  every point: parameters, status, tokens/step, TPS, speedup, lossless check
+//   table1  drafters x datasets x temperatures: speedup and tokens/step
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/render/table.h"
+
+namespace draftbench {
+
+// `paper`: the contents of paper_tables.json (null = no paper columns).
+std::vector<Table> report_tables(const nlohmann::json& report, const nlohmann::json& paper);
+
+}  // namespace draftbench
