@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The README's main job: set up, then answer a prompt on the default model with the shipped
-# ReDrafter (models/drafters/redrafter) and print tokens/s, after the autoregressive
-# baseline on the same prompt for comparison (same tokens at temperature 0, by design).
+# The README's main job: set up, then run experiments/quickstart.yaml on the default model —
+# autoregressive decoding and the shipped Medusa, EAGLE and ReDrafter drafters on 16 of our
+# MT-Bench-style prompts at temperatures 0 and 1 — and print its Table-1-style table.
+# The report (report.json, tables, index.html) lands in reports/quickstart/. An interrupted
+# run is resumed; a finished one is kept as reports/quickstart.previous/ and measured again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-prompt=${DRAFTBENCH_PROMPT:-Give me three tips for a rainy weekend.}
-generate=(build/release/draftbench generate --chat --max-new-tokens 96 --prompt "$prompt")
-"${generate[@]}" --drafter autoregressive >/dev/null
-"${generate[@]}" --drafter redrafter  # the shipped weights are the default; beam width 8, length 5
+out=reports/quickstart
+if [[ -f $out/report.json ]]; then
+  rm -rf "$out.previous"
+  mv "$out" "$out.previous"
+fi
+resume=()
+[[ -f $out/results.jsonl ]] && resume=(--resume)
+build/release/draftbench run experiments/quickstart.yaml --out "$out" "${resume[@]}"

@@ -1,20 +1,28 @@
-// draftbench run SPEC: expand an experiment spec and run its points (experiments/runner).
+// draftbench run SPEC: expand an experiment spec and run its points (experiments/runner);
+// draftbench merge: join shard runs; draftbench report: render a report.json.
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "engine/cli/commands.h"
 #include "engine/common/error.h"
 #include "experiments/runner/sweep_runner.h"
 #include "experiments/spec/experiment_spec.h"
+#include "reports/render/report_files.h"
+#include "reports/report/report_json.h"
 
 namespace draftbench::cli {
 
 namespace {
 struct RunArgs {
   std::string spec, out, only, shard;
-  bool resume = false, dry_run = false;
+  bool resume = false, dry_run = false, emit_slurm = false;
+  int slurm_shards = 8;
 };
+
+std::string default_out(const ExperimentSpec& spec) { return (std::filesystem::path(checkout_root()) / "reports" / spec.name).string(); }
 
 void parse_shard(const std::string& text, RunOptions& o) {
   const size_t slash = text.find('/');
@@ -40,21 +48,70 @@ Run add_run(CLI::App& app) {
   sub->add_option("--only", a->only, "Run only points matching axis=value[,axis=value...] (and their baselines)");
   sub->add_option("--shard", a->shard, "i/n: run the points whose index modulo n is i (join shards with `draftbench merge`)");
   sub->add_flag("--dry-run", a->dry_run, "Print the expanded points and an estimated time; run nothing");
+  sub->add_flag("--emit-slurm", a->emit_slurm, "Write <out>/slurm.sh, a Slurm job array running the sweep in shards; run nothing");
+  sub->add_option("--slurm-shards", a->slurm_shards, "Array tasks for --emit-slurm")->capture_default_str()->check(CLI::Range(1, 100000));
   return [sub, a]() -> int {
     if (!sub->parsed()) return -1;
     const ExperimentSpec spec = load_experiment_spec(a->spec, checkout_root(), default_model_path());
     RunOptions o;
     o.checkout = checkout_root();
-    o.out_dir = a->out.empty() ? (std::filesystem::path(checkout_root()) / "reports" / spec.name).string() : a->out;
+    o.out_dir = a->out.empty() ? default_out(spec) : a->out;
     o.resume = a->resume;
     o.only = a->only;
     o.dry_run = a->dry_run;
     if (!a->shard.empty()) parse_shard(a->shard, o);
+    if (a->emit_slurm) {
+      std::filesystem::create_directories(o.out_dir);
+      const std::string path = (std::filesystem::path(o.out_dir) / "slurm.sh").string();
+      std::ofstream(path) << slurm_script(spec, o, a->slurm_shards, std::filesystem::canonical("/proc/self/exe").string());
+      fmt::print("wrote {} ({} array tasks)\n", path, a->slurm_shards);
+      return 0;
+    }
     const int errors = run_sweep(spec, o);
     if (errors > 0) {
       fmt::print(stderr, "draftbench: {} point(s) ended in error; see {}/results.jsonl\n", errors, o.out_dir);
       return 1;
     }
+    return 0;
+  };
+}
+
+Run add_merge(CLI::App& app) {
+  auto spec_path = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto shards = std::make_shared<std::vector<std::string>>();
+  CLI::App* sub = app.add_subcommand("merge", "Join the results of `run --shard i/n` runs into one results file and report");
+  sub->add_option("spec", *spec_path, "The experiment spec every shard ran")->required();
+  sub->add_option("shards", *shards, "The shard runs' output directories")->required();
+  sub->add_option("--out", *out, "Output directory for the merged results (default: reports/<spec name>)");
+  return [sub, spec_path, out, shards]() -> int {
+    if (!sub->parsed()) return -1;
+    const ExperimentSpec spec = load_experiment_spec(*spec_path, checkout_root(), default_model_path());
+    RunOptions o;
+    o.checkout = checkout_root();
+    o.out_dir = out->empty() ? default_out(spec) : *out;
+    merge_shards(spec, *shards, o);
+    return 0;
+  };
+}
+
+Run add_report(CLI::App& app) {
+  auto report_path = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand("report", "Render a report.json: tables (Markdown, HTML, LaTeX) and index.html");
+  sub->add_option("report", *report_path, "A report.json written by `draftbench run`")->required()->check(CLI::ExistingFile);
+  sub->add_option("--out", *out, "Directory for the renderings (default: the report's own directory)");
+  return [sub, report_path, out]() -> int {
+    if (!sub->parsed()) return -1;
+    std::ifstream f(*report_path);
+    const nlohmann::json report = nlohmann::json::parse(f, nullptr, false);
+    if (report.is_discarded() || !report.is_object() || report.value("schema", "") != "draftbench-report")
+      throw InputError(*report_path, "", "not a draftbench report (expected the report.json `draftbench run` writes)");
+    if (report["schema_version"] != kReportSchemaVersion)
+      throw InputError(*report_path, "schema_version", fmt::format("{} (expected {})", report["schema_version"].dump(), kReportSchemaVersion));
+    const std::string dir = out->empty() ? std::filesystem::path(*report_path).parent_path().string() : *out;
+    const std::vector<Table> tables = render_report(report, dir.empty() ? "." : dir, (std::filesystem::path(checkout_root()) / "reports" / "paper" / "paper_tables.json").string());
+    fmt::print("{}\nreport: {}\n", to_markdown(tables.front()), (std::filesystem::path(dir.empty() ? "." : dir) / "index.html").string());
     return 0;
   };
 }

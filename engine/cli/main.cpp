@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   runs.push_back(draftbench::cli::add_distill(app, draftbench::cli::command_line(argc, argv)));
   runs.push_back(draftbench::cli::add_train(app, draftbench::cli::command_line(argc, argv)));
   runs.push_back(draftbench::cli::add_run(app));
+  runs.push_back(draftbench::cli::add_merge(app));
+  runs.push_back(draftbench::cli::add_report(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

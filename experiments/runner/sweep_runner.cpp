@@ -202,6 +202,65 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   return errors;
 }
 
+void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& shard_dirs, const RunOptions& o) {
+  if (shard_dirs.empty()) throw InputError("merge", "shards", "none given (expected the --out directories of the shard runs)");
+  std::map<std::string, nlohmann::json> merged;
+  std::vector<std::string> order;
+  for (const std::string& dir : shard_dirs) {
+    const fs::path identity_path = fs::path(dir) / "run.json";
+    std::ifstream f(identity_path);
+    const nlohmann::json recorded = nlohmann::json::parse(f, nullptr, false);
+    if (recorded.is_discarded() || recorded.value("spec", nlohmann::json()) != spec.source)
+      throw InputError(identity_path.string(), "spec", fmt::format("missing or differs from {} (every shard must have run the same spec)", spec.file));
+    for (nlohmann::json& r : ResultsLog::read((fs::path(dir) / "results.jsonl").string())) {
+      const std::string key = r["key"];
+      const auto [it, fresh] = merged.emplace(key, r);
+      if (fresh) order.push_back(key);
+      else if (it->second["status"] != r["status"])
+        throw InputError(dir, "results.jsonl", fmt::format("point {} is '{}' here but '{}' in another shard", key, r["status"].get<std::string>(), it->second["status"].get<std::string>()));
+    }
+  }
+  fs::create_directories(o.out_dir);
+  const fs::path results = fs::path(o.out_dir) / "results.jsonl";
+  if (fs::exists(results)) throw InputError(results.string(), "", "already exists (expected an empty --out for the merged results)");
+  write_atomically(fs::path(o.out_dir) / "run.json", run_identity(spec).dump(2) + "\n");
+  ResultsLog log(results.string());
+  // In the order of the whole sweep, so the merged report reads like an unsharded one.
+  RunOptions all = o;
+  all.shard = 0;
+  all.n_shards = 1;
+  all.only.clear();
+  const std::vector<SweepPoint> points = select_points(spec, all);
+  for (const SweepPoint& p : points)
+    if (merged.count(p.key())) log.append(merged[p.key()]);
+  fmt::print("{}", write_sweep_report(spec, o));
+  fmt::print(stderr, "merged {} shard(s): {} of the sweep's {} points have results\n", shard_dirs.size(), log.records().size(), points.size());
+}
+
+std::string slurm_script(const ExperimentSpec& spec, const RunOptions& o, int n_shards, const std::string& draftbench) {
+  const fs::path out = fs::absolute(o.out_dir);
+  return fmt::format(
+      "#!/bin/bash\n"
+      "# Runs {spec} as a Slurm job array of {n} shards (written by `draftbench run --emit-slurm`).\n"
+      "# Submit:  sbatch {out}/slurm.sh\n"
+      "# Then:    {bin} merge {spec} --out {out}/merged {out}/shard-*\n"
+      "# Each task runs one shard; a requeued task resumes where it stopped.\n"
+      "#SBATCH --job-name=draftbench-{name}\n"
+      "#SBATCH --array=0-{last}\n"
+      "#SBATCH --cpus-per-task={cpus}\n"
+      "#SBATCH --output={out}/slurm-%A_%a.log\n"
+      "#SBATCH --requeue\n"
+      "set -euo pipefail\n"
+      "cd {checkout}\n"
+      "shard_dir={out}/shard-${{SLURM_ARRAY_TASK_ID}}\n"
+      "resume=()\n"
+      "[[ -f $shard_dir/results.jsonl ]] && resume=(--resume)\n"
+      "{bin} run {spec} --shard ${{SLURM_ARRAY_TASK_ID}}/{n} --out \"$shard_dir\" \"${{resume[@]}}\"\n",
+      fmt::arg("spec", fs::absolute(spec.file).string()), fmt::arg("n", n_shards), fmt::arg("out", out.string()), fmt::arg("bin", draftbench),
+      fmt::arg("name", spec.name), fmt::arg("last", n_shards - 1), fmt::arg("cpus", spec.threads > 0 ? spec.threads : 8),
+      fmt::arg("checkout", fs::absolute(o.checkout).string()));
+}
+
 std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o) {
   const fs::path dir(o.out_dir);
   const std::vector<nlohmann::json> records = ResultsLog::read((dir / "results.jsonl").string());

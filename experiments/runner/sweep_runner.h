@@ -34,6 +34,15 @@ double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& point, int
 // the tables as Markdown (the first one, Table 1's layout when the sweep has that shape).
 std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& options);
 
+// Joins the results of shard runs (`run --shard i/n --out DIR_i`, same spec) into
+// options.out_dir and writes its report. Throws InputError naming a shard that ran another
+// spec, or two shards that disagree on a point.
+void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& shard_dirs, const RunOptions& options);
+
+// A Slurm job-array script running the spec's points as `n_shards` array tasks (each
+// `run --shard i/n` into out_dir/shard-i), to be joined by `draftbench merge`.
+std::string slurm_script(const ExperimentSpec& spec, const RunOptions& options, int n_shards, const std::string& draftbench_binary);
+
 // Runs (or with dry_run, lists) the points, then writes the report. Returns the number of points that ended in
 // "error" (the CLI exits non-zero when there are any).
 int run_sweep(const ExperimentSpec& spec, const RunOptions& options);

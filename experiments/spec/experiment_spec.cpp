@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <set>
+#include <span>
 
 #include "engine/common/error.h"
 #include "engine/drafters/make_drafter.h"
@@ -23,6 +26,32 @@ const char* const kPaperTables[] = {"table1", "table4", "table5", "table6", "fig
 
 bool is_builtin_kind(const std::string& kind) {
   return std::find(std::begin(kBuiltinDrafters), std::end(kBuiltinDrafters), kind) != std::end(kBuiltinDrafters);
+}
+
+using Unit = std::pair<const char*, double>;  // suffix, its scale to bytes or seconds
+using Units = std::span<const Unit>;
+constexpr Unit kByteUnits[] = {{"", 1.0}, {"B", 1.0}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+constexpr Unit kSecondUnits[] = {{"", 1.0}, {"s", 1.0}, {"m", 60.0}, {"min", 60.0}, {"h", 3600.0}};
+constexpr const char* kBytesExpected = "a size such as 4GiB, 512MiB or 2e9";
+constexpr const char* kSecondsExpected = "a duration such as 90s, 10m or 1.5h";
+// Past these a cast to uint64_t or a chrono duration would overflow.
+constexpr double kMaxBytes = 9.0e18, kMaxSeconds = 1.0e9;
+
+// "4GiB" -> 4 * 2^30: a non-negative number, optionally a space, one of `units`; nothing
+// when the text is not that or the result is over `max`.
+std::optional<double> parse_scaled(const std::string& text, Units units, double max) {
+  size_t end = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &end);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(end);
+  unit.erase(0, unit.find_first_not_of(' '));
+  for (const auto& [name, scale] : units)
+    if (unit == name && std::isfinite(v) && v >= 0 && v * scale <= max) return v * scale;
+  return std::nullopt;
 }
 
 class SpecLoader {
@@ -45,7 +74,9 @@ class SpecLoader {
     s.file = r_.file();
     s.source = yaml_to_json(doc);
     if (!doc["schema_version"]) r_.fail(doc["schema_version"], "schema_version", fmt::format("missing (expected {})", kSchemaVersion));
-    r_.integer(doc["schema_version"], "schema_version", kSchemaVersion, kSchemaVersion);
+    const int64_t version = r_.integer(doc["schema_version"], "schema_version", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+    if (version != kSchemaVersion)
+      r_.fail(doc["schema_version"], "schema_version", fmt::format("unsupported schema version {} (expected {})", version, kSchemaVersion));
     s.name = doc["name"] ? r_.text(doc["name"], "name") : fs::path(r_.file()).stem().string();
     if (doc["description"]) s.description = r_.text(doc["description"], "description");
     if (doc["model"]) {
@@ -60,8 +91,8 @@ class SpecLoader {
     if (doc["repeats"]) s.repeats = static_cast<int>(r_.integer(doc["repeats"], "repeats", 1, 1000));
     if (doc["warmup"]) s.warmup = static_cast<int>(r_.integer(doc["warmup"], "warmup", 0, 1000));
     if (doc["baseline"]) s.baseline = r_.boolean(doc["baseline"], "baseline");
-    if (doc["memory_budget"]) s.memory_budget_bytes = parse_bytes(r_.text(doc["memory_budget"], "memory_budget"), where(doc["memory_budget"]), "memory_budget");
-    if (doc["time_limit"]) s.time_limit_s = parse_seconds(r_.text(doc["time_limit"], "time_limit"), where(doc["time_limit"]), "time_limit");
+    if (doc["memory_budget"]) s.memory_budget_bytes = static_cast<uint64_t>(scaled(doc["memory_budget"], "memory_budget", kByteUnits, kMaxBytes, kBytesExpected));
+    if (doc["time_limit"]) s.time_limit_s = scaled(doc["time_limit"], "time_limit", kSecondUnits, kMaxSeconds, kSecondsExpected);
     if (doc["paper"]) {
       s.paper_table = r_.text(doc["paper"], "paper");
       if (std::find(std::begin(kPaperTables), std::end(kPaperTables), s.paper_table) == std::end(kPaperTables))
@@ -80,8 +111,12 @@ class SpecLoader {
   fs::path dir_, root_;
   std::string default_model_;
 
-  std::string where(const YAML::Node& node) const {
-    return node.Mark().is_null() ? r_.file() : fmt::format("{}: line {}", r_.file(), node.Mark().line + 1);
+  // A size or a duration, failing as every other key does (file, line, key).
+  double scaled(const YAML::Node& node, const std::string& key, Units units, double max, const char* expected) {
+    const std::string text = r_.text(node, key);
+    const std::optional<double> v = parse_scaled(text, units, max);
+    if (!v) r_.fail(node, key, fmt::format("'{}' (expected {})", text, expected));
+    return *v;
   }
 
   // Relative to the spec's directory first (a spec next to its data), then the checkout.
@@ -143,6 +178,9 @@ class SpecLoader {
         if (!is_builtin_kind(d.kind))
           r_.fail(kv.second["kind"] ? kv.second["kind"] : kv.first, key + ".kind",
                   fmt::format("unknown drafter kind '{}' (expected one of: {})", d.kind, known_drafters()));
+        // Every speedup divides by the drafter named autoregressive: it must be that kind.
+        if (name == "autoregressive" && d.kind != "autoregressive")
+          r_.fail(kv.second["kind"], key + ".kind", fmt::format("'{}' (the drafter named autoregressive is every speedup's baseline: expected kind autoregressive)", d.kind));
         if (kv.second["weights"]) d.weights = existing_path(kv.second["weights"], key + ".weights");
         if (kv.second["ground_truth_weights"]) d.ground_truth_weights = existing_path(kv.second["ground_truth_weights"], key + ".ground_truth_weights");
         if (kv.second["top_k_warp"]) d.top_k_warp = static_cast<int>(r_.integer(kv.second["top_k_warp"], key + ".top_k_warp", 0, 1 << 20));
@@ -197,7 +235,8 @@ class SpecLoader {
       if (n > 10000) r_.fail(node, key, fmt::format("a range of {} values (expected at most 10000)", n));
       for (int64_t i = 0; i < n; ++i) {
         if (from.is_number_integer()) out.push_back(from.get<int64_t>() + i * static_cast<int64_t>(step));
-        else out.push_back(from.get<double>() + static_cast<double>(i) * step);
+        // Rounded to 12 decimals so that 0.1 steps give 0.3, not 0.30000000000000004.
+        else out.push_back(std::round((from.get<double>() + static_cast<double>(i) * step) * 1e12) / 1e12);
       }
     } else {
       out.push_back(axis_value(axis, node, key, s));
@@ -272,22 +311,6 @@ class SpecLoader {
   }
 };
 
-double parse_scaled(const std::string& text, const std::string& where, const std::string& key, std::initializer_list<std::pair<const char*, double>> units,
-                    const char* expected) {
-  size_t end = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &end);
-  } catch (const std::exception&) {
-    throw InputError(where, "key " + key, fmt::format("'{}' (expected {})", text, expected));
-  }
-  std::string unit = text.substr(end);
-  unit.erase(0, unit.find_first_not_of(' '));
-  for (const auto& [name, scale] : units)
-    if (unit == name && std::isfinite(v) && v >= 0) return v * scale;
-  throw InputError(where, "key " + key, fmt::format("'{}' (expected {})", text, expected));
-}
-
 }  // namespace
 
 const DrafterSpec& ExperimentSpec::drafter(const std::string& name) const {
@@ -297,14 +320,15 @@ const DrafterSpec& ExperimentSpec::drafter(const std::string& name) const {
 }
 
 uint64_t parse_bytes(const std::string& text, const std::string& where, const std::string& key) {
-  const double v = parse_scaled(text, where, key,
-                                {{"", 1.0}, {"B", 1.0}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}},
-                                "a size such as 4GiB, 512MiB or 2e9");
-  return static_cast<uint64_t>(v);
+  const std::optional<double> v = parse_scaled(text, kByteUnits, kMaxBytes);
+  if (!v) throw InputError(where, "key " + key, fmt::format("'{}' (expected {})", text, kBytesExpected));
+  return static_cast<uint64_t>(*v);
 }
 
 double parse_seconds(const std::string& text, const std::string& where, const std::string& key) {
-  return parse_scaled(text, where, key, {{"", 1.0}, {"s", 1.0}, {"m", 60.0}, {"min", 60.0}, {"h", 3600.0}}, "a duration such as 90s, 10m or 1.5h");
+  const std::optional<double> v = parse_scaled(text, kSecondUnits, kMaxSeconds);
+  if (!v) throw InputError(where, "key " + key, fmt::format("'{}' (expected {})", text, kSecondsExpected));
+  return *v;
 }
 
 nlohmann::json resolved_spec_json(const ExperimentSpec& spec) {

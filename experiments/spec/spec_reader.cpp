@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <set>
 
 #include "engine/common/error.h"
 
@@ -43,12 +44,22 @@ std::string shown(const YAML::Node& node) {
 
 void SpecReader::fail(const YAML::Node& node, const std::string& path, const std::string& problem) const {
   const YAML::Mark mark = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
-  const std::string what = mark.is_null() ? fmt::format("key {}", path) : fmt::format("line {} key {}", mark.line + 1, path);
+  // An empty path is the document itself: "spec.yaml: line 1: ..." without a key.
+  const std::string key = path.empty() ? "" : fmt::format("key {}", path);
+  const std::string what = mark.is_null() ? key : fmt::format("line {}{}{}", mark.line + 1, key.empty() ? "" : " ", key);
   throw InputError(file_, what, problem);
 }
 
 void SpecReader::require_map(const YAML::Node& node, const std::string& path) const {
   if (!node.IsMap()) fail(node, path, fmt::format("expected a mapping of keys to values, got {}", shown(node)));
+  // yaml-cpp keeps both of a repeated key: lookups would see the first, iteration (and the
+  // report's copy of the spec) the last.
+  std::set<std::string> seen;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    if (!seen.insert(key).second)
+      fail(kv.first, path.empty() ? key : path + "." + key, fmt::format("key '{}' appears twice (expected each key once)", key));
+  }
 }
 
 void SpecReader::only_keys(const YAML::Node& node, const std::string& path, std::initializer_list<const char*> allowed) const {

@@ -1,0 +1,85 @@
+// results.jsonl: what was appended survives, a torn last line is dropped (and truncated
+// away), and an edited or corrupted record is refused rather than silently discarded.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/common/error.h"
+#include "experiments/runner/results_log.h"
+#include "tests/support/temp_dir.h"
+
+using namespace draftbench;
+
+namespace {
+nlohmann::json record(int i) { return {{"key", "point-" + std::to_string(i)}, {"status", "ok"}, {"metrics", {{"tps", 10.5 + i}}}}; }
+
+std::string read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST_CASE("results log: appended records are read back, in order, by key") {
+  test::TempDir dir("results_log_roundtrip");
+  const std::string path = dir / "results.jsonl";
+  {
+    ResultsLog log(path);
+    REQUIRE(log.records().empty());
+    for (int i = 0; i < 3; ++i) log.append(record(i));
+  }
+  ResultsLog again(path);
+  REQUIRE(again.records().size() == 3);
+  REQUIRE(again.records()[2] == record(2));
+  REQUIRE(again.has("point-1"));
+  REQUIRE_FALSE(again.has("point-3"));
+  REQUIRE((*again.find("point-0"))["metrics"]["tps"] == 10.5);
+  REQUIRE(ResultsLog::read(path).size() == 3);
+}
+
+TEST_CASE("results log: a torn last line (a killed append) is dropped and truncated away") {
+  test::TempDir dir("results_log_torn");
+  const std::string path = dir / "results.jsonl";
+  {
+    ResultsLog log(path);
+    log.append(record(0));
+    log.append(record(1));
+  }
+  const std::string whole = read_all(path);
+  // Cut the second line anywhere before its newline: the first record must survive.
+  const size_t second = whole.find('\n') + 1;
+  for (size_t cut : {second + 1, second + 40, whole.size() - 1}) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << whole.substr(0, cut);
+    ResultsLog log(path);
+    REQUIRE(log.records().size() == 1);
+    REQUIRE(log.records()[0] == record(0));
+    REQUIRE(std::filesystem::file_size(path) == second);
+    log.append(record(1));  // and the run continues after it
+    REQUIRE(read_all(path) == whole);
+  }
+}
+
+TEST_CASE("results log: an edited record or a garbled line is an error naming the line") {
+  test::TempDir dir("results_log_corrupt");
+  const std::string path = dir / "results.jsonl";
+  {
+    ResultsLog log(path);
+    log.append(record(0));
+    log.append(record(1));
+  }
+  std::string text = read_all(path);
+  SECTION("a changed value fails its checksum") {
+    text.replace(text.find("11.5"), 4, "99.5");
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    REQUIRE_THROWS_WITH(ResultsLog(path), Catch::Contains("line 2: checksum mismatch"));
+  }
+  SECTION("a garbled whole line is not a torn append") {
+    text.insert(0, "{not json\n");
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    REQUIRE_THROWS_WITH(ResultsLog(path), Catch::Contains("line 1: not valid JSON"));
+  }
+  SECTION("a line without a record") {
+    std::ofstream(path, std::ios::binary | std::ios::app) << "{\"sha256\": \"x\"}\n";
+    REQUIRE_THROWS_WITH(ResultsLog::read(path), Catch::Contains("line 3: expected {\"sha256\""));
+  }
+}
