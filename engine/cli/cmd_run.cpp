@@ -1,17 +1,14 @@
 // draftbench run SPEC: expand an experiment spec and run its points (experiments/runner);
-// draftbench merge: join shard runs; draftbench report: render a report.json.
+// draftbench merge: join shard runs.
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
 #include "engine/cli/commands.h"
 #include "engine/common/error.h"
 #include "experiments/runner/sweep_runner.h"
 #include "experiments/spec/experiment_spec.h"
-#include "reports/render/report_files.h"
-#include "reports/report/report_json.h"
 
 namespace draftbench::cli {
 
@@ -91,27 +88,6 @@ Run add_merge(CLI::App& app) {
     o.checkout = checkout_root();
     o.out_dir = out->empty() ? default_out(spec) : *out;
     merge_shards(spec, *shards, o);
-    return 0;
-  };
-}
-
-Run add_report(CLI::App& app) {
-  auto report_path = std::make_shared<std::string>();
-  auto out = std::make_shared<std::string>();
-  CLI::App* sub = app.add_subcommand("report", "Render a report.json: tables (Markdown, HTML, LaTeX) and index.html");
-  sub->add_option("report", *report_path, "A report.json written by `draftbench run`")->required()->check(CLI::ExistingFile);
-  sub->add_option("--out", *out, "Directory for the renderings (default: the report's own directory)");
-  return [sub, report_path, out]() -> int {
-    if (!sub->parsed()) return -1;
-    std::ifstream f(*report_path);
-    const nlohmann::json report = nlohmann::json::parse(f, nullptr, false);
-    if (report.is_discarded() || !report.is_object() || report.value("schema", "") != "draftbench-report")
-      throw InputError(*report_path, "", "not a draftbench report (expected the report.json `draftbench run` writes)");
-    if (report["schema_version"] != kReportSchemaVersion)
-      throw InputError(*report_path, "schema_version", fmt::format("{} (expected {})", report["schema_version"].dump(), kReportSchemaVersion));
-    const std::string dir = out->empty() ? std::filesystem::path(*report_path).parent_path().string() : *out;
-    const std::vector<Table> tables = render_report(report, dir.empty() ? "." : dir, (std::filesystem::path(checkout_root()) / "reports" / "paper" / "paper_tables.json").string());
-    fmt::print("{}\nreport: {}\n", to_markdown(tables.front()), (std::filesystem::path(dir.empty() ? "." : dir) / "index.html").string());
     return 0;
   };
 }

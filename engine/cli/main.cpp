@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   runs.push_back(draftbench::cli::add_run(app));
   runs.push_back(draftbench::cli::add_merge(app));
   runs.push_back(draftbench::cli::add_report(app));
+  runs.push_back(draftbench::cli::add_compare(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -73,6 +73,17 @@ nlohmann::json build_report(const nlohmann::json& resolved, const nlohmann::json
           {"points", points}};
 }
 
+nlohmann::json load_report(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw InputError(path, "", "cannot open the report");
+  const nlohmann::json report = nlohmann::json::parse(f, nullptr, false);
+  if (report.is_discarded() || !report.is_object() || report.value("schema", "") != "draftbench-report" || !report.contains("points"))
+    throw InputError(path, "", "not a draftbench report (expected the report.json `draftbench run` writes)");
+  if (report["schema_version"] != kReportSchemaVersion)
+    throw InputError(path, "schema_version", fmt::format("{} (expected {})", report["schema_version"].dump(), kReportSchemaVersion));
+  return report;
+}
+
 void write_report(const nlohmann::json& report, const std::string& path) {
   const std::string tmp = path + ".tmp";
   {

@@ -19,6 +19,10 @@ inline constexpr int kReportSchemaVersion = 1;
 nlohmann::json build_report(const nlohmann::json& resolved_spec, const nlohmann::json& source_spec, const nlohmann::json& environment,
                             const std::vector<nlohmann::json>& records);
 
+// Reads a report.json; throws InputError naming the file when it is not JSON, not a
+// draftbench report, or of another schema version.
+nlohmann::json load_report(const std::string& path);
+
 // Writes `report` to `path` atomically (temporary file, then rename).
 void write_report(const nlohmann::json& report, const std::string& path);
 

@@ -1,0 +1,98 @@
+#include "reports/compare/report_compare.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "engine/common/error.h"
+
+namespace draftbench {
+
+namespace {
+
+// Metrics where a larger value is worse.
+bool lower_is_better(const std::string& metric) { return metric == "ms_per_token" || metric == "time_to_first_token_s"; }
+
+std::string label_of(const nlohmann::json& p) {
+  std::string s = p["drafter"].get<std::string>();
+  for (const auto& [axis, v] : p["params"].items())
+    if (axis != "drafter") s += fmt::format(" {}={}", axis, v.is_string() ? v.get<std::string>() : v.dump());
+  return s + " | " + p["dataset"].get<std::string>();
+}
+
+// Repeats' spread of a metric, when the report kept one (tps and throughput).
+bool spread_of(const nlohmann::json& p, const std::string& metric, double& stdev, double& n) {
+  if (!p.contains("spread") || !p["spread"].contains(metric)) return false;
+  stdev = p["spread"][metric]["stdev"].get<double>();
+  n = p["spread"][metric]["n"].get<double>();
+  return n >= 2;
+}
+
+}  // namespace
+
+int Comparison::regressions() const {
+  int n = 0;
+  for (const PointDifference& d : points) n += d.regression ? 1 : 0;
+  return n;
+}
+
+Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& o) {
+  std::map<std::string, const nlohmann::json*> in_b;
+  for (const nlohmann::json& p : b["points"]) in_b[p["key"].get<std::string>()] = &p;
+  Comparison c;
+  bool metric_seen = false;
+  int both_ok = 0;
+  std::map<std::string, bool> matched;
+  for (const nlohmann::json& pa : a["points"]) {
+    const std::string key = pa["key"];
+    const auto it = in_b.find(key);
+    if (it == in_b.end()) {
+      c.only_in_a.push_back(label_of(pa));
+      continue;
+    }
+    matched[key] = true;
+    const nlohmann::json& pb = *it->second;
+    if (pa["status"] != "ok" || pb["status"] != "ok") {
+      c.not_ok.push_back(fmt::format("{} ({} -> {})", label_of(pa), pa["status"].get<std::string>(), pb["status"].get<std::string>()));
+      continue;
+    }
+    ++both_ok;
+    if (!pa["metrics"].contains(o.metric) || !pb["metrics"].contains(o.metric)) continue;
+    metric_seen = true;
+    PointDifference d;
+    d.key = key;
+    d.label = label_of(pa);
+    d.a = pa["metrics"][o.metric].get<double>();
+    d.b = pb["metrics"][o.metric].get<double>();
+    d.change = d.a != 0 ? d.b / d.a - 1.0 : 0.0;
+    double sa = 0, na = 0, sb = 0, nb = 0;
+    const bool judgeable = spread_of(pa, o.metric, sa, na) && spread_of(pb, o.metric, sb, nb);
+    const bool significant = judgeable && std::fabs(d.b - d.a) > 2.0 * std::sqrt(sa * sa / na + sb * sb / nb);
+    d.significance = judgeable ? (significant ? "*" : "") : "?";
+    const double worse = lower_is_better(o.metric) ? d.change : -d.change;
+    d.regression = worse > o.threshold && (!judgeable || significant);
+    c.points.push_back(std::move(d));
+  }
+  for (const nlohmann::json& pb : b["points"])
+    if (!matched.count(pb["key"].get<std::string>())) c.only_in_b.push_back(label_of(pb));
+  if (both_ok > 0 && !metric_seen) throw InputError("compare", "--metric", fmt::format("'{}' is not a metric of these reports", o.metric));
+  if (both_ok == 0 && c.not_ok.empty())
+    throw InputError("compare", "reports", "have no point in common (expected two runs of the same spec)");
+  return c;
+}
+
+std::string comparison_text(const Comparison& c, const CompareOptions& o) {
+  std::string out = fmt::format("| point | A {0} | B {0} | change | sig. | |\n|---|---:|---:|---:|:---:|---|\n", o.metric);
+  for (const PointDifference& d : c.points)
+    out += fmt::format("| {} | {:.3f} | {:.3f} | {:+.1f}% | {} | {} |\n", d.label, d.a, d.b, 100.0 * d.change, d.significance,
+                       d.regression ? "REGRESSION" : "");
+  for (const std::string& s : c.not_ok) out += fmt::format("\nnot comparable (status): {}", s);
+  for (const std::string& s : c.only_in_a) out += fmt::format("\nonly in A: {}", s);
+  for (const std::string& s : c.only_in_b) out += fmt::format("\nonly in B: {}", s);
+  out += fmt::format("\n\n{} point(s) compared on {}; {} regression(s) beyond {:.1f}% (sig.: * = beyond twice the repeats' standard error, ? = fewer than 2 repeats)\n",
+                     c.points.size(), o.metric, c.regressions(), 100.0 * o.threshold);
+  return out;
+}
+
+}  // namespace draftbench

@@ -1,0 +1,39 @@
+// `draftbench compare A.json B.json`: per-point differences between two reports (points
+// matched by key), with a significance marker from the repeats' spread, and a verdict on
+// whether a chosen metric regressed beyond a threshold (for CI: exit non-zero).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace draftbench {
+
+struct CompareOptions {
+  std::string metric = "tps";    // a key of a point's metrics
+  double threshold = 0.05;       // relative change counted as a regression (5%)
+};
+
+struct PointDifference {
+  std::string key, label;
+  double a = 0, b = 0, change = 0;  // change = b / a - 1
+  // "*": the difference exceeds twice its standard error from the repeats; "" when it does
+  // not; "?" when either side has fewer than two repeats (no spread to judge by).
+  std::string significance;
+  bool regression = false;  // worse by more than the threshold (and significant, when judgeable)
+};
+
+struct Comparison {
+  std::vector<PointDifference> points;
+  std::vector<std::string> only_in_a, only_in_b, not_ok;  // labels
+  int regressions() const;
+};
+
+// Throws InputError naming the metric when it is unknown to both reports.
+Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& options);
+
+// A Markdown table of the comparison, and a summary line.
+std::string comparison_text(const Comparison& comparison, const CompareOptions& options);
+
+}  // namespace draftbench

@@ -1,0 +1,123 @@
+// Reports from results records: speedups against the baseline in the same sweep, the
+// lossless check, the Table 1 layout (with the paper's columns) in all three formats, and
+// `compare`'s regression verdict with its significance rule.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "engine/common/error.h"
+#include "reports/compare/report_compare.h"
+#include "reports/render/report_tables.h"
+#include "reports/report/report_json.h"
+
+using namespace draftbench;
+
+namespace {
+
+nlohmann::json record(const std::string& drafter, double temperature, double tps, double tokens_per_step, const std::string& fingerprint,
+                      std::vector<double> repeats = {}) {
+  nlohmann::json params{{"drafter", drafter}, {"temperature", temperature}, {"batch_size", 1}, {"max_new_tokens", 8}, {"seed", 0}};
+  const std::string kind = drafter;
+  nlohmann::json point{{"dataset", "mt"}, {"drafter", drafter}, {"kind", kind}, {"params", params}};
+  point["key"] = nlohmann::json{{"dataset", "mt"}, {"params", params}}.dump();
+  if (kind != "autoregressive") {
+    nlohmann::json base = params;
+    base["drafter"] = "autoregressive";
+    point["baseline"] = nlohmann::json{{"dataset", "mt"}, {"params", base}}.dump();
+  }
+  if (repeats.empty()) repeats = {tps};
+  double mean = 0, var = 0;
+  for (double r : repeats) mean += r / static_cast<double>(repeats.size());
+  for (double r : repeats) var += (r - mean) * (r - mean);
+  const double stdev = repeats.size() > 1 ? std::sqrt(var / static_cast<double>(repeats.size() - 1)) : 0.0;
+  return {{"key", point["key"]},
+          {"point", point},
+          {"status", "ok"},
+          {"metrics", {{"tps", tps}, {"tokens_per_step", tokens_per_step}}},
+          {"spread", {{"tps", {{"median", tps}, {"min", tps}, {"max", tps}, {"stdev", stdev}, {"n", repeats.size()}}}}},
+          {"per_category", {{"writing", {{"requests", 1}, {"tokens_per_step", tokens_per_step}, {"tps", tps}}}}},
+          {"per_prompt", {{{"id", "1"}, {"category", "writing"}, {"turn", 1}, {"tokens_fingerprint", fingerprint}}}}};
+}
+
+nlohmann::json report_of(const std::vector<nlohmann::json>& records, const std::string& paper = "") {
+  const nlohmann::json spec{{"name", "t"}, {"description", ""}, {"paper", paper.empty() ? nlohmann::json() : nlohmann::json(paper)}};
+  return build_report(spec, nlohmann::json::object(), nlohmann::json::object(), records);
+}
+
+}  // namespace
+
+TEST_CASE("report: speedups divide by the same sweep's baseline; temperature 0 checks the tokens") {
+  const nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "aaaa"), record("redrafter", 0, 60, 2.5, "aaaa"),
+                                      record("medusa", 0, 30, 1.8, "bbbb"), record("autoregressive", 1, 20, 1, "cccc"),
+                                      record("redrafter", 1, 30, 1.5, "dddd")});
+  const nlohmann::json& p = r["points"];
+  REQUIRE(p[0]["metrics"]["speedup"] == 1.0);
+  REQUIRE(p[1]["metrics"]["speedup"].get<double>() == Approx(1.5));
+  REQUIRE(p[1]["metrics"]["baseline_tps"] == 40.0);
+  REQUIRE(p[1]["per_category"]["writing"]["speedup"].get<double>() == Approx(1.5));
+  REQUIRE(p[1]["same_tokens_as_baseline"] == true);
+  REQUIRE(p[2]["same_tokens_as_baseline"] == false);  // a lossless violation shows
+  REQUIRE(p[4]["same_tokens_as_baseline"].is_null());  // sampling: not token-identical by design
+  REQUIRE(p[4]["metrics"]["speedup"].get<double>() == Approx(1.5));
+  SECTION("a point whose baseline is missing (another shard) has no speedup") {
+    const nlohmann::json lone = report_of({record("redrafter", 0, 60, 2.5, "aaaa")});
+    REQUIRE_FALSE(lone["points"][0]["metrics"].contains("speedup"));
+  }
+}
+
+TEST_CASE("report: the Table 1 layout, with the paper's columns when the spec names table1") {
+  std::ifstream f(std::string(DRAFTBENCH_SOURCE_DIR) + "/reports/paper/paper_tables.json");
+  const nlohmann::json paper = nlohmann::json::parse(f);
+  const nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a"), record("medusa", 0, 30, 1.8, "a")},
+                                     "table1");
+  const std::vector<Table> tables = report_tables(r, paper);
+  REQUIRE(tables.size() == 2);
+  const Table& t = tables[0];
+  REQUIRE(t.id == "table1");
+  REQUIRE(t.header == std::vector<std::string>{"T", "drafter", "speedup", "tokens/step", "speedup", "tokens/step"});
+  REQUIRE(t.rows.size() == 3);
+  REQUIRE(t.rows[1] == std::vector<std::string>{"0", "redrafter", "1.50x", "2.50", "2.80x", "4.20"});  // paper: Vicuna-7B, MT-Bench, T 0
+  REQUIRE(t.rows[2][4] == "2.39x");
+  REQUIRE(to_markdown(t).find("| 0 | redrafter | 1.50x | 2.50 | 2.80x | 4.20 |") != std::string::npos);
+  const std::string latex = to_latex(t);
+  REQUIRE(latex.find("\\toprule") != std::string::npos);
+  REQUIRE(latex.find("\\multicolumn{2}{c}{mt}") != std::string::npos);
+  REQUIRE(latex.find("0 & redrafter & 1.50x & 2.50 & 2.80x & 4.20 \\\\") != std::string::npos);
+  REQUIRE(to_html(t).find("<th colspan=\"2\">paper, mt_bench (Vicuna-7B, H100)</th>") != std::string::npos);
+  SECTION("without the paper key, no paper columns") {
+    const std::vector<Table> plain = report_tables(report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")}), paper);
+    REQUIRE(plain[0].header.size() == 4);
+  }
+}
+
+TEST_CASE("compare: a regression beyond the threshold fails, noise within the repeats' spread does not") {
+  const nlohmann::json a = report_of({record("autoregressive", 0, 40, 1, "a", {39, 40, 41}), record("redrafter", 0, 60, 2.5, "a", {59, 60, 61})});
+  CompareOptions o;
+  SECTION("a significant 20% drop is a regression") {
+    const nlohmann::json b = report_of({record("autoregressive", 0, 40, 1, "a", {39, 40, 41}), record("redrafter", 0, 48, 2.5, "a", {47, 48, 49})});
+    const Comparison c = compare_reports(a, b, o);
+    REQUIRE(c.points.size() == 2);
+    REQUIRE(c.regressions() == 1);
+    REQUIRE(c.points[1].significance == "*");
+    REQUIRE(c.points[1].change == Approx(-0.2));
+    REQUIRE(comparison_text(c, o).find("REGRESSION") != std::string::npos);
+  }
+  SECTION("a 10% drop inside a wide spread is not significant, so not a regression") {
+    const nlohmann::json b = report_of({record("autoregressive", 0, 40, 1, "a", {39, 40, 41}), record("redrafter", 0, 54, 2.5, "a", {30, 54, 80})});
+    const Comparison c = compare_reports(a, b, o);
+    REQUIRE(c.points[1].significance.empty());
+    REQUIRE(c.regressions() == 0);
+  }
+  SECTION("without repeats the threshold alone decides, marked '?'") {
+    const nlohmann::json a1 = report_of({record("autoregressive", 0, 40, 1, "a")});
+    const nlohmann::json b1 = report_of({record("autoregressive", 0, 37, 1, "a")});
+    REQUIRE(compare_reports(a1, b1, o).regressions() == 1);
+    REQUIRE(compare_reports(a1, b1, o).points[0].significance == "?");
+    o.threshold = 0.10;
+    REQUIRE(compare_reports(a1, b1, o).regressions() == 0);
+  }
+  SECTION("an unknown metric is an error") {
+    o.metric = "colour";
+    REQUIRE_THROWS_WITH(compare_reports(a, a, o), Catch::Contains("--metric: 'colour' is not a metric"));
+  }
+}
