@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <set>
 
 namespace draftbench {
@@ -107,13 +109,166 @@ Table table1(const nlohmann::json& report, const nlohmann::json& paper) {
   return t;
 }
 
+// ReDrafter points over two axes (x across, y down), the other axes held at the first
+// point's values (first dataset, temperature, beam length, ...): the slice a paper table shows.
+struct Slice {
+  std::vector<double> xs, ys;
+  std::map<std::pair<double, double>, const nlohmann::json*> at;
+  nlohmann::json fixed;  // the held values, for the caption
+};
+
+Slice redrafter_slice(const nlohmann::json& report, const std::string& x, const std::string& y) {
+  Slice s;
+  for (const nlohmann::json& p : report["points"]) {
+    const nlohmann::json& params = p["params"];
+    if (p["kind"] != "redrafter" || !params.contains(x) || (!y.empty() && !params.contains(y))) continue;
+    if (s.fixed.is_null()) {
+      s.fixed = params;
+      s.fixed["dataset"] = p["dataset"];
+      s.fixed.erase(x);
+      if (!y.empty()) s.fixed.erase(y);
+      s.fixed.erase("drafter");
+    }
+    bool held = p["dataset"] == s.fixed["dataset"];
+    for (const auto& [axis, v] : s.fixed.items())
+      if (axis != "dataset") held = held && params.contains(axis) && params[axis] == v;
+    if (!held) continue;
+    // Booleans (distilled, tree_attention) become 1 and 0.
+    auto value = [](const nlohmann::json& v) { return v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>(); };
+    const double xv = value(params[x]), yv = y.empty() ? 0.0 : value(params[y]);
+    if (std::find(s.xs.begin(), s.xs.end(), xv) == s.xs.end()) s.xs.push_back(xv);
+    if (std::find(s.ys.begin(), s.ys.end(), yv) == s.ys.end()) s.ys.push_back(yv);
+    s.at.emplace(std::make_pair(xv, yv), &p);
+  }
+  std::sort(s.xs.begin(), s.xs.end());
+  std::sort(s.ys.begin(), s.ys.end());
+  return s;
+}
+
+std::string held_text(const nlohmann::json& fixed) {
+  std::string out;
+  for (const auto& [axis, v] : fixed.items()) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", axis, v.is_string() ? v.get<std::string>() : v.dump());
+  return out;
+}
+
+const nlohmann::json* at(const Slice& s, double x, double y) {
+  const auto it = s.at.find({x, y});
+  return it == s.at.end() ? nullptr : it->second;
+}
+
+// Table 4: beam widths across; TPS, speedup, tokens/step down.
+std::optional<Table> table4(const nlohmann::json& report, const nlohmann::json& paper) {
+  const Slice s = redrafter_slice(report, "beam_width", "");
+  if (s.xs.size() < 2) return std::nullopt;
+  Table t;
+  t.id = "table4";
+  t.caption = fmt::format("ReDrafter by beam width (Table 4 layout): {}", held_text(s.fixed));
+  t.header = {"", "metric"};
+  for (double bw : s.xs) t.header.push_back(fmt::format("BW {:g}", bw));
+  for (const auto& [name, key, format] : {std::tuple{"TPS", "tps", "{:.1f}"}, {"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}}) {
+    std::vector<std::string> row = {"draftbench (this machine)", name};
+    for (double bw : s.xs) row.push_back(cell(at(s, bw, 0), key, format));
+    t.rows.push_back(std::move(row));
+  }
+  if (!paper.is_null() && report["spec"]["paper"] == "table4") {
+    for (const nlohmann::json& r : paper["table4"]["rows"])
+      for (const auto& [name, key, format] : {std::tuple{"TPS", "tps", "{:.1f}"}, {"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}}) {
+        std::vector<std::string> row = {fmt::format("paper: {} {}", r["chip"].get<std::string>(), r["model"].get<std::string>()), name};
+        for (double bw : s.xs) {
+          const size_t i = static_cast<size_t>(bw) - 1;  // the paper's columns are BW 1..4
+          row.push_back(bw >= 1 && i < r[key].size() ? number(r[key][i], format) : "");
+        }
+        t.rows.push_back(std::move(row));
+      }
+    t.notes.push_back("Paper: " + paper["table4"]["caption"].get<std::string>() + ".");
+  }
+  return t;
+}
+
+// Table 5: beam widths across, batch sizes down; per-request TPS and TPS x BSZ, OOM cells.
+std::vector<Table> table5(const nlohmann::json& report, const nlohmann::json& paper) {
+  const Slice s = redrafter_slice(report, "beam_width", "batch_size");
+  if (s.xs.size() < 2 || s.ys.size() < 2) return {};
+  std::vector<Table> out;
+  for (const auto& [id, name, key, paper_key] : {std::tuple{"table5_tps", "per-request TPS", "tps", "tps"}, {"table5_tps_x_bsz", "TPS x BSZ", "tps_x_bsz", "tps_x_bsz"}}) {
+    Table t;
+    t.id = id;
+    t.caption = fmt::format("ReDrafter {} by beam width and batch size (Table 5 layout): {}", name, held_text(s.fixed));
+    t.header = {"batch size"};
+    for (double bw : s.xs) t.header.push_back(fmt::format("BW {:g}", bw));
+    for (double bsz : s.ys) {
+      std::vector<std::string> row = {fmt::format("{:g}", bsz)};
+      for (double bw : s.xs) row.push_back(cell(at(s, bw, bsz), key, "{:.1f}"));
+      t.rows.push_back(std::move(row));
+    }
+    t.notes.push_back("OOM: the point's planned memory exceeded the spec's memory_budget (decided before it ran).");
+    out.push_back(std::move(t));
+    if (!paper.is_null() && report["spec"]["paper"] == "table5") {
+      const nlohmann::json& p5 = paper["table5"];
+      Table pt;
+      pt.id = std::string(id) + "_paper";
+      pt.caption = fmt::format("Paper, {}: {}", name, p5["caption"].get<std::string>());
+      pt.header = {"batch size"};
+      for (const nlohmann::json& bw : p5["beam_widths"]) pt.header.push_back("BW " + bw.dump());
+      for (size_t b = 0; b < p5["batch_sizes"].size(); ++b) {
+        std::vector<std::string> row = {p5["batch_sizes"][b].dump()};
+        for (const nlohmann::json& v : p5[paper_key][b]) row.push_back(v.is_string() ? v.get<std::string>() : number(v, "{:.1f}"));
+        pt.rows.push_back(std::move(row));
+      }
+      out.push_back(std::move(pt));
+    }
+  }
+  return out;
+}
+
+// Table 6: beam widths across; with and without distillation down.
+std::optional<Table> table6(const nlohmann::json& report, const nlohmann::json& paper) {
+  const Slice s = redrafter_slice(report, "beam_width", "distilled");
+  if (s.xs.size() < 1 || s.ys.size() < 2) return std::nullopt;
+  Table t;
+  t.id = "table6";
+  t.caption = fmt::format("ReDrafter with and without distillation (Table 6 layout): {}", held_text(s.fixed));
+  t.header = {"", "distillation", "metric"};
+  for (double bw : s.xs) t.header.push_back(fmt::format("BW {:g}", bw));
+  for (auto it = s.ys.rbegin(); it != s.ys.rend(); ++it)  // distilled first, as in the paper's order of discussion
+    for (const double distilled = *it; const auto& [name, key, format] : {std::tuple{"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}}) {
+      std::vector<std::string> row = {"draftbench", distilled != 0 ? "yes" : "no (ground truth)", name};
+      for (double bw : s.xs) row.push_back(cell(at(s, bw, distilled), key, format));
+      t.rows.push_back(std::move(row));
+    }
+  if (!paper.is_null() && report["spec"]["paper"] == "table6") {
+    const nlohmann::json& p6 = paper["table6"];
+    for (const nlohmann::json& r : p6["rows"])
+      for (const auto& [name, key, format] : {std::tuple{"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}}) {
+        std::vector<std::string> row = {"paper (Vicuna-7B)", r["distillation"].get<bool>() ? "yes" : "no", name};
+        for (double bw : s.xs) {
+          std::string v;
+          for (size_t i = 0; i < p6["beam_widths"].size(); ++i)
+            if (p6["beam_widths"][i].get<double>() == bw) v = number(r[key][i], format);
+          row.push_back(v);
+        }
+        t.rows.push_back(std::move(row));
+      }
+    t.notes.push_back("Paper: " + p6["caption"].get<std::string>() + "; blank where the paper has no such beam width.");
+  }
+  return t;
+}
+
 }  // namespace
 
 std::vector<Table> report_tables(const nlohmann::json& report, const nlohmann::json& paper) {
   std::vector<Table> out;
   bool has_drafters = false;
   for (const nlohmann::json& p : report["points"]) has_drafters = has_drafters || p["kind"] != "autoregressive";
-  if (has_drafters || report["spec"]["paper"] == "table1") out.push_back(table1(report, paper));
+  // The paper's layouts for the shapes the sweep has; the one its spec names first.
+  const std::string named = report["spec"].value("paper", nlohmann::json()).is_string() ? report["spec"]["paper"].get<std::string>() : "";
+  std::vector<Table> layouts;
+  if (has_drafters) layouts.push_back(table1(report, paper));
+  if (auto t = table4(report, paper)) layouts.push_back(std::move(*t));
+  for (Table& t : table5(report, paper)) layouts.push_back(std::move(t));
+  if (auto t = table6(report, paper)) layouts.push_back(std::move(*t));
+  std::stable_partition(layouts.begin(), layouts.end(), [&](const Table& t) { return !named.empty() && t.id.rfind(named, 0) == 0; });
+  for (Table& t : layouts) out.push_back(std::move(t));
   out.push_back(points_table(report));
   return out;
 }

@@ -3,6 +3,11 @@
 // table (reports/paper/paper_tables.json):
 //   points  every point: parameters, status, tokens/step, TPS, speedup, lossless check
 //   table1  drafters x datasets x temperatures: speedup and tokens/step
+//   table4  ReDrafter by beam width: TPS, speedup, tokens/step
+//   table5  ReDrafter by beam width x batch size: TPS and TPS x BSZ, OOM cells
+//   table6  ReDrafter by beam width, with and without distillation
+// A layout appears when the sweep has its shape (ReDrafter points along its axes, other
+// axes held at the first point's values); the table the spec names comes first.
 #pragma once
 
 #include <vector>

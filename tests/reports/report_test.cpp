@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 
 #include "engine/common/error.h"
 #include "reports/compare/report_compare.h"
@@ -120,4 +121,37 @@ TEST_CASE("compare: a regression beyond the threshold fails, noise within the re
     o.metric = "colour";
     REQUIRE_THROWS_WITH(compare_reports(a, a, o), Catch::Contains("--metric: 'colour' is not a metric"));
   }
+}
+
+TEST_CASE("report: Table 4, 5 and 6 layouts from a ReDrafter sweep, OOM cells included") {
+  std::vector<nlohmann::json> records;
+  for (int bsz : {1, 2})
+    for (int bw : {1, 2, 4})
+      for (bool distilled : {true, false}) {
+        nlohmann::json r = record("redrafter", 0, 10.0 * bw / bsz + (distilled ? 1 : 0), 1.5 + 0.1 * bw + (distilled ? 0.5 : 0), "a");
+        r["point"]["params"].update({{"beam_width", bw}, {"beam_length", 5}, {"batch_size", bsz}, {"distilled", distilled}, {"tree_attention", true}});
+        r["point"]["kind"] = "redrafter";
+        r["point"]["key"] = r["key"] = nlohmann::json{{"dataset", "mt"}, {"params", r["point"]["params"]}}.dump();
+        r["metrics"]["tps_x_bsz"] = r["metrics"]["tps"].get<double>() * bsz;
+        if (bsz == 2 && bw == 4) {
+          r["status"] = "oom";
+          r.erase("metrics");
+        }
+        records.push_back(r);
+      }
+  const std::vector<Table> tables = report_tables(report_of(records, "table5"), nlohmann::json());
+  std::map<std::string, const Table*> by_id;
+  for (const Table& t : tables) by_id[t.id] = &t;
+  REQUIRE(tables[0].id == "table5_tps");  // the table the spec names comes first
+  const Table& t5 = *by_id.at("table5_tps");
+  REQUIRE(t5.header == std::vector<std::string>{"batch size", "BW 1", "BW 2", "BW 4"});
+  REQUIRE(t5.rows[0] == std::vector<std::string>{"1", "11.0", "21.0", "41.0"});  // distilled (the first point's) held
+  REQUIRE(t5.rows[1] == std::vector<std::string>{"2", "6.0", "11.0", "OOM"});
+  REQUIRE(by_id.at("table5_tps_x_bsz")->rows[1][2] == "22.0");
+  const Table& t4 = *by_id.at("table4");
+  REQUIRE(t4.rows[2] == std::vector<std::string>{"draftbench (this machine)", "tokens/step", "2.10", "2.20", "2.40"});
+  const Table& t6 = *by_id.at("table6");
+  REQUIRE(t6.rows.size() == 4);
+  REQUIRE(t6.rows[1] == std::vector<std::string>{"draftbench", "yes", "tokens/step", "2.10", "2.20", "2.40"});
+  REQUIRE(t6.rows[3] == std::vector<std::string>{"draftbench", "no (ground truth)", "tokens/step", "1.60", "1.70", "1.90"});
 }
