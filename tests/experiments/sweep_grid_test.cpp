@@ -109,3 +109,24 @@ TEST_CASE("sweep grid: --only keeps matching points and their baselines; shards 
   }
   REQUIRE(total == expand_sweep(spec).size());
 }
+
+TEST_CASE("sweep grid: every shipped spec loads, names its paper table, and expands to points with baselines") {
+  const std::filesystem::path root(DRAFTBENCH_SOURCE_DIR);
+  int specs = 0;
+  for (const auto& dir : {root / "experiments", root / "experiments" / "paper"})
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() != ".yaml") continue;
+      INFO(e.path().string());
+      const ExperimentSpec spec = load_experiment_spec(e.path().string(), DRAFTBENCH_SOURCE_DIR, DRAFTBENCH_TEST_MODEL);
+      REQUIRE(spec.default_model);
+      if (dir.filename() == "paper") REQUIRE(e.path().stem().string().rfind(spec.paper_table, 0) == 0);
+      const std::vector<SweepPoint> points = expand_sweep(spec);
+      REQUIRE_FALSE(points.empty());
+      std::set<std::string> keys;
+      for (const SweepPoint& p : points) keys.insert(p.key());
+      for (const SweepPoint& p : points)
+        if (p.kind != "autoregressive") REQUIRE(keys.count(p.baseline) == 1);
+      ++specs;
+    }
+  REQUIRE(specs == 8);  // quickstart + the seven paper specs
+}
