@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cli/commands.h"
+#include "datasets/loaders/prompt_set.h"
 #include "engine/cli/prompt_input.h"
 #include "engine/common/error.h"
 #include "engine/decoding/autoregressive.h"
@@ -61,11 +62,12 @@ int run_first_logits(const GenerateArgs& a, const Model& model, const std::vecto
 int run_generate(GenerateArgs a) {
   auto model = Model::load(a.model);
   const Tokenizer& tok = model->tokenizer();
-  std::vector<PromptEntry> entries;
-  if (!a.prompts_file.empty()) entries = read_prompts_file(a.prompts_file);
-  else entries.push_back(PromptEntry{"0", "", a.prompt});
+  // A prompts file of any format datasets/ reads; multi-turn questions run their first turn.
+  std::vector<PromptItem> entries;
+  if (!a.prompts_file.empty()) entries = load_prompt_set(a.prompts_file);
+  else entries.push_back(PromptItem{"0", "", {a.prompt}, {}, ""});
   std::vector<std::vector<int32_t>> prompts;
-  for (const PromptEntry& e : entries) prompts.push_back(prompt_tokens(*model, e.text, a.prompts_file.empty() ? a.prompt_ids : "", a.chat));
+  for (const PromptItem& e : entries) prompts.push_back(prompt_tokens(*model, e.turns[0], a.prompts_file.empty() ? a.prompt_ids : "", a.chat));
   if (!a.first_logits_out.empty()) {
     if (a.drafter.kind != "autoregressive" || prompts.size() != 1)
       throw InputError("generate", "--first-logits-out", "works with one prompt and --drafter autoregressive only");
@@ -107,7 +109,7 @@ int run_generate(GenerateArgs a) {
     for (size_t i = 0; i < n; ++i) {
       const SequenceResult& r = results[i];
       const RequestMetrics m = request_metrics(r);
-      const PromptEntry& e = entries[first + i];
+      const PromptItem& e = entries[first + i];
       if (a.json) {
         nlohmann::json j{{"id", e.id}, {"category", e.category}, {"prompt_tokens", r.prompt_tokens}, {"prompt_ids", batch[i]},
                          {"tokens", r.tokens}, {"text", tok.decode(r.tokens)}, {"drafter", drafter->name()},
@@ -144,7 +146,7 @@ Run add_generate(CLI::App& app) {
   sub->add_option("--model", a->model, "GGUF model file or Hugging Face checkpoint directory")->capture_default_str();
   auto* p = sub->add_option("--prompt", a->prompt, "Prompt text");
   auto* ids = sub->add_option("--prompt-ids", a->prompt_ids, "Prompt as comma-separated token ids (used as given)");
-  auto* file = sub->add_option("--prompts-file", a->prompts_file, "Plain text (one prompt per line) or MT-Bench question JSONL");
+  auto* file = sub->add_option("--prompts-file", a->prompts_file, "Prompts: MT-Bench/Spec-Bench JSONL, AlpacaEval JSON, corpus JSONL or plain text (a prompt per line)");
   p->excludes(ids)->excludes(file);
   ids->excludes(file);
   sub->add_flag("--chat", a->chat, "Wrap each prompt in the model's chat template");
