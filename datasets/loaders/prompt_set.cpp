@@ -176,14 +176,18 @@ PromptItem alpaca_item(const std::string& path, const JsonRecord& record) {
   return item;
 }
 
+// Only "prompt" is required: {"prompt": ...} lines are the simplest prompt file a user (or
+// scripts/measure_speculative.py) writes. The corpus's other fields are checked when present.
 PromptItem corpus_item(const std::string& path, const JsonRecord& record) {
   PromptItem item;
-  item.id = required_id(path, record, "id");
-  item.split = required_string(path, record, "split");
-  if (item.split != "train" && item.split != "heldout")
-    throw InputError(path, field_where(record, "split"), fmt::format("expected \"train\" or \"heldout\", got \"{}\"", item.split));
-  required_string(path, record, "style");
-  item.category = required_string(path, record, "category");
+  item.id = record.value.contains("id") ? required_id(path, record, "id") : std::to_string(record.position);
+  if (record.value.contains("split")) {
+    item.split = required_string(path, record, "split");
+    if (item.split != "train" && item.split != "heldout")
+      throw InputError(path, field_where(record, "split"), fmt::format("expected \"train\" or \"heldout\", got \"{}\"", item.split));
+  }
+  if (record.value.contains("style")) required_string(path, record, "style");
+  if (record.value.contains("category")) item.category = required_string(path, record, "category");
   item.turns.push_back(required_string(path, record, "prompt"));
   return item;
 }

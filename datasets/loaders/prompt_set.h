@@ -13,7 +13,7 @@ enum class PromptFormat {
              // "instruction" = AlpacaEval, none of them = an error; anything else = plain
   mt_bench,  // JSONL: question_id, category, turns[], reference[]? (Spec-Bench too)
   alpaca,    // JSON array or JSONL: instruction, dataset (the category), ...
-  corpus,    // draftbench's datasets/corpus records: id, split, style, category, prompt
+  corpus,    // draftbench's datasets/corpus records: prompt (required), id, split, style, category
   plain,     // one prompt per non-empty line
 };
 

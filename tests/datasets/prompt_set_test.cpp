@@ -200,6 +200,15 @@ TEST_CASE("draftbench corpus records and plain text load") {
       CHECK(items[1].category == "recipe");
     }
   }
+  SECTION("a record needs only its prompt: the line number stands in for a missing id") {
+    const std::string path = write_file(dir / "bare.jsonl", "{\"prompt\": \"Hello there.\"}\n{\"id\": \"x\", \"prompt\": \"Bye.\"}\n");
+    const std::vector<PromptItem> items = load_prompt_set(path);
+    REQUIRE(items.size() == 2);
+    CHECK(items[0].id == "1");
+    CHECK(items[0].split.empty());
+    CHECK(items[0].category.empty());
+    CHECK(items[1].id == "x");
+  }
   SECTION("plain text: one prompt per non-empty line, the line number as id") {
     const std::string path = write_file(dir / "prompts.txt", "\xEF\xBB\xBFThe capital of France is\r\n\r\n  \nWrite a limerick.\r\n[tag] a line\n");
     for (PromptFormat format : {PromptFormat::plain, PromptFormat::detect}) {
@@ -309,8 +318,8 @@ TEST_CASE("malformed prompt files give one line naming the file, the place, the 
     const std::string ok = "{\"id\": \"p1\", \"split\": \"train\", \"style\": \"alpaca\", \"category\": \"list\", \"prompt\": \"List fruit.\"}\n";
     CHECK_THAT(message(ok + "{\"id\": \"p2\", \"split\": \"test\", \"style\": \"alpaca\", \"category\": \"list\", \"prompt\": \"List nuts.\"}\n"),
                Equals(path + ": line 2 field 'split': expected \"train\" or \"heldout\", got \"test\""));
-    CHECK_THAT(message(ok + "{\"id\": \"p2\", \"split\": \"train\", \"category\": \"list\", \"prompt\": \"List nuts.\"}\n"),
-               Equals(path + ": line 2 field 'style': missing; expected a non-empty string"));
+    CHECK_THAT(message(ok + "{\"id\": \"p2\", \"split\": \"train\", \"style\": 3, \"category\": \"list\", \"prompt\": \"List nuts.\"}\n"),
+               Equals(path + ": line 2 field 'style': expected a non-empty string, got an integer"));
     CHECK_THAT(message(ok + "{\"id\": \"p2\", \"split\": \"train\", \"style\": \"alpaca\", \"category\": \"list\", \"prompt\": null}\n"),
                Equals(path + ": line 2 field 'prompt': expected a non-empty string, got null"));
   }
