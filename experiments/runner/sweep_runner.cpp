@@ -277,6 +277,8 @@ std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o) 
   }
   const nlohmann::json report = build_report(resolved_spec_json(spec), spec.source, describe_environment(env), records);
   write_report(report, (dir / "report.json").string());
+  if (const std::string problem = draw_plots((dir / "report.json").string(), dir.string(), o.checkout); !problem.empty())
+    fmt::print(stderr, "{}\n", problem);
   const std::vector<Table> tables = render_report(report, dir.string(), (fs::path(o.checkout) / "reports" / "paper" / "paper_tables.json").string());
   return fmt::format("{}\nreport: {}\n", to_markdown(tables.front()), (dir / "index.html").string());
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -44,7 +45,30 @@ std::string index_html(const nlohmann::json& report, const std::vector<Table>& t
   return html + "</body></html>\n";
 }
 
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace
+
+std::string draw_plots(const std::string& report_path, const std::string& dir, const std::string& checkout) {
+  const fs::path python = fs::path(checkout) / ".venv" / "bin" / "python", script = fs::path(checkout) / "scripts" / "plot_report.py";
+  if (!fs::exists(python) || !fs::exists(script)) return fmt::format("plots skipped: no {} (scripts/setup.sh makes it)", python.string());
+  const std::string command = fmt::format("{} {} {} --out {} 2>&1", shell_quoted(python.string()), shell_quoted(script.string()), shell_quoted(report_path),
+                                          shell_quoted((fs::path(dir) / "plots").string()));
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return "plots skipped: cannot start Python";
+  std::string output, line;
+  char buffer[512];
+  while (fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = pclose(pipe);
+  if (status == 0) return "";
+  while (!output.empty() && output.back() == '\n') output.pop_back();
+  const size_t last = output.rfind('\n');
+  return "plots failed: " + (last == std::string::npos ? output : output.substr(last + 1));
+}
 
 std::vector<Table> render_report(const nlohmann::json& report, const std::string& dir_name, const std::string& paper_tables_path) {
   nlohmann::json paper;
