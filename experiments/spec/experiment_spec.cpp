@@ -81,6 +81,9 @@ class SpecLoader {
     if (doc["description"]) s.description = r_.text(doc["description"], "description");
     if (doc["model"]) {
       s.model = existing_path(doc["model"], "model");
+      // Naming the default model explicitly still gets the drafters shipped for it.
+      std::error_code ec;
+      s.default_model = fs::exists(default_model_) && fs::equivalent(s.model, default_model_, ec);
     } else {
       s.model = default_model_;
       s.default_model = true;
@@ -103,6 +106,7 @@ class SpecLoader {
     if (!doc["sweep"]) r_.fail(doc["sweep"], "sweep", "missing (expected a mapping of sweep axes, at least `drafter`)");
     read_sweep(doc["sweep"], s);
     check_weights(doc, s);
+    check_static_trees(doc, s);
     return s;
   }
 
@@ -259,6 +263,8 @@ class SpecLoader {
         const std::vector<std::string> group = r_.text_list(zip[g], key);
         if (group.size() < 2) r_.fail(zip[g], key, "expected at least two axes to zip together");
         for (const std::string& axis : group) {
+          if (std::count(group.begin(), group.end(), axis) > 1)
+            r_.fail(zip[g], key, fmt::format("axis '{}' is listed twice in the group (expected distinct axes)", axis));
           if (!s.sweep.axes.count(axis)) r_.fail(zip[g], key, fmt::format("axis '{}' is not swept (expected axes listed under sweep)", axis));
           if (!zipped.insert(axis).second) r_.fail(zip[g], key, fmt::format("axis '{}' is in two zip groups (expected each axis in at most one)", axis));
           if (s.sweep.axes[axis].size() != s.sweep.axes[group[0]].size())
@@ -283,6 +289,18 @@ class SpecLoader {
         }
         s.sweep.exclude.push_back(std::move(match));
       }
+    }
+  }
+
+  // EAGLE's static tree has no shipped default (Medusa's has): without a `tree` axis every
+  // such point would fail when it runs.
+  void check_static_trees(const YAML::Node& doc, const ExperimentSpec& s) {
+    if (s.sweep.axes.count("tree")) return;
+    for (const nlohmann::json& name : s.sweep.axes.at("drafter")) {
+      const DrafterSpec& d = s.drafter(name.get<std::string>());
+      if (d.kind == "eagle" && d.eagle_static_tree)
+        r_.fail(doc["drafters"][d.name]["eagle_static_tree"], "drafters." + d.name + ".eagle_static_tree",
+                "true, but the sweep has no `tree` axis (expected one: EAGLE has no shipped static tree)");
     }
   }
 

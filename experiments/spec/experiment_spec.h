@@ -64,7 +64,7 @@ struct ExperimentSpec {
   bool baseline = true;  // add the autoregressive point every speedup needs
   uint64_t memory_budget_bytes = 0;  // 0 = no budget; over it = OOM, decided before running
   double time_limit_s = 0;           // per point; 0 = none
-  std::string paper_table;           // table1 | table4 | table5 | table6 | figure6: paper columns in the report
+  std::string paper_table;           // table1, table4, table5, table6 (paper numbers beside ours), figure5, figure6, figure7 (the layout shown first)
   nlohmann::json source;             // the spec as read (for the report)
 
   const DrafterSpec& drafter(const std::string& name) const;

@@ -108,7 +108,7 @@ std::vector<SweepPoint> expand_sweep(const ExperimentSpec& spec) {
       at[d] = 0;
     }
   }
-  if (grid.empty()) throw InputError(spec.file, "sweep.exclude", "excludes every point (expected at least one point left to run)");
+  if (grid.empty()) throw InputError(spec.file, "key sweep.exclude", "excludes every point (expected at least one point left to run)");
   if (!spec.baseline) return grid;
 
   // Each speedup divides by the autoregressive point with the same dataset, temperature,
