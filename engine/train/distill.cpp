@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/decoding/decoder.h"
 #include "engine/model/safetensors_checkpoint.h"
@@ -111,10 +112,7 @@ nlohmann::json settings_json(const DistillOptions& o) {
 
 void write_manifest(const std::string& dir, const nlohmann::json& manifest) {
   const std::string path = (fs::path(dir) / kDistillManifest).string();
-  write_file(path + ".tmp", manifest.dump(2) + "\n");
-  std::error_code ec;
-  fs::rename(path + ".tmp", path, ec);
-  if (ec) throw InputError(path, "", "cannot write: " + ec.message());
+  write_file_atomically(path, manifest.dump(2) + "\n");
 }
 
 // Autoregressive decoding that keeps the target's hidden state at every position it runs:

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "engine/model/transformer.h"
@@ -77,16 +78,6 @@ std::vector<std::pair<std::string, std::string>> parse_filter(const std::string&
     at = comma + 1;
   }
   return out;
-}
-
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f) throw InputError(tmp.string(), "", "cannot write");
-  }
-  fs::rename(tmp, path);
 }
 
 // The run's identity in its output directory: what a --resume must not contradict.
@@ -168,7 +159,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
     if (recorded.is_discarded() || recorded.value("spec", nlohmann::json()) != spec.source)
       throw InputError(identity_path.string(), "spec", fmt::format("differs from {} (a resumed run must use the spec it started with)", spec.file));
   }
-  write_atomically(identity_path, identity.dump(2) + "\n");
+  write_file_atomically(identity_path.string(), identity.dump(2) + "\n");
   ResultsLog log(results_path.string());
 
   auto model = Model::load(spec.model);
@@ -223,7 +214,7 @@ void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& sh
   fs::create_directories(o.out_dir);
   const fs::path results = fs::path(o.out_dir) / "results.jsonl";
   if (fs::exists(results)) throw InputError(results.string(), "", "already exists (expected an empty --out for the merged results)");
-  write_atomically(fs::path(o.out_dir) / "run.json", run_identity(spec).dump(2) + "\n");
+  write_file_atomically((fs::path(o.out_dir) / "run.json").string(), run_identity(spec).dump(2) + "\n");
   ResultsLog log(results.string());
   // In the order of the whole sweep, so the merged report reads like an unsharded one.
   RunOptions all = o;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "reports/render/report_tables.h"
 
@@ -14,16 +15,6 @@ namespace draftbench {
 namespace fs = std::filesystem;
 
 namespace {
-
-void write_file(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << text;
-    if (!f) throw InputError(tmp.string(), "", "cannot write");
-  }
-  fs::rename(tmp, path);
-}
 
 std::string index_html(const nlohmann::json& report, const std::vector<Table>& tables, const fs::path& dir) {
   const nlohmann::json& env = report["environment"];
@@ -81,11 +72,11 @@ std::vector<Table> render_report(const nlohmann::json& report, const std::string
   fs::create_directories(dir / "tables");
   const std::vector<Table> tables = report_tables(report, paper);
   for (const Table& t : tables) {
-    write_file(dir / "tables" / (t.id + ".md"), to_markdown(t));
-    write_file(dir / "tables" / (t.id + ".html"), to_html(t));
-    write_file(dir / "tables" / (t.id + ".tex"), to_latex(t));
+    write_file_atomically((dir / "tables" / (t.id + ".md")).string(), to_markdown(t));
+    write_file_atomically((dir / "tables" / (t.id + ".html")).string(), to_html(t));
+    write_file_atomically((dir / "tables" / (t.id + ".tex")).string(), to_latex(t));
   }
-  write_file(dir / "index.html", index_html(report, tables, dir));
+  write_file_atomically((dir / "index.html").string(), index_html(report, tables, dir));
   return tables;
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 
 namespace draftbench {
@@ -84,14 +85,6 @@ nlohmann::json load_report(const std::string& path) {
   return report;
 }
 
-void write_report(const nlohmann::json& report, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << report.dump(1) << "\n";
-    if (!f) throw InputError(tmp, "", "cannot write the report");
-  }
-  std::filesystem::rename(tmp, path);
-}
+void write_report(const nlohmann::json& report, const std::string& path) { write_file_atomically(path, report.dump(1) + "\n"); }
 
 }  // namespace draftbench

@@ -18,6 +18,15 @@ std::string read_all(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
+// A results file with records 0 and 1; returns its bytes.
+std::string two_records(const std::string& path) {
+  {
+    ResultsLog log(path);
+    log.append(record(0));
+    log.append(record(1));
+  }
+  return read_all(path);
+}
 }  // namespace
 
 TEST_CASE("results log: appended records are read back, in order, by key") {
@@ -40,12 +49,7 @@ TEST_CASE("results log: appended records are read back, in order, by key") {
 TEST_CASE("results log: a torn last line (a killed append) is dropped and truncated away") {
   test::TempDir dir("results_log_torn");
   const std::string path = dir / "results.jsonl";
-  {
-    ResultsLog log(path);
-    log.append(record(0));
-    log.append(record(1));
-  }
-  const std::string whole = read_all(path);
+  const std::string whole = two_records(path);
   // Cut the second line anywhere before its newline: the first record must survive.
   const size_t second = whole.find('\n') + 1;
   for (size_t cut : {second + 1, second + 40, whole.size() - 1}) {
@@ -62,12 +66,7 @@ TEST_CASE("results log: a torn last line (a killed append) is dropped and trunca
 TEST_CASE("results log: an edited record or a garbled line is an error naming the line") {
   test::TempDir dir("results_log_corrupt");
   const std::string path = dir / "results.jsonl";
-  {
-    ResultsLog log(path);
-    log.append(record(0));
-    log.append(record(1));
-  }
-  std::string text = read_all(path);
+  std::string text = two_records(path);
   SECTION("a changed value fails its checksum") {
     text.replace(text.find("11.5"), 4, "99.5");
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text;

@@ -1,0 +1,13 @@
+// Files that are either whole or absent: written under a temporary name, then renamed, so a
+// reader (or a resumed run) never sees a half-written manifest, report or rendering.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace draftbench {
+
+// Throws InputError naming `path` when it cannot be written.
+void write_file_atomically(const std::string& path, std::string_view text);
+
+}  // namespace draftbench
