@@ -72,8 +72,7 @@ std::vector<std::pair<std::string, std::string>> parse_filter(const std::string&
     if (eq == std::string::npos || eq == 0 || eq + 1 == term.size())
       throw InputError("run", "--only", fmt::format("'{}' (expected axis=value terms separated by commas, e.g. drafter=redrafter,temperature=0)", term));
     const std::string axis = term.substr(0, eq);
-    const bool known = axis == "dataset" || std::find_if(std::begin(kSweepAxes), std::end(kSweepAxes), [&](const char* a) { return axis == a; }) != std::end(kSweepAxes);
-    if (!known) throw InputError("run", "--only", fmt::format("unknown axis '{}' (expected dataset or one of: {})", axis, fmt::join(kSweepAxes, ", ")));
+    if (axis != "dataset" && !is_sweep_axis(axis)) throw InputError("run", "--only", fmt::format("unknown axis '{}' (expected dataset or one of: {})", axis, fmt::join(kSweepAxes, ", ")));
     out.emplace_back(axis, term.substr(eq + 1));
     at = comma + 1;
   }
@@ -121,10 +120,7 @@ double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& p, int64_t
   const double batch = p.params["batch_size"].get<double>();
   const double step_s = ar_step_s * (1 + 0.15 * tree_tokens * batch);
   const double steps = p.params["max_new_tokens"].get<double>() / tokens_per_step;
-  const DatasetSpec* ds = nullptr;
-  for (const DatasetSpec& d : spec.datasets)
-    if (d.name == p.dataset) ds = &d;
-  const double batches = std::ceil(static_cast<double>(prompts) / batch) * (ds ? ds->turns : 1);
+  const double batches = std::ceil(static_cast<double>(prompts) / batch) * spec.dataset(p.dataset).turns;
   return batches * steps * step_s * (spec.repeats + (spec.warmup > 0 ? 0.25 : 0.0));
 }
 
@@ -171,10 +167,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
     const SweepPoint& p = points[i];
     if (log.has(p.key())) continue;
     bar.begin_point(static_cast<int>(i), point_label(p), estimates[i]);
-    const DatasetSpec* dataset = nullptr;
-    for (const DatasetSpec& d : spec.datasets)
-      if (d.name == p.dataset) dataset = &d;
-    PointContext context{spec, *model, transformer, pool, *dataset, prompts[p.dataset], [&](int64_t done, int64_t total) { bar.prompt(done, total); }};
+    PointContext context{spec, *model, transformer, pool, spec.dataset(p.dataset), prompts[p.dataset], [&](int64_t done, int64_t total) { bar.prompt(done, total); }};
     nlohmann::json record;
     try {
       record = run_point(context, p);

@@ -249,8 +249,8 @@ class SpecLoader {
   }
 
   void read_sweep(const YAML::Node& node, ExperimentSpec& s) {
-    std::initializer_list<const char*> allowed = {"drafter",   "temperature", "batch_size", "beam_width", "beam_length",   "tree_attention", "tree",
-                                                  "depth",     "top_k",       "total_tokens", "distilled", "max_new_tokens", "seed", "zip", "exclude"};
+    std::vector<std::string> allowed(std::begin(kSweepAxes), std::end(kSweepAxes));
+    allowed.insert(allowed.end(), {"zip", "exclude"});
     r_.only_keys(node, "sweep", allowed);
     if (!node["drafter"]) r_.fail(node, "sweep.drafter", "missing (expected the drafters to run, e.g. [autoregressive, redrafter])");
     for (const char* axis : kSweepAxes)
@@ -283,7 +283,7 @@ class SpecLoader {
         nlohmann::json match = nlohmann::json::object();
         for (const auto& kv : ex[i]) {
           const std::string axis = kv.first.Scalar();
-          if (std::find_if(std::begin(kSweepAxes), std::end(kSweepAxes), [&](const char* a) { return axis == a; }) == std::end(kSweepAxes))
+          if (!is_sweep_axis(axis))
             r_.fail(kv.first, key + "." + axis, fmt::format("unknown axis '{}' (expected one of: {})", axis, fmt::join(kSweepAxes, ", ")));
           match[axis] = axis_values(axis, kv.second, key + "." + axis, s);
         }
@@ -337,16 +337,14 @@ const DrafterSpec& ExperimentSpec::drafter(const std::string& name) const {
   throw InputError(file, "drafters", fmt::format("no drafter named '{}'", name));
 }
 
-uint64_t parse_bytes(const std::string& text, const std::string& where, const std::string& key) {
-  const std::optional<double> v = parse_scaled(text, kByteUnits, kMaxBytes);
-  if (!v) throw InputError(where, "key " + key, fmt::format("'{}' (expected {})", text, kBytesExpected));
-  return static_cast<uint64_t>(*v);
+const DatasetSpec& ExperimentSpec::dataset(const std::string& name) const {
+  for (const DatasetSpec& d : datasets)
+    if (d.name == name) return d;
+  throw InputError(file, "datasets", fmt::format("no dataset named '{}'", name));
 }
 
-double parse_seconds(const std::string& text, const std::string& where, const std::string& key) {
-  const std::optional<double> v = parse_scaled(text, kSecondUnits, kMaxSeconds);
-  if (!v) throw InputError(where, "key " + key, fmt::format("'{}' (expected {})", text, kSecondsExpected));
-  return *v;
+bool is_sweep_axis(std::string_view name) {
+  return std::find(std::begin(kSweepAxes), std::end(kSweepAxes), name) != std::end(kSweepAxes);
 }
 
 nlohmann::json resolved_spec_json(const ExperimentSpec& spec) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,8 @@ inline constexpr const char* kSweepAxes[] = {"drafter",     "temperature", "batc
                                              "tree_attention", "tree",     "depth",      "top_k",      "total_tokens",
                                              "distilled",   "max_new_tokens", "seed"};
 
+bool is_sweep_axis(std::string_view name);
+
 struct SweepSpec {
   // Axis name -> its values, type-checked (numbers, booleans, strings as the axis needs).
   std::map<std::string, std::vector<nlohmann::json>> axes;
@@ -67,7 +70,9 @@ struct ExperimentSpec {
   std::string paper_table;           // table1, table4, table5, table6 (paper numbers beside ours), figure5, figure6, figure7 (the layout shown first)
   nlohmann::json source;             // the spec as read (for the report)
 
+  // Throw InputError naming the spec file for a name it does not define.
   const DrafterSpec& drafter(const std::string& name) const;
+  const DatasetSpec& dataset(const std::string& name) const;
 };
 
 // Reads and validates a spec. Relative paths (datasets, weights, trees, model) resolve
@@ -79,8 +84,5 @@ ExperimentSpec load_experiment_spec(const std::string& path, const std::string& 
 // The spec as it runs, for the report: paths resolved, defaults filled in.
 nlohmann::json resolved_spec_json(const ExperimentSpec& spec);
 
-// "4GiB", "512 MiB", "2e9" (bytes); "90s", "10m", "1.5h", 30 (seconds). Throw InputError.
-uint64_t parse_bytes(const std::string& text, const std::string& where, const std::string& key);
-double parse_seconds(const std::string& text, const std::string& where, const std::string& key);
 
 }  // namespace draftbench

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -62,16 +63,12 @@ void SpecReader::require_map(const YAML::Node& node, const std::string& path) co
   }
 }
 
-void SpecReader::only_keys(const YAML::Node& node, const std::string& path, std::initializer_list<const char*> allowed) const {
+void SpecReader::only_keys(const YAML::Node& node, const std::string& path, const std::vector<std::string>& allowed) const {
   require_map(node, path);
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
-    bool known = false;
-    for (const char* a : allowed) known = known || key == a;
-    if (known) continue;
-    std::string list;
-    for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    fail(kv.first, path.empty() ? key : path + "." + key, fmt::format("unknown key '{}' (expected one of: {})", key, list));
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    fail(kv.first, path.empty() ? key : path + "." + key, fmt::format("unknown key '{}' (expected one of: {})", key, fmt::join(allowed, ", ")));
   }
 }
 

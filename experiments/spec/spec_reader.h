@@ -4,7 +4,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -23,7 +22,7 @@ class SpecReader {
 
   void require_map(const YAML::Node& node, const std::string& path) const;
   // Every key of `node` is one of `allowed`; else "unknown key 'x' (expected one of: ...)".
-  void only_keys(const YAML::Node& node, const std::string& path, std::initializer_list<const char*> allowed) const;
+  void only_keys(const YAML::Node& node, const std::string& path, const std::vector<std::string>& allowed) const;
 
   std::string text(const YAML::Node& node, const std::string& path) const;  // a non-empty scalar
   int64_t integer(const YAML::Node& node, const std::string& path, int64_t min, int64_t max) const;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/common/error.h"
+#include "engine/decoding/decoder.h"
 #include "engine/drafters/make_drafter.h"
 
 namespace draftbench {
@@ -15,7 +16,8 @@ namespace {
 // An axis the spec does not sweep takes the engine's default (DrafterOptions, DecodeOptions).
 nlohmann::json default_value(const std::string& axis) {
   const DrafterOptions d;
-  if (axis == "temperature") return 0.0;
+  const DecodeOptions decode;
+  if (axis == "temperature") return static_cast<double>(decode.sampling.temperature);
   if (axis == "batch_size") return 1;
   if (axis == "beam_width") return d.beam_width;
   if (axis == "beam_length") return d.beam_length;
@@ -25,9 +27,9 @@ nlohmann::json default_value(const std::string& axis) {
   if (axis == "top_k") return d.top_k;
   if (axis == "total_tokens") return d.total_tokens;
   if (axis == "distilled") return true;
-  if (axis == "max_new_tokens") return 128;
+  if (axis == "max_new_tokens") return decode.max_new_tokens;
   DB_CHECK(axis == "seed");
-  return 0;
+  return decode.seed;
 }
 
 bool matches(const nlohmann::json& exclusion, const nlohmann::json& full) {
