@@ -39,26 +39,36 @@ std::string tokens_fingerprint(const std::vector<int32_t>& tokens) {
   return fmt::format("{:016x}", h);
 }
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
+double mean(const std::vector<double>& v) { return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
+
+std::vector<double> sorted(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = static_cast<size_t>(std::ceil(pos));
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  return v;
 }
+
+// The q-quantile of sorted values, interpolating linearly between neighbours.
+double quantile(const std::vector<double>& sorted_values, double q) {
+  if (sorted_values.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted_values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = static_cast<size_t>(std::ceil(pos));
+  return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - static_cast<double>(lo));
+}
+
+double median(const std::vector<double>& v) { return quantile(sorted(v), 0.5); }
 
 nlohmann::json distribution(const std::vector<double>& v) {
-  const double mean = v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-  return {{"mean", mean}, {"p1", percentile(v, 0.01)}, {"p50", percentile(v, 0.5)}, {"p99", percentile(v, 0.99)}};
+  const std::vector<double> s = sorted(v);
+  return {{"mean", mean(v)}, {"p1", quantile(s, 0.01)}, {"p50", quantile(s, 0.5)}, {"p99", quantile(s, 0.99)}};
 }
 
+// Over a point's repeats (at least one).
 nlohmann::json spread(const std::vector<double>& v) {
-  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  const std::vector<double> s = sorted(v);
+  const double m = mean(v);
   double var = 0;
-  for (double x : v) var += (x - mean) * (x - mean);
+  for (double x : v) var += (x - m) * (x - m);
   const double stdev = v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0;
-  return {{"median", percentile(v, 0.5)}, {"min", *std::min_element(v.begin(), v.end())}, {"max", *std::max_element(v.begin(), v.end())},
-          {"stdev", stdev}, {"n", v.size()}};
+  return {{"median", quantile(s, 0.5)}, {"min", s.front()}, {"max", s.back()}, {"stdev", stdev}, {"n", v.size()}};
 }
 
 // One decoded request (a conversation's turn) of one repeat.
@@ -95,37 +105,34 @@ std::vector<Request> decode_all(const PointContext& c, const SweepPoint& point, 
   return out;
 }
 
+// Sums over requests: a whole repeat, or one category of it.
 struct Totals {
-  double generated = 0, calls = 0, verified = 0, beam = 0, draft_s = 0, verify_s = 0, accept_s = 0, other_s = 0, ttft = 0;
+  double requests = 0, generated = 0, calls = 0, verified = 0, beam = 0, draft_s = 0, verify_s = 0, accept_s = 0, other_s = 0, ttft = 0;
   std::vector<double> verified_per_step, beam_per_step, request_tps;
   std::vector<int64_t> accepted_histogram;
-};
 
-Totals totals_of(const std::vector<Request>& requests) {
-  Totals t;
-  for (const Request& r : requests) {
+  void add(const Request& r) {
     const RequestMetrics m = request_metrics(r.result);
-    t.generated += static_cast<double>(m.generated_tokens);
-    t.calls += static_cast<double>(m.steps + 1);
-    t.draft_s += m.draft_s;
-    t.verify_s += m.verify_s;
-    t.accept_s += m.accept_s;
-    t.other_s += m.other_s;
-    t.ttft += m.time_to_first_token_s;
-    t.request_tps.push_back(m.tokens_per_second);
+    requests += 1;
+    generated += static_cast<double>(m.generated_tokens);
+    calls += static_cast<double>(m.steps + 1);
+    draft_s += m.draft_s;
+    verify_s += m.verify_s;
+    accept_s += m.accept_s;
+    other_s += m.other_s;
+    ttft += m.time_to_first_token_s;
+    request_tps.push_back(m.tokens_per_second);
     for (const StepRecord& s : r.result.steps) {
-      t.verified += s.verified;
-      t.beam += s.beam_tokens;
-      t.verified_per_step.push_back(s.verified);
-      t.beam_per_step.push_back(s.beam_tokens);
+      verified += s.verified;
+      beam += s.beam_tokens;
+      verified_per_step.push_back(s.verified);
+      beam_per_step.push_back(s.beam_tokens);
     }
-    if (m.accepted_histogram.size() > t.accepted_histogram.size()) t.accepted_histogram.resize(m.accepted_histogram.size(), 0);
-    for (size_t k = 0; k < m.accepted_histogram.size(); ++k) t.accepted_histogram[k] += m.accepted_histogram[k];
+    if (m.accepted_histogram.size() > accepted_histogram.size()) accepted_histogram.resize(m.accepted_histogram.size(), 0);
+    for (size_t k = 0; k < m.accepted_histogram.size(); ++k) accepted_histogram[k] += m.accepted_histogram[k];
   }
-  return t;
-}
-
-double mean(const std::vector<double>& v) { return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
+  double tokens_per_step() const { return calls > 0 ? generated / calls : 0; }
+};
 
 }  // namespace
 
@@ -182,14 +189,9 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
   const int max_new_tokens = point.params["max_new_tokens"].get<int>();
   const int turns = c.dataset.turns;
 
-  // Plan from the longest prompt the point can see: first turns measured, later turns
-  // bounded by the earlier ones' prompts and answers.
-  int64_t longest = 0;
-  for (const PromptItem& item : c.prompts) {
-    Conversation conv(item);
-    longest = std::max<int64_t>(longest, static_cast<int64_t>(conv.next_prompt(c.model, c.spec.chat).size()));
-  }
-  if (turns > 1) longest = longest * turns + static_cast<int64_t>(turns - 1) * max_new_tokens;
+  // Plan from the longest prompt the point can see: later turns are bounded by the earlier
+  // ones' prompts and answers.
+  const int64_t longest = c.longest_first_prompt * turns + static_cast<int64_t>(turns - 1) * max_new_tokens;
   const MemoryPlan plan = plan_memory(c.model, options, drafter->max_tree_nodes(), std::min<int>(batch_size, static_cast<int>(c.prompts.size())), longest,
                                       max_new_tokens);
   nlohmann::json record{{"memory", plan.to_json()}};
@@ -223,32 +225,36 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
     decode_all(c, point, decoder, warm, all.first(std::min<size_t>(static_cast<size_t>(c.spec.warmup), all.size())), 1, ignored, total);
   }
 
+  // Counts and step records come from the first repeat (the tokens are the same in every
+  // repeat); timings are medians over repeats.
   std::vector<std::vector<Request>> repeats;
   std::vector<double> repeat_tps, repeat_throughput, repeat_wall;
+  Totals t;
   for (int r = 0; r < c.spec.repeats; ++r) {
     const auto t0 = Clock::now();
     repeats.push_back(decode_all(c, point, decoder, opt, all, turns, done, total));
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    const Totals t = totals_of(repeats.back());
+    Totals repeat;
+    for (const Request& request : repeats.back()) repeat.add(request);
     repeat_wall.push_back(wall);
-    repeat_tps.push_back(mean(t.request_tps));
-    repeat_throughput.push_back(t.generated / wall);
+    repeat_tps.push_back(mean(repeat.request_tps));
+    repeat_throughput.push_back(repeat.generated / wall);
+    if (r == 0) t = std::move(repeat);
   }
 
-  const Totals t = totals_of(repeats[0]);
   const double steps = static_cast<double>(t.verified_per_step.size());
-  const double tps = percentile(repeat_tps, 0.5);
-  const double per_step_ms = steps > 0 ? 1e3 / (steps + static_cast<double>(repeats[0].size())) : 0;
+  const double tps = median(repeat_tps);
+  const double per_step_ms = steps > 0 ? 1e3 / t.calls : 0;
   record["status"] = "ok";
   record["metrics"] = {
-      {"requests", repeats[0].size()},
+      {"requests", t.requests},
       {"generated_tokens", t.generated},
-      {"tokens_per_step", t.calls > 0 ? t.generated / t.calls : 0},
+      {"tokens_per_step", t.tokens_per_step()},
       {"tps", tps},
       {"tps_x_bsz", tps * batch_size},
-      {"throughput", percentile(repeat_throughput, 0.5)},
+      {"throughput", median(repeat_throughput)},
       {"ms_per_token", tps > 0 ? 1e3 / tps : 0},
-      {"time_to_first_token_s", t.ttft / static_cast<double>(repeats[0].size())},
+      {"time_to_first_token_s", t.ttft / t.requests},
       {"compression_ratio", t.verified > 0 ? t.beam / t.verified : 1.0},
       {"verified_tokens", distribution(t.verified_per_step)},
       {"beam_tokens", distribution(t.beam_per_step)},
@@ -259,7 +265,7 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
   record["spread"] = {{"tps", spread(repeat_tps)}, {"throughput", spread(repeat_throughput)}, {"wall_s", spread(repeat_wall)}};
 
   // Per prompt (all turns) and per category, timing as the median over repeats.
-  std::map<std::string, std::vector<const Request*>> by_category;
+  std::map<std::string, Totals> by_category;
   nlohmann::json per_prompt = nlohmann::json::array();
   for (size_t i = 0; i < repeats[0].size(); ++i) {
     const Request& r = repeats[0][i];
@@ -272,22 +278,14 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
                           {"prompt_tokens", r.result.prompt_tokens},
                           {"generated_tokens", r.result.tokens.size()},
                           {"tokens_per_step", r.result.tokens_per_step()},
-                          {"tps", percentile(tps_over_repeats, 0.5)},
+                          {"tps", median(tps_over_repeats)},
                           {"stopped_on_eos", r.result.stopped_on_eos},
                           {"tokens_fingerprint", tokens_fingerprint(r.result.tokens)}});
-    by_category[item.category].push_back(&r);
+    by_category[item.category].add(r);
   }
   nlohmann::json per_category = nlohmann::json::object();
-  for (const auto& [category, requests] : by_category) {
-    double generated = 0, calls = 0;
-    std::vector<double> request_tps;
-    for (const Request* r : requests) {
-      generated += static_cast<double>(r->result.tokens.size());
-      calls += static_cast<double>(r->result.steps.size() + 1);
-      request_tps.push_back(r->result.tokens_per_second());
-    }
-    per_category[category.empty() ? "(none)" : category] = {{"requests", requests.size()}, {"tokens_per_step", generated / calls}, {"tps", mean(request_tps)}};
-  }
+  for (const auto& [category, ct] : by_category)
+    per_category[category.empty() ? "(none)" : category] = {{"requests", ct.requests}, {"tokens_per_step", ct.tokens_per_step()}, {"tps", mean(ct.request_tps)}};
   record["per_prompt"] = std::move(per_prompt);
   record["per_category"] = std::move(per_category);
   record["wall_s"] = std::chrono::duration<double>(Clock::now() - start).count();

@@ -48,6 +48,7 @@ struct PointContext {
   ThreadPool& pool;
   const DatasetSpec& dataset;
   const std::vector<PromptItem>& prompts;
+  int64_t longest_first_prompt = 0;  // tokens of the dataset's longest first-turn prompt (memory planning)
   // Called before each batch with (decoded conversations-turns so far, total).
   std::function<void(int64_t, int64_t)> on_progress;
 };

@@ -161,13 +161,25 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   auto model = Model::load(spec.model);
   ThreadPool pool(spec.threads > 0 ? spec.threads : ThreadPool::default_threads());
   Transformer transformer(model->config(), model->weights(), pool);
+  // Every point plans its memory from its dataset's longest prompt: tokenize each once.
+  std::map<std::string, int64_t> longest_first_prompt;
+  for (const auto& [name, items] : prompts)
+    for (const PromptItem& item : items)
+      longest_first_prompt[name] = std::max<int64_t>(longest_first_prompt[name], static_cast<int64_t>(Conversation(item).next_prompt(*model, spec.chat).size()));
   ProgressBar bar(static_cast<int>(points.size()), estimated_total);
   int errors = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
     if (log.has(p.key())) continue;
     bar.begin_point(static_cast<int>(i), point_label(p), estimates[i]);
-    PointContext context{spec, *model, transformer, pool, spec.dataset(p.dataset), prompts[p.dataset], [&](int64_t done, int64_t total) { bar.prompt(done, total); }};
+    PointContext context{spec,
+                         *model,
+                         transformer,
+                         pool,
+                         spec.dataset(p.dataset),
+                         prompts[p.dataset],
+                         longest_first_prompt[p.dataset],
+                         [&](int64_t done, int64_t total) { bar.prompt(done, total); }};
     nlohmann::json record;
     try {
       record = run_point(context, p);
