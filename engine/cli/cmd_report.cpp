@@ -21,9 +21,7 @@ Run add_report(CLI::App& app) {
     const nlohmann::json report = load_report(*report_path);
     std::filesystem::path dir = out->empty() ? std::filesystem::path(*report_path).parent_path() : std::filesystem::path(*out);
     if (dir.empty()) dir = ".";
-    if (const std::string problem = draw_plots(*report_path, dir.string(), checkout_root()); !problem.empty()) fmt::print(stderr, "{}\n", problem);
-    const std::vector<Table> tables = render_report(report, dir.string(), (std::filesystem::path(checkout_root()) / "reports" / "paper" / "paper_tables.json").string());
-    fmt::print("{}\nreport: {}\n", to_markdown(tables.front()), (dir / "index.html").string());
+    fmt::print("{}", render_report(report, *report_path, dir.string(), checkout_root()));
     return 0;
   };
 }

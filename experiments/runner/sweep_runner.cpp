@@ -79,8 +79,17 @@ std::vector<std::pair<std::string, std::string>> parse_filter(const std::string&
   return out;
 }
 
-// The run's identity in its output directory: what a --resume must not contradict.
+// The run's identity in its output directory (run.json): what a resumed run or a merged
+// shard must not contradict.
 nlohmann::json run_identity(const ExperimentSpec& spec) { return {{"spec_file", spec.file}, {"spec", spec.source}}; }
+
+void require_same_spec(const fs::path& dir, const ExperimentSpec& spec, const char* why) {
+  const fs::path path = dir / "run.json";
+  std::ifstream f(path);
+  const nlohmann::json recorded = nlohmann::json::parse(f, nullptr, false);
+  if (recorded.is_discarded() || recorded.value("spec", nlohmann::json()) != spec.source)
+    throw InputError(path.string(), "spec", fmt::format("missing or differs from {} ({})", spec.file, why));
+}
 
 }  // namespace
 
@@ -146,16 +155,12 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
 
   fs::create_directories(o.out_dir);
   const fs::path results_path = fs::path(o.out_dir) / "results.jsonl", identity_path = fs::path(o.out_dir) / "run.json";
-  const nlohmann::json identity = run_identity(spec);
   if (fs::exists(results_path)) {
     if (!o.resume)
       throw InputError(results_path.string(), "", "already holds results (expected --resume to continue this run, or another --out)");
-    std::ifstream f(identity_path);
-    const nlohmann::json recorded = nlohmann::json::parse(f, nullptr, false);
-    if (recorded.is_discarded() || recorded.value("spec", nlohmann::json()) != spec.source)
-      throw InputError(identity_path.string(), "spec", fmt::format("differs from {} (a resumed run must use the spec it started with)", spec.file));
+    require_same_spec(o.out_dir, spec, "a resumed run must use the spec it started with");
   }
-  write_file_atomically(identity_path.string(), identity.dump(2) + "\n");
+  write_file_atomically(identity_path.string(), run_identity(spec).dump(2) + "\n");
   ResultsLog log(results_path.string());
 
   auto model = Model::load(spec.model);
@@ -201,18 +206,12 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
 void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& shard_dirs, const RunOptions& o) {
   if (shard_dirs.empty()) throw InputError("merge", "shards", "none given (expected the --out directories of the shard runs)");
   std::map<std::string, nlohmann::json> merged;
-  std::vector<std::string> order;
   for (const std::string& dir : shard_dirs) {
-    const fs::path identity_path = fs::path(dir) / "run.json";
-    std::ifstream f(identity_path);
-    const nlohmann::json recorded = nlohmann::json::parse(f, nullptr, false);
-    if (recorded.is_discarded() || recorded.value("spec", nlohmann::json()) != spec.source)
-      throw InputError(identity_path.string(), "spec", fmt::format("missing or differs from {} (every shard must have run the same spec)", spec.file));
+    require_same_spec(dir, spec, "every shard must have run the same spec");
     for (nlohmann::json& r : ResultsLog::read((fs::path(dir) / "results.jsonl").string())) {
       const std::string key = r["key"];
       const auto [it, fresh] = merged.emplace(key, r);
-      if (fresh) order.push_back(key);
-      else if (it->second["status"] != r["status"])
+      if (!fresh && it->second["status"] != r["status"])
         throw InputError(dir, "results.jsonl", fmt::format("point {} is '{}' here but '{}' in another shard", key, r["status"].get<std::string>(), it->second["status"].get<std::string>()));
     }
   }
@@ -273,10 +272,7 @@ std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o) 
   }
   const nlohmann::json report = build_report(resolved_spec_json(spec), spec.source, describe_environment(env), records);
   write_report(report, (dir / "report.json").string());
-  if (const std::string problem = draw_plots((dir / "report.json").string(), dir.string(), o.checkout); !problem.empty())
-    fmt::print(stderr, "{}\n", problem);
-  const std::vector<Table> tables = render_report(report, dir.string(), (fs::path(o.checkout) / "reports" / "paper" / "paper_tables.json").string());
-  return fmt::format("{}\nreport: {}\n", to_markdown(tables.front()), (dir / "index.html").string());
+  return render_report(report, (dir / "report.json").string(), dir.string(), o.checkout);
 }
 
 }  // namespace draftbench

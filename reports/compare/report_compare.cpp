@@ -6,6 +6,7 @@
 #include <map>
 
 #include "engine/common/error.h"
+#include "reports/report/report_json.h"
 
 namespace draftbench {
 
@@ -15,10 +16,7 @@ namespace {
 bool lower_is_better(const std::string& metric) { return metric == "ms_per_token" || metric == "time_to_first_token_s"; }
 
 std::string label_of(const nlohmann::json& p) {
-  std::string s = p["drafter"].get<std::string>();
-  for (const auto& [axis, v] : p["params"].items())
-    if (axis != "drafter") s += fmt::format(" {}={}", axis, v.is_string() ? v.get<std::string>() : v.dump());
-  return s + " | " + p["dataset"].get<std::string>();
+  return fmt::format("{} {} | {}", p["drafter"].get<std::string>(), describe_params(p["params"]), p["dataset"].get<std::string>());
 }
 
 // Repeats' spread of a metric, when the report kept one (tps and throughput).
@@ -69,7 +67,8 @@ Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, con
     double sa = 0, na = 0, sb = 0, nb = 0;
     const bool judgeable = spread_of(pa, o.metric, sa, na) && spread_of(pb, o.metric, sb, nb);
     const bool significant = judgeable && std::fabs(d.b - d.a) > 2.0 * std::sqrt(sa * sa / na + sb * sb / nb);
-    d.significance = judgeable ? (significant ? "*" : "") : "?";
+    if (!judgeable) d.significance = "?";
+    else if (significant) d.significance = "*";
     const double worse = lower_is_better(o.metric) ? d.change : -d.change;
     d.regression = worse > o.threshold && (!judgeable || significant);
     c.points.push_back(std::move(d));

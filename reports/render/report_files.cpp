@@ -42,8 +42,7 @@ std::string shell_quoted(const std::string& s) {
   return out + "'";
 }
 
-}  // namespace
-
+// Draws the figures into dir/plots; returns "" or why there are none.
 std::string draw_plots(const std::string& report_path, const std::string& dir, const std::string& checkout) {
   const fs::path python = fs::path(checkout) / ".venv" / "bin" / "python", script = fs::path(checkout) / "scripts" / "plot_report.py";
   if (!fs::exists(python) || !fs::exists(script)) return fmt::format("plots skipped: no {} (scripts/setup.sh makes it)", python.string());
@@ -51,7 +50,7 @@ std::string draw_plots(const std::string& report_path, const std::string& dir, c
                                           shell_quoted((fs::path(dir) / "plots").string()));
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return "plots skipped: cannot start Python";
-  std::string output, line;
+  std::string output;
   char buffer[512];
   while (fgets(buffer, sizeof buffer, pipe)) output += buffer;
   const int status = pclose(pipe);
@@ -61,9 +60,13 @@ std::string draw_plots(const std::string& report_path, const std::string& dir, c
   return "plots failed: " + (last == std::string::npos ? output : output.substr(last + 1));
 }
 
-std::vector<Table> render_report(const nlohmann::json& report, const std::string& dir_name, const std::string& paper_tables_path) {
+}  // namespace
+
+std::string render_report(const nlohmann::json& report, const std::string& report_path, const std::string& dir_name, const std::string& checkout) {
+  const std::string plots_problem = draw_plots(report_path, dir_name, checkout);
+  const std::string paper_tables_path = (fs::path(checkout) / "reports" / "paper" / "paper_tables.json").string();
   nlohmann::json paper;
-  if (!paper_tables_path.empty() && fs::exists(paper_tables_path)) {
+  if (fs::exists(paper_tables_path)) {
     std::ifstream f(paper_tables_path);
     paper = nlohmann::json::parse(f, nullptr, false);
     if (paper.is_discarded()) throw InputError(paper_tables_path, "", "not valid JSON (expected the paper's tables)");
@@ -77,7 +80,7 @@ std::vector<Table> render_report(const nlohmann::json& report, const std::string
     write_file_atomically((dir / "tables" / (t.id + ".tex")).string(), to_latex(t));
   }
   write_file_atomically((dir / "index.html").string(), index_html(report, tables, dir));
-  return tables;
+  return fmt::format("{}\n{}report: {}\n", to_markdown(tables.front()), plots_problem.empty() ? "" : plots_problem + "\n", (dir / "index.html").string());
 }
 
 }  // namespace draftbench

@@ -8,6 +8,8 @@
 #include <tuple>
 #include <set>
 
+#include "reports/report/report_json.h"
+
 namespace draftbench {
 
 namespace {
@@ -28,15 +30,6 @@ std::string cell(const nlohmann::json* point, const char* name, const char* form
   return number(metric(*point, name), format);
 }
 
-std::string params_text(const nlohmann::json& params) {
-  std::string s;
-  for (const auto& [axis, v] : params.items()) {
-    if (axis == "drafter") continue;
-    s += fmt::format("{}{}={}", s.empty() ? "" : " ", axis, v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  return s;
-}
-
 Table points_table(const nlohmann::json& report) {
   Table t;
   t.id = "points";
@@ -44,7 +37,7 @@ Table points_table(const nlohmann::json& report) {
   t.header = {"drafter", "parameters", "dataset", "status", "tokens/step", "TPS", "speedup", "same tokens as baseline"};
   for (const nlohmann::json& p : report["points"]) {
     const nlohmann::json same = p.value("same_tokens_as_baseline", nlohmann::json());
-    t.rows.push_back({p["drafter"].get<std::string>(), params_text(p["params"]), p["dataset"].get<std::string>(), p["status"].get<std::string>(),
+    t.rows.push_back({p["drafter"].get<std::string>(), describe_params(p["params"]), p["dataset"].get<std::string>(), p["status"].get<std::string>(),
                       cell(&p, "tokens_per_step"), cell(&p, "tps", "{:.1f}"), cell(&p, "speedup", "{:.2f}x"),
                       same.is_boolean() ? (same.get<bool>() ? "yes" : "NO") : "–"});
   }

@@ -37,6 +37,13 @@ nlohmann::json same_tokens(const nlohmann::json& point, const nlohmann::json& ba
 
 }  // namespace
 
+std::string describe_params(const nlohmann::json& params) {
+  std::string s;
+  for (const auto& [axis, v] : params.items())
+    if (axis != "drafter") s += fmt::format("{}{}={}", s.empty() ? "" : " ", axis, v.is_string() ? v.get<std::string>() : v.dump());
+  return s;
+}
+
 nlohmann::json build_report(const nlohmann::json& resolved, const nlohmann::json& source, const nlohmann::json& environment,
                             const std::vector<nlohmann::json>& records) {
   std::map<std::string, const nlohmann::json*> by_key;

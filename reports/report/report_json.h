@@ -19,6 +19,9 @@ inline constexpr int kReportSchemaVersion = 1;
 nlohmann::json build_report(const nlohmann::json& resolved_spec, const nlohmann::json& source_spec, const nlohmann::json& environment,
                             const std::vector<nlohmann::json>& records);
 
+// A point's parameters but the drafter, as "axis=value" pairs ("beam_width=8 ...").
+std::string describe_params(const nlohmann::json& params);
+
 // Reads a report.json; throws InputError naming the file when it is not JSON, not a
 // draftbench report, or of another schema version.
 nlohmann::json load_report(const std::string& path);
