@@ -10,6 +10,7 @@
 
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
+#include "engine/common/sha256.h"
 #include "engine/decoding/decoder.h"
 #include "engine/model/safetensors_checkpoint.h"
 #include "engine/model/safetensors_writer.h"

@@ -43,8 +43,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/common/sha256.h"  // sha256_file: the manifests' checksums
-
 namespace draftbench {
 
 inline constexpr const char* kDistillFormat = "draftbench-distill";

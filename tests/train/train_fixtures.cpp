@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <random>
 
+#include "engine/common/sha256.h"
 #include "engine/model/safetensors_writer.h"
 #include "engine/train/continuation_tree.h"
 #include "engine/train/distill_data.h"

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/common/sha256.h"
 #include "engine/model/model.h"
 #include "engine/model/safetensors_writer.h"
 #include "engine/train/continuation_tree.h"

@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "engine/common/error.h"
+#include "engine/common/sha256.h"
 #include "engine/drafters/drafter_checkpoint.h"
 #include "engine/model/model.h"
 #include "engine/model/safetensors_writer.h"
