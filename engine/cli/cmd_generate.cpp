@@ -83,7 +83,7 @@ int run_generate(GenerateArgs a) {
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   Transformer transformer(model->config(), model->weights(), pool);
   // The shipped drafters were trained for the default model and only serve it.
-  if (a.drafter.weights_dir.empty() && a.drafter.kind != "autoregressive" && a.model == default_model_path())
+  if (a.drafter.weights_dir.empty() && a.drafter.kind != "autoregressive" && is_default_model(a.model))
     a.drafter.weights_dir = shipped_drafter_dir(a.drafter.kind);
   auto drafter = make_drafter(a.drafter, *model, pool);
   Decoder decoder(*model, transformer, *drafter);

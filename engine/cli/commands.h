@@ -25,6 +25,8 @@ Run add_compare(CLI::App& app);
 // Where the README's set-up command puts the default model: models/ of the checkout,
 // found from the working directory or from the binary's place in build/<preset>/.
 std::string default_model_path();
+// Whether `path` is the default model's file, however it is spelled.
+bool is_default_model(const std::string& path);
 // The drafter trained for the default model (models/drafters/<kind>, found the same way),
 // or empty when the checkout has none.
 std::string shipped_drafter_dir(const std::string& kind);

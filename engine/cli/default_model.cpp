@@ -28,6 +28,11 @@ std::string default_model_path() {
   return found.empty() ? relative : found;  // the load error will name it
 }
 
+bool is_default_model(const std::string& path) {
+  std::error_code ec;
+  return fs::equivalent(path, default_model_path(), ec);
+}
+
 std::string shipped_drafter_dir(const std::string& kind) { return checkout_path(fs::path("models/drafters") / kind); }
 
 std::string checkout_root() {
