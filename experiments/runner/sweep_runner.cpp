@@ -147,9 +147,10 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   if (o.dry_run) {
     for (size_t i = 0; i < points.size(); ++i)
       fmt::print("{:4}  {}{}  ~{:.0f} s\n", i + 1, point_label(points[i]), points[i].added_baseline ? "  (baseline)" : "", estimates[i]);
+    size_t prompts_in_all = 0;
+    for (const SweepPoint& p : points) prompts_in_all += prompts[p.dataset].size();
     fmt::print("{} points, {} prompts per point on average; estimated {:.1f} min on this machine (rough: from model size and tree sizes)\n", points.size(),
-               points.empty() ? 0 : [&] { size_t n = 0; for (const SweepPoint& p : points) n += prompts[p.dataset].size(); return n / points.size(); }(),
-               estimated_total / 60.0);
+               prompts_in_all / points.size(), estimated_total / 60.0);
     return 0;
   }
 

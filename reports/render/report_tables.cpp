@@ -44,6 +44,15 @@ Table points_table(const nlohmann::json& report) {
   return t;
 }
 
+// A row per metric in the beam-width tables: (label, metrics key, format).
+struct MetricRow {
+  const char* label;
+  const char* key;
+  const char* format;
+};
+constexpr MetricRow kSpeedupRows[] = {{"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}};
+constexpr MetricRow kTpsSpeedupRows[] = {{"TPS", "tps", "{:.1f}"}, {"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}};
+
 // The paper reports MT-Bench and AlpacaEval; a dataset is matched to one by its name.
 std::string paper_dataset(const std::string& ours) { return ours.find("alpaca") != std::string::npos ? "alpaca_eval" : "mt_bench"; }
 
@@ -52,6 +61,7 @@ Table table1(const nlohmann::json& report, const nlohmann::json& paper) {
   t.id = "table1";
   t.caption = "Speedup and tokens/step by drafter, dataset and temperature (Table 1 layout), batch size 1";
   std::vector<std::string> datasets;
+  std::set<double> temperatures;
   std::set<std::pair<double, std::string>> rows;  // (temperature, drafter)
   std::map<std::tuple<std::string, double, std::string>, const nlohmann::json*> at;
   std::vector<std::string> drafter_order;
@@ -62,6 +72,7 @@ Table table1(const nlohmann::json& report, const nlohmann::json& paper) {
     if (std::find(datasets.begin(), datasets.end(), ds) == datasets.end()) datasets.push_back(ds);
     if (std::find(drafter_order.begin(), drafter_order.end(), drafter) == drafter_order.end()) drafter_order.push_back(drafter);
     rows.insert({temp, drafter});
+    temperatures.insert(temp);
     at.emplace(std::make_tuple(ds, temp, drafter), &p);  // the first point of a cell stands for it
   }
   t.header = {"T", "drafter"};
@@ -77,7 +88,7 @@ Table table1(const nlohmann::json& report, const nlohmann::json& paper) {
       t.header.insert(t.header.end(), {"speedup", "tokens/step"});
     }
   }
-  for (double temp : [&] { std::set<double> s; for (const auto& r : rows) s.insert(r.first); return s; }())
+  for (double temp : temperatures)
     for (const std::string& drafter : drafter_order) {
       if (!rows.count({temp, drafter})) continue;
       std::vector<std::string> row = {fmt::format("{:g}", temp), drafter};
@@ -158,14 +169,14 @@ std::optional<Table> table4(const nlohmann::json& report, const nlohmann::json& 
   t.caption = fmt::format("ReDrafter by beam width (Table 4 layout): {}", held_text(s.fixed));
   t.header = {"", "metric"};
   for (double bw : s.xs) t.header.push_back(fmt::format("BW {:g}", bw));
-  for (const auto& [name, key, format] : {std::tuple{"TPS", "tps", "{:.1f}"}, {"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}}) {
+  for (const auto& [name, key, format] : kTpsSpeedupRows) {
     std::vector<std::string> row = {"draftbench (this machine)", name};
     for (double bw : s.xs) row.push_back(cell(at(s, bw, 0), key, format));
     t.rows.push_back(std::move(row));
   }
   if (!paper.is_null() && report["spec"]["paper"] == "table4") {
     for (const nlohmann::json& r : paper["table4"]["rows"])
-      for (const auto& [name, key, format] : {std::tuple{"TPS", "tps", "{:.1f}"}, {"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}}) {
+      for (const auto& [name, key, format] : kTpsSpeedupRows) {
         std::vector<std::string> row = {fmt::format("paper: {} {}", r["chip"].get<std::string>(), r["model"].get<std::string>()), name};
         for (double bw : s.xs) {
           const size_t i = static_cast<size_t>(bw) - 1;  // the paper's columns are BW 1..4
@@ -224,7 +235,7 @@ std::optional<Table> table6(const nlohmann::json& report, const nlohmann::json& 
   t.header = {"", "distillation", "metric"};
   for (double bw : s.xs) t.header.push_back(fmt::format("BW {:g}", bw));
   for (auto it = s.ys.rbegin(); it != s.ys.rend(); ++it)  // distilled first, as in the paper's order of discussion
-    for (const double distilled = *it; const auto& [name, key, format] : {std::tuple{"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}}) {
+    for (const double distilled = *it; const auto& [name, key, format] : kSpeedupRows) {
       std::vector<std::string> row = {"draftbench", distilled != 0 ? "yes" : "no (ground truth)", name};
       for (double bw : s.xs) row.push_back(cell(at(s, bw, distilled), key, format));
       t.rows.push_back(std::move(row));
@@ -232,7 +243,7 @@ std::optional<Table> table6(const nlohmann::json& report, const nlohmann::json& 
   if (!paper.is_null() && report["spec"]["paper"] == "table6") {
     const nlohmann::json& p6 = paper["table6"];
     for (const nlohmann::json& r : p6["rows"])
-      for (const auto& [name, key, format] : {std::tuple{"speedup", "speedup", "{:.2f}x"}, {"tokens/step", "tokens_per_step", "{:.2f}"}}) {
+      for (const auto& [name, key, format] : kSpeedupRows) {
         std::vector<std::string> row = {"paper (Vicuna-7B)", r["distillation"].get<bool>() ? "yes" : "no", name};
         for (double bw : s.xs) {
           std::string v;
