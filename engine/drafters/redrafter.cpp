@@ -10,7 +10,7 @@
 #include <random>
 
 #include "engine/common/error.h"
-#include "engine/decoding/beam_packing.h"
+#include "kernels/beam/beam_packing.h"
 #include "engine/drafters/draft_head.h"
 #include "engine/model/safetensors_writer.h"
 #include "engine/model/token_embedding.h"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/decoding/beam_packing.h"
+#include "kernels/beam/beam_packing.h"
 #include "engine/model/token_tree.h"
 
 using namespace draftbench;

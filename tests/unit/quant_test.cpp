@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/fixtures/random_blocks.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/dequantize.h"
 #include "kernels/quant/quantize_activation.h"
@@ -18,52 +19,6 @@
 using namespace draftbench;
 
 namespace {
-
-// Random but valid blocks: fp16 scales of sensible magnitude, any code bytes (Q8_0
-// codes avoid -128, which a real quantiser never writes).
-std::vector<uint8_t> random_rows(GgmlType type, int64_t n, int64_t rows, std::mt19937& rng) {
-  const auto& info = ggml_type_info(type);
-  std::vector<uint8_t> data(ggml_row_bytes(type, n) * static_cast<size_t>(rows));
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_real_distribution<float> scale(0.001f, 0.05f);
-  if (info.block_size == 1) {
-    std::normal_distribution<float> v(0.0f, 1.0f);
-    for (size_t i = 0; i < data.size(); i += info.block_bytes) {
-      const float x = v(rng);
-      if (type == GgmlType::F32) std::memcpy(&data[i], &x, 4);
-      else {
-        const uint16_t h = type == GgmlType::F16 ? fp32_to_fp16(x) : static_cast<uint16_t>([&] { uint32_t u; std::memcpy(&u, &x, 4); return u >> 16; }());
-        std::memcpy(&data[i], &h, 2);
-      }
-    }
-    return data;
-  }
-  for (auto& b : data) b = static_cast<uint8_t>(byte(rng));
-  const size_t nb = data.size() / info.block_bytes;
-  for (size_t i = 0; i < nb; ++i) {
-    uint8_t* blk = data.data() + i * info.block_bytes;
-    auto set_half = [&](size_t off) { const uint16_t h = fp32_to_fp16(scale(rng)); std::memcpy(blk + off, &h, 2); };
-    switch (type) {
-      case GgmlType::Q4_0: case GgmlType::Q5_0: set_half(0); break;
-      case GgmlType::Q4_1: case GgmlType::Q5_1: set_half(0); set_half(2); break;
-      case GgmlType::Q8_0:
-        set_half(0);
-        for (int j = 0; j < 32; ++j) if (static_cast<int8_t>(blk[2 + j]) == -128) blk[2 + j] = 0x81;
-        break;
-      case GgmlType::Q4_K: case GgmlType::Q5_K: set_half(0); set_half(2); break;
-      case GgmlType::Q6_K: set_half(offsetof(BlockQ6_K, d)); break;
-      default: break;
-    }
-  }
-  return data;
-}
-
-std::vector<float> random_activations(int64_t n, std::mt19937& rng) {
-  std::normal_distribution<float> v(0.0f, 2.0f);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& e : x) e = v(rng);
-  return x;
-}
 
 struct WeightMatrixData {
   std::vector<uint8_t> bytes;

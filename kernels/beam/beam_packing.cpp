@@ -1,8 +1,8 @@
-#include "engine/decoding/beam_packing.h"
+#include "kernels/beam/beam_packing.h"
 
 #include <map>
 
-#include "engine/common/error.h"
+#include "kernels/runtime/check.h"
 
 namespace draftbench {
 

@@ -1,0 +1,89 @@
+// Tree attention over a committed context, as a verification step runs it: every head of
+// every tree node attends to the context and to its ancestors (DFS-interval test).
+//   tree_attention/<model>/ctx:<C>/nodes:<N>
+// Trees are random with depth at most 5 (beam length 5), parents first. Bytes count the
+// K/V rows read once (context + tree); FLOPs count q.k and p.v over the visible keys.
+#include <fmt/format.h>
+
+#include <random>
+#include <vector>
+
+#include "kernels/attention/tree_attention.h"
+#include "kernels/bench/bench_suite.h"
+#include "kernels/bench/model_shapes.h"
+#include "kernels/fixtures/random_blocks.h"
+
+namespace draftbench {
+namespace {
+
+struct RandomTree {
+  std::vector<int32_t> start, end, depth;
+  TreeView view() const { return {static_cast<int32_t>(start.size()), start.data(), end.data(), depth.data()}; }
+};
+
+RandomTree random_tree(int32_t n, std::mt19937& rng) {
+  std::vector<int32_t> parent(static_cast<size_t>(n), -1);
+  RandomTree t{std::vector<int32_t>(n), std::vector<int32_t>(n), std::vector<int32_t>(n, 0)};
+  for (int32_t i = 1; i < n; ++i) {
+    do parent[i] = std::uniform_int_distribution<int32_t>(0, i - 1)(rng);
+    while (t.depth[parent[i]] >= 4);
+    t.depth[i] = t.depth[parent[i]] + 1;
+  }
+  // Pre-order numbering; end is exclusive: start + subtree size.
+  std::vector<std::vector<int32_t>> children(static_cast<size_t>(n));
+  for (int32_t i = 1; i < n; ++i) children[parent[i]].push_back(i);
+  int32_t counter = 0;
+  std::vector<std::pair<int32_t, bool>> stack{{0, false}};
+  while (!stack.empty()) {
+    auto [node, done] = stack.back();
+    stack.pop_back();
+    if (done) {
+      t.end[node] = counter;
+      continue;
+    }
+    t.start[node] = counter++;
+    stack.push_back({node, true});
+    for (auto c = children[node].rbegin(); c != children[node].rend(); ++c) stack.push_back({*c, false});
+  }
+  return t;
+}
+
+void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t context, int32_t nodes) {
+  const std::string name = fmt::format("tree_attention/{}/ctx:{}/nodes:{}", m.name, context, nodes);
+  benchmark::RegisterBenchmark(name.c_str(), [s, m, context, nodes](benchmark::State& state) {
+    std::mt19937 rng(11);
+    const RandomTree tree = random_tree(nodes, rng);
+    const int64_t kv_stride = static_cast<int64_t>(m.n_kv_heads) * m.head_dim;
+    const int64_t slots = context + nodes;
+    const std::vector<float> k = random_activations(slots * kv_stride, rng, 1.0f);
+    const std::vector<float> v = random_activations(slots * kv_stride, rng, 1.0f);
+    const std::vector<float> q = random_activations(static_cast<int64_t>(nodes) * m.n_heads * m.head_dim, rng, 1.0f);
+    std::vector<float> out(q.size()), scores(static_cast<size_t>(slots));
+    const AttentionShape shape{m.n_heads, m.n_kv_heads, m.head_dim, 1.0f / 16.0f, 0};
+    for (auto _ : state) {
+      for (int32_t node = 0; node < nodes; ++node)
+        for (int h = 0; h < m.n_heads; ++h) {
+          const size_t off = (static_cast<size_t>(node) * m.n_heads + h) * m.head_dim;
+          tree_attention_head(shape, h, q.data() + off, k.data(), v.data(), kv_stride, context, tree.view(), node, scores.data(),
+                              out.data() + off);
+        }
+      benchmark::ClobberMemory();
+    }
+    double visible = 0;
+    for (int32_t node = 0; node < nodes; ++node) visible += static_cast<double>(context + tree.depth[node] + 1);
+    const double bytes = 2.0 * 4.0 * slots * kv_stride + 2.0 * 4.0 * q.size();
+    report_work(state, {bytes, 4.0 * m.head_dim * m.n_heads * visible}, s.one_thread);
+  })->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+void register_attention_benchmarks(const BenchSuite& s) {
+  const std::vector<int32_t> sizes = s.full() ? std::vector<int32_t>{8, 16, 32, 64, 128, 256, 512} : std::vector<int32_t>{64};
+  for (const ModelShape* model : kModelShapes) {
+    if (model != &kGemma3_270M && !s.full()) continue;
+    for (int32_t n : sizes) register_tree_attention(s, *model, 2048, n);
+  }
+}
+
+}  // namespace draftbench

@@ -1,0 +1,76 @@
+// Element-wise and per-row kernels at the models' shapes, for one token (decode) and for
+// 64 tokens (a verification step's tree):
+//   rms_norm/<model>/rows:<n>, rope_neox/<model>/tokens:<n>, geglu/<model>/tokens:<n>,
+//   swiglu/<model>/tokens:<n>
+#include <fmt/format.h>
+
+#include <random>
+#include <vector>
+
+#include "kernels/bench/bench_suite.h"
+#include "kernels/bench/model_shapes.h"
+#include "kernels/fixtures/random_blocks.h"
+#include "kernels/ops/activations.h"
+#include "kernels/ops/rms_norm.h"
+#include "kernels/ops/rope.h"
+
+namespace draftbench {
+namespace {
+
+void register_rms_norm(const BenchSuite& s, const ModelShape& m, int64_t rows) {
+  benchmark::RegisterBenchmark(fmt::format("rms_norm/{}/rows:{}", m.name, rows).c_str(), [s, m, rows](benchmark::State& state) {
+    std::mt19937 rng(3);
+    const std::vector<float> x = random_activations(rows * m.hidden, rng), w = random_activations(m.hidden, rng);
+    std::vector<float> out(x.size());
+    for (auto _ : state) {
+      rms_norm(x.data(), w.data(), out.data(), rows, m.hidden, 1e-6f);
+      benchmark::ClobberMemory();
+    }
+    const double n = static_cast<double>(rows * m.hidden);
+    report_work(state, {4.0 * (2 * n + m.hidden), 4.0 * n}, s.one_thread);
+  })->Unit(benchmark::kNanosecond);
+}
+
+void register_rope(const BenchSuite& s, const ModelShape& m, int64_t tokens) {
+  benchmark::RegisterBenchmark(fmt::format("rope_neox/{}/tokens:{}", m.name, tokens).c_str(), [s, m, tokens](benchmark::State& state) {
+    std::mt19937 rng(4);
+    std::vector<float> x = random_activations(tokens * m.n_heads * m.head_dim, rng);
+    for (auto _ : state) {
+      for (int64_t t = 0; t < tokens; ++t) rope_neox(x.data() + t * m.n_heads * m.head_dim, m.n_heads, m.head_dim, 1000 + t, 10000.0f);
+      benchmark::ClobberMemory();
+    }
+    const double n = static_cast<double>(x.size());
+    report_work(state, {8.0 * n, 3.0 * n}, s.one_thread);
+  })->Unit(benchmark::kNanosecond);
+}
+
+void register_gated(const BenchSuite& s, const ModelShape& m, int64_t tokens, bool gelu) {
+  const std::string name = fmt::format("{}/{}/tokens:{}", gelu ? "geglu" : "swiglu", m.name, tokens);
+  benchmark::RegisterBenchmark(name.c_str(), [s, m, tokens, gelu](benchmark::State& state) {
+    std::mt19937 rng(5);
+    const std::vector<float> gate = random_activations(tokens * m.ffn, rng), up = random_activations(tokens * m.ffn, rng);
+    std::vector<float> out(gate.size());
+    for (auto _ : state) {
+      (gelu ? geglu_tanh : swiglu)(gate.data(), up.data(), out.data(), tokens * m.ffn);
+      benchmark::ClobberMemory();
+    }
+    const double n = static_cast<double>(gate.size());
+    report_work(state, {12.0 * n, 20.0 * n}, s.one_thread);  // ~20 flops for tanh/exp and the products
+  })->Unit(benchmark::kNanosecond);
+}
+
+}  // namespace
+
+void register_ops_benchmarks(const BenchSuite& s) {
+  for (const ModelShape* model : kModelShapes) {
+    const bool gemma = model == &kGemma3_270M;
+    if (!gemma && !s.full()) continue;
+    for (int64_t n : {1, 64}) {
+      register_rms_norm(s, *model, n);
+      register_rope(s, *model, n);
+      register_gated(s, *model, n, gemma);
+    }
+  }
+}
+
+}  // namespace draftbench

@@ -1,0 +1,99 @@
+// Quantised products at the default model's and Vicuna-7B's shapes:
+//   dot_rows/<model>/<matrix>/<type>            one thread, one activation row (decode)
+//   dot_rows_ref/<model>/ffn_up/<type>          the plain reference, for the speed-up
+//   matmul/<model>/<matrix>/<type>/rows:<n>     the pool, n activation rows (verification)
+// Weights come from DRAM (WeightArena). Bytes count weights, quantised activations and
+// outputs; FLOPs count 2 per multiply-add.
+#include <fmt/format.h>
+
+#include <memory>
+#include <vector>
+
+#include "kernels/bench/bench_suite.h"
+#include "kernels/bench/model_shapes.h"
+#include "kernels/bench/weight_arena.h"
+#include "kernels/matmul/matmul.h"
+#include "kernels/quant/quantize_activation.h"
+#include "kernels/quant/vec_dot.h"
+
+namespace draftbench {
+namespace {
+
+using DotRowsFn = void (*)(GgmlType, const uint8_t*, size_t, int64_t, const void*, int64_t, float*);
+
+Work product_work(const MatrixShape& m, int64_t n_x) {
+  const double weights = static_cast<double>(ggml_row_bytes(m.type, m.n_in)) * m.n_out;
+  const double acts = static_cast<double>(activation_row_bytes(m.type, m.n_in)) * n_x;
+  return {weights + acts + 4.0 * m.n_out * n_x, 2.0 * m.n_in * m.n_out * n_x};
+}
+
+void register_dot_rows(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m,
+                       DotRowsFn fn) {
+  benchmark::RegisterBenchmark(name.c_str(), [s, arena, m, fn](benchmark::State& state) {
+    const size_t row_bytes = ggml_row_bytes(m.type, m.n_in);
+    auto weights = arena->cursor(m.type, row_bytes * static_cast<size_t>(m.n_out));
+    std::mt19937 rng(7);
+    const std::vector<float> x = random_activations(m.n_in, rng);
+    std::vector<uint8_t> xq(activation_row_bytes(m.type, m.n_in));
+    quantize_activation_row(m.type, x.data(), xq.data(), m.n_in);
+    std::vector<float> y(static_cast<size_t>(m.n_out));
+    for (auto _ : state) {
+      fn(m.type, weights.next(), row_bytes, m.n_out, xq.data(), m.n_in, y.data());
+      benchmark::ClobberMemory();
+    }
+    report_work(state, product_work(m, 1), s.one_thread);
+  })->Unit(benchmark::kMicrosecond);
+}
+
+void register_matmul(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m,
+                     int64_t n_x) {
+  benchmark::RegisterBenchmark(name.c_str(), [s, arena, m, n_x](benchmark::State& state) {
+    WeightMatrix w{m.type, m.n_in, m.n_out, nullptr};
+    auto weights = arena->cursor(m.type, w.row_bytes() * static_cast<size_t>(m.n_out));
+    std::mt19937 rng(7);
+    const std::vector<float> x = random_activations(m.n_in * n_x, rng);
+    std::vector<uint8_t> scratch(matmul_scratch_bytes(w, n_x, s.pool->size()));
+    std::vector<float> y(static_cast<size_t>(m.n_out * n_x));
+    for (auto _ : state) {
+      w.data = weights.next();
+      matmul(w, x.data(), n_x, y.data(), *s.pool, scratch);
+      benchmark::ClobberMemory();
+    }
+    report_work(state, product_work(m, n_x), s.all_threads);
+  })->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
+}  // namespace
+
+void register_quant_benchmarks(const BenchSuite& s) {
+  auto arena = std::make_shared<WeightArena>(s.cold_bytes());
+  for (const ModelShape* model : kModelShapes) {
+    const bool gemma = model == &kGemma3_270M;
+    if (!gemma && !s.full()) continue;
+    for (const MatrixShape& m : model->matrices) {
+      if (m.name == "lm_head" && !s.full()) continue;
+      register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(m.type)), m, &dot_rows);
+    }
+    // The weight types the issue names, at one shape, optimised and reference side by side.
+    const MatrixShape& up = model->matrices[5];
+    for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_0, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16, GgmlType::BF16}) {
+      if (!s.full() && t != GgmlType::Q4_K && t != GgmlType::Q8_0) continue;
+      const MatrixShape typed{up.name, up.n_in, up.n_out, t};
+      if (t != up.type)
+        register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, up.name, ggml_type_name(t)), typed, &dot_rows);
+      if (s.full())
+        register_dot_rows(s, arena, fmt::format("dot_rows_ref/{}/{}/{}", model->name, up.name, ggml_type_name(t)), typed, &dot_rows_ref);
+    }
+    // Batched products as verification runs them: every weight row meets n activation rows.
+    const std::vector<int64_t> batches = s.full() ? std::vector<int64_t>{1, 4, 16, 64, 256} : std::vector<int64_t>{1, 16};
+    for (const MatrixShape& m : model->matrices) {
+      if (!s.full() && m.name != "ffn_up" && m.name != "ffn_down") continue;
+      for (int64_t n_x : batches)
+        // Gemma's 262144-row head at 64+ rows would take seconds an iteration.
+        if (m.name != "lm_head" || (s.full() && n_x <= 16))
+        register_matmul(s, arena, fmt::format("matmul/{}/{}/{}/rows:{}", model->name, m.name, ggml_type_name(m.type), n_x), m, n_x);
+    }
+  }
+}
+
+}  // namespace draftbench

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Kernel-performance regression gate: a Google Benchmark JSON run against a stored baseline.
+
+Timings are noisy, so both files hold repetitions (--benchmark_repetitions=N
+--benchmark_enable_random_interleaving=true) and a kernel regresses only when its median is
+slower by more than the threshold AND a one-sided Mann-Whitney U test agrees (as Google
+Benchmark's tools/compare.py); a rank test suits skewed, outlier-prone timings. A slower or
+busier machine slows everything, so each kernel is divided by the median of the calibration
+kernel in the same run that is limited by the same resource (memory_read for bound=memory,
+fma for bound=compute, their geometric mean otherwise). That cannot make different CPUs
+comparable, so a baseline with another cpu_signature only advises, unless --strict-machine.
+
+Exit 0: no regression (or advisory); 1: a kernel regressed or errored; 2: bad input (one line on stderr).
+"""
+import argparse
+import json
+import math
+import re
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+CALIBRATION_PREFIX = "calibration/"
+CALIBRATION_FOR_BOUND = {"memory": "calibration/memory_read", "compute": "calibration/fma"}
+FORMAT_HINT = 'expected Google Benchmark --benchmark_out_format=json output: {"context": {...}, "benchmarks": [...]}'
+
+
+class BadInput(Exception):
+    def __init__(self, path, problem):
+        super().__init__(f"{path}: {problem}")
+
+
+@dataclass
+class BenchmarkRun:
+    path: str
+    context: dict
+    samples: dict = field(default_factory=dict)  # run_name -> [seconds per repetition]
+    bounds: dict = field(default_factory=dict)  # run_name -> "memory" / "compute" / "" (from the label)
+    errors: dict = field(default_factory=dict)  # run_name -> error message
+
+    def machine(self):
+        return {key: self.context.get(key) for key in ("cpu_signature", "dot_rows_backend")}
+
+
+def parse_bound(label):
+    """The bound= part of a label such as "bound=memory,dtype=q4_0", or ""."""
+    match = re.search(r"(?:^|,)\s*bound\s*=\s*([^,]*?)\s*(?:,|$)", label)
+    return match.group(1) if match else ""
+
+
+def load_run(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise BadInput(path, f"cannot read file ({e.strerror})")
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
+        raise BadInput(path, f"not valid JSON ({e}) ({FORMAT_HINT})")
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        raise BadInput(path, f'no "benchmarks" list at the top level ({FORMAT_HINT})')
+    if not isinstance(doc.get("context"), dict):
+        raise BadInput(path, f'no "context" object at the top level ({FORMAT_HINT})')
+    run = BenchmarkRun(path, doc["context"])
+    for i, entry in enumerate(doc["benchmarks"]):
+        if not isinstance(entry, dict):
+            raise BadInput(path, f"benchmarks[{i}] is a {type(entry).__name__} (expected an object)")
+        name = entry.get("run_name", entry.get("name"))  # run_name is absent before GB 1.5
+        if not isinstance(name, str):
+            raise BadInput(path, f'benchmarks[{i}] has no "run_name" (expected a string)')
+        default_type = "aggregate" if "aggregate_name" in entry else "iteration"
+        if entry.get("run_type", default_type) != "iteration" or entry.get("skipped"):
+            continue  # aggregates are recomputed from the repetitions
+        label = entry.get("label", "")
+        if not isinstance(label, str):
+            raise BadInput(path, f'{name}: "label" is {label!r} (expected a string like "bound=memory")')
+        run.bounds[name] = parse_bound(label)
+        if entry.get("error_occurred"):
+            run.errors[name] = str(entry.get("error_message", "error_occurred"))
+            continue
+        unit, real_time = entry.get("time_unit"), entry.get("real_time")
+        if unit not in TIME_UNITS:
+            raise BadInput(path, f'{name}: "time_unit" is {unit!r} (expected one of {", ".join(TIME_UNITS)})')
+        if type(real_time) not in (int, float) or not math.isfinite(real_time) or real_time <= 0:
+            raise BadInput(path, f'{name}: "real_time" is {real_time!r} (expected a positive number)')
+        run.samples.setdefault(name, []).append(real_time * TIME_UNITS[unit])
+    if not run.samples and not run.errors:
+        raise BadInput(path, 'no per-repetition rows (expected "run_type": "iteration" entries; '
+                             "record without --benchmark_report_aggregates_only)")
+    return run
+
+
+def calibration_median(run, calibration, kernel):
+    # Google Benchmark may append suffixes such as /real_time or /min_time:0.5 to the name.
+    names = [n for n in run.bounds if n == calibration or n.startswith(calibration + "/")]
+    if not names:
+        raise BadInput(run.path, f"no {calibration} benchmark, needed to normalise {kernel} "
+                                 "(expected the calibration kernels in the same benchmark run)")
+    if len(names) > 1:
+        raise BadInput(run.path, f"several {calibration} benchmarks ({', '.join(sorted(names))}) to normalise "
+                                 f"{kernel} with (expected exactly one)")
+    if names[0] in run.errors:
+        raise BadInput(run.path, f"{names[0]} reported an error ({run.errors[names[0]]}), so {kernel} "
+                                 "cannot be normalised (expected a clean calibration run)")
+    return float(np.median(run.samples[names[0]]))
+
+
+def normalised(run, name, bound):
+    """The kernel's repetitions divided by the median of the calibration kernel(s) for `bound`."""
+    calibrations = [CALIBRATION_FOR_BOUND[bound]] if bound in CALIBRATION_FOR_BOUND else CALIBRATION_FOR_BOUND.values()
+    medians = [calibration_median(run, calibration, name) for calibration in calibrations]
+    return np.asarray(run.samples[name]) / math.prod(medians) ** (1 / len(medians))
+
+
+def repetitions_needed(alpha, other_count=None):
+    """Smallest n for which a one-sided exact Mann-Whitney U test of n against other_count
+    repetitions (n, when None) can reach p < alpha: its smallest p is 1 / C(n + m, n)."""
+    n = 1
+    while 1 / math.comb(n + (other_count or n), n) >= alpha:
+        n += 1
+    return n
+
+
+def check_repetitions(base, cur, name, alpha):
+    nb, nc = len(base.samples[name]), len(cur.samples[name])
+    if 1 / math.comb(nb + nc, nb) < alpha:
+        return
+    short, other, n, m = (base, cur, nb, nc) if nb < nc else (cur, base, nc, nb)
+    raise BadInput(short.path, f"{name}: {n} repetitions found, at least {repetitions_needed(alpha, m)} needed "
+                               f"with {m} in {other.path}, or {repetitions_needed(alpha)} in both (expected enough "
+                               f"--benchmark_repetitions for a one-sided Mann-Whitney U test to reach p < {alpha})")
+
+
+def decide(base_norm, cur_norm, threshold, alpha):
+    from scipy.stats import mannwhitneyu  # imported here: it takes a second, bad input need not wait
+
+    ratio = float(np.median(cur_norm) / np.median(base_norm))
+    p_slower = float(mannwhitneyu(cur_norm, base_norm, alternative="greater").pvalue)
+    p_faster = float(mannwhitneyu(cur_norm, base_norm, alternative="less").pvalue)
+    if ratio > 1 + threshold:
+        return ratio, p_slower, "REGRESSION" if p_slower < alpha else "ok (not significant)"
+    if ratio < 1 - threshold:
+        return ratio, p_faster, "IMPROVED" if p_faster < alpha else "ok (not significant)"
+    return ratio, p_slower, "ok"
+
+
+def kernel_verdict(base, cur, name, row, alpha):
+    if name in cur.errors:
+        return "error"
+    if name not in cur.bounds:
+        return "missing"
+    if name not in base.bounds:
+        return "new"
+    if name in base.errors:
+        return "baseline error"
+    check_repetitions(base, cur, name, alpha)
+    bound = row["bound"]
+    ratio, row["p_value"], verdict = decide(normalised(base, name, bound), normalised(cur, name, bound), row["threshold"], alpha)
+    row["change"] = ratio - 1
+    return verdict
+
+
+def median_time(run, name, bound):
+    if name not in run.samples:
+        return None
+    return float(np.median(run.samples[name] if bound == "calibration" else normalised(run, name, bound)))
+
+
+def compare(base, cur, args):
+    """One row per benchmark: calibration kernels (raw times, never gating), then the kernels
+    (normalised), each in the order they first appear, current run first."""
+    names = list(dict.fromkeys([*cur.bounds, *base.bounds]))
+    calibrations = [n for n in names if n.startswith(CALIBRATION_PREFIX)]
+    kernels = [n for n in names if n not in calibrations and (args.filter is None or args.filter.search(n))]
+    rows = []
+    for name in calibrations + kernels:
+        is_calibration = name in calibrations
+        # The baseline's bound decides the calibration for both runs: the ridge point moves
+        # between machines, and a kernel must be divided by the same probe on both sides.
+        bound = "calibration" if is_calibration else base.bounds.get(name) or cur.bounds.get(name) or "-"
+        row = {"name": name, "bound": bound}
+        for side, run in (("baseline", base), ("current", cur)):
+            row[f"n_{side}"] = len(run.samples.get(name, []))
+            row[f"{side}_median"] = median_time(run, name, bound)
+        if is_calibration:
+            row["verdict"] = "calibration"
+            if row["baseline_median"] and row["current_median"]:
+                row["change"] = row["current_median"] / row["baseline_median"] - 1
+        else:
+            row["threshold"] = next((t for pattern, t in args.threshold_for if pattern.search(name)), args.threshold)
+            row["verdict"] = kernel_verdict(base, cur, name, row, args.alpha)
+        rows.append(row)
+    return rows
+
+
+def format_row(row, name_width):
+    medians = ["-" if x is None else f"{x * 1e6:.4g} us" if row["verdict"] == "calibration" else f"{x:.4g}"
+               for x in (row["baseline_median"], row["current_median"])]
+    n = f"{row['n_baseline'] or '-'}/{row['n_current'] or '-'}"
+    change = f"{row['change'] * 100:+.1f}%" if "change" in row else "-"
+    p_value = f"{row['p_value']:.3g}" if "p_value" in row else "-"
+    return (f"{row['name']:<{name_width}}  {row['bound']:<11}  {n:>7}  {medians[0]:>11}  {medians[1]:>11}  "
+            f"{change:>8}  {p_value:>8}  {row['verdict']}")
+
+
+def print_report(args, base, cur, rows, same_machine):
+    for title, run in (("baseline:", base), ("current: ", cur)):
+        print(f"{title} {run.path}  " + "  ".join(f"{k}={v!r}" for k, v in run.machine().items()))
+    print(f"threshold {args.threshold:.0%}, alpha {args.alpha}; kernel medians are time / calibration median, "
+          "calibration medians are raw times; p is one-sided in the direction of the change")
+    if not same_machine:
+        print("ADVISORY: the baseline was recorded on a different machine (cpu_signature differs or is missing); "
+              + ("gating anyway (--strict-machine)" if args.strict_machine else "regressions do not fail this run"))
+    name_width = max(len(name) for name in ["benchmark"] + [row["name"] for row in rows])
+    print(f"{'benchmark':<{name_width}}  {'bound':<11}  {'n b/c':>7}  {'base median':>11}  {'cur median':>11}  "
+          f"{'change':>8}  {'p':>8}  verdict")
+    for row in rows:
+        print(format_row(row, name_width))
+    by_verdict = {}
+    for row in rows:
+        by_verdict.setdefault(row["verdict"], []).append(row["name"])
+    for name in by_verdict.get("missing", []):
+        print(f"warning: {name} is in the baseline but not in the current run")
+    regressed = by_verdict.get("REGRESSION", [])
+    summary = f"{sum('p_value' in row for row in rows)} kernels compared, {len(regressed)} regressed"
+    if regressed:
+        summary += ": " + ", ".join(regressed)
+    for verdict in ("error", "IMPROVED", "missing", "new"):
+        if verdict in by_verdict:
+            summary += f"; {len(by_verdict[verdict])} {verdict.lower()}: " + ", ".join(by_verdict[verdict])
+    print(summary)
+
+
+def parse_override(text):
+    pattern, _, fraction = text.rpartition("=")
+    try:
+        return re.compile(pattern), float(fraction)
+    except (re.error, ValueError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not REGEX=FRACTION") from None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("baseline", help="stored baseline Google Benchmark JSON")
+    parser.add_argument("current", help="Google Benchmark JSON of the run to check")
+    parser.add_argument("--threshold", type=float, default=0.10, help="relative slowdown that counts (default 0.10)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--threshold-for", type=parse_override, action="append", default=[],
+                        metavar="REGEX=FRACTION", help="threshold for matching benchmarks (repeatable, first wins)")
+    parser.add_argument("--filter", type=re.compile, metavar="REGEX", help="only compare matching benchmarks")
+    parser.add_argument("--json", metavar="OUT", help="also write the comparison as JSON to OUT")
+    parser.add_argument("--strict-machine", action="store_true", help="gate even if cpu_signature differs")
+    args = parser.parse_args()
+    if not 0 < args.alpha < 1 or args.threshold < 0:
+        parser.error("--alpha must be in (0, 1) and --threshold must be >= 0")
+    try:
+        base, cur = load_run(args.baseline), load_run(args.current)
+        rows = compare(base, cur, args)
+    except BadInput as e:
+        print(f"bench_compare: {e}", file=sys.stderr)
+        return 2
+
+    signature = base.machine()["cpu_signature"]
+    same_machine = signature is not None and signature == cur.machine()["cpu_signature"]
+    gating = same_machine or args.strict_machine
+    regressed = [row["name"] for row in rows if row["verdict"] == "REGRESSION"]
+    errors = [row["name"] for row in rows if row["verdict"] == "error"]
+    exit_code = 1 if errors or (regressed and gating) else 0
+    print_report(args, base, cur, rows, same_machine)
+    if args.json:
+        report = {"baseline": {"file": base.path, **base.machine()}, "current": {"file": cur.path, **cur.machine()},
+                  "threshold": args.threshold, "alpha": args.alpha, "same_machine": same_machine,
+                  "advisory": not gating, "regressed": regressed, "errors": errors, "exit_code": exit_code,
+                  "benchmarks": rows}
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=2)
+        except OSError as e:
+            print(f"bench_compare: {args.json}: cannot write the JSON report ({e.strerror})", file=sys.stderr)
+            return 2
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
