@@ -1,25 +1,12 @@
 #include "kernels/attention/tree_attention.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
+#include "kernels/attention/dot16.h"
+
 namespace draftbench {
-namespace {
-
-// 16 lanes then a fixed pairwise combine: vectorisable, and the same order for every call.
-float dot16(const float* a, const float* b, int n) {
-  float acc[16] = {};
-  int i = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int l = 0; l < 16; ++l) acc[l] += a[i + l] * b[i + l];
-  for (int l = 0; i < n; ++i, ++l) acc[l] += a[i] * b[i];
-  for (int w = 8; w >= 1; w /= 2)
-    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
-  return acc[0];
-}
-
-}  // namespace
 
 void tree_attention_head(const AttentionShape& s, int head, const float* qh, const float* k_cache, const float* v_cache,
                          int64_t kv_stride, int64_t n_committed, const TreeView& tree, int32_t query_node, float* scores, float* oh) {

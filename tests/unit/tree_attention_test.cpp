@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/model/token_tree.h"
+#include "kernels/attention/dense_mask_attention.h"
 #include "kernels/attention/tree_attention.h"
 
 using namespace draftbench;
@@ -109,5 +110,25 @@ TEST_CASE("a tree node's attention is bit-identical to its path run as a chain",
       tree_attention_head(c.shape, h, q, k.data(), v.data(), kv_dim, c.committed, chain_view, chain.size() - 1, scores.data(), chain_out.data());
       REQUIRE(std::memcmp(tree_out.data(), chain_out.data(), hd * sizeof(float)) == 0);
     }
+  }
+}
+
+TEST_CASE("the dense-mask kernel is bit-identical to the DFS-interval kernel", "[attention]") {
+  std::mt19937 rng(13);
+  struct Shape { int heads, kv, dim; int64_t committed; int nodes; int64_t window; };
+  for (const Shape& s : {Shape{4, 1, 32, 0, 1, 0}, Shape{4, 1, 40, 17, 33, 0}, Shape{8, 2, 16, 40, 25, 16}, Shape{2, 2, 20, 3, 7, 4},
+                         Shape{4, 4, 256, 130, 64, 64}, Shape{1, 1, 8, 1, 200, 3}}) {
+    Case c = random_case(rng, s.heads, s.kv, s.dim, s.committed, s.nodes, s.window);
+    const TreeView view{c.tree.size(), c.tree.dfs_start.data(), c.tree.dfs_end.data(), c.tree.depth.data()};
+    const DenseTreeMask mask = build_dense_tree_mask(view, c.committed, s.window);
+    REQUIRE(mask.bytes() == sizeof(float) * static_cast<size_t>(s.nodes) * static_cast<size_t>(s.committed + s.nodes));
+    std::vector<float> scores(c.committed + c.tree.size()), tree_out(s.dim), dense_out(s.dim);
+    for (int node = 0; node < c.tree.size(); ++node)
+      for (int h = 0; h < s.heads; ++h) {
+        const float* q = c.q.data() + (node * s.heads + h) * s.dim;
+        tree_attention_head(c.shape, h, q, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, view, node, scores.data(), tree_out.data());
+        dense_mask_attention_head(c.shape, h, q, c.k.data(), c.v.data(), s.kv * s.dim, mask, node, scores.data(), dense_out.data());
+        REQUIRE(std::memcmp(tree_out.data(), dense_out.data(), s.dim * sizeof(float)) == 0);
+      }
   }
 }

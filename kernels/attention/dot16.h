@@ -1,0 +1,18 @@
+// The attention kernels' q.k: 16 lanes, then a fixed pairwise combine. Vectorisable, and
+// the same order for every call, which the kernels' bit-identity rests on.
+#pragma once
+
+namespace draftbench {
+
+inline float dot16(const float* a, const float* b, int n) {
+  float acc[16] = {};
+  int i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int l = 0; l < 16; ++l) acc[l] += a[i + l] * b[i + l];
+  for (int l = 0; i < n; ++i, ++l) acc[l] += a[i] * b[i];
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
+}  // namespace draftbench
