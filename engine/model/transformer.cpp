@@ -8,7 +8,7 @@
 
 #include "engine/common/error.h"
 #include "engine/model/token_embedding.h"
-#include "kernels/attention/tree_attention.h"
+#include "kernels/attention/tree_attention_tiled.h"
 #include "kernels/ops/activations.h"
 #include "kernels/ops/rms_norm.h"
 #include "kernels/ops/rope.h"
@@ -18,7 +18,7 @@ namespace draftbench {
 Transformer::Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool)
     : c_(config), w_(weights), pool_(pool) {}
 
-void Transformer::ensure_buffers(int64_t n, int64_t max_keys) {
+void Transformer::ensure_buffers(int64_t n, size_t score_floats) {
   if (n > capacity_rows_) {
     capacity_rows_ = n;
     auto grow = [n](std::vector<float>& b, int64_t width) { b.resize(static_cast<size_t>(n * width)); };
@@ -33,11 +33,7 @@ void Transformer::ensure_buffers(int64_t n, int64_t max_keys) {
     grow(up_, c_.n_ff);
     grow(act_, c_.n_ff);
   }
-  const int64_t score_rows = static_cast<int64_t>(pool_.size());
-  if (max_keys > capacity_keys_) {
-    capacity_keys_ = max_keys;
-    scores_.resize(static_cast<size_t>(score_rows * max_keys));
-  }
+  if (score_floats > scores_.size()) scores_.resize(score_floats);
 }
 
 std::span<uint8_t> Transformer::scratch(const WeightMatrix& w, int64_t n_x) {
@@ -80,20 +76,17 @@ void Transformer::attention_layer(int64_t il, const std::vector<Row>& rows, KvCa
 
   const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), c_.attention_scale,
                              local ? c_.sliding_window : 0};
-  // One task per (row, head); thread t uses its own slice of the score scratch.
-  const int64_t tasks = n * c_.n_heads;
-  pool_.parallel_for(tasks, 1, [&](int64_t b, int64_t e, int thread) {
-    float* scores = scores_.data() + thread * capacity_keys_;
-    for (int64_t t = b; t < e; ++t) {
-      const Row& row = rows[static_cast<size_t>(t / c_.n_heads)];
-      const int h = static_cast<int>(t % c_.n_heads);
-      const TokenTree& tree = row.input->tree;
-      const TreeView view{tree.size(), tree.dfs_start.data(), tree.dfs_end.data(), tree.depth.data()};
-      const int64_t r = t / c_.n_heads;
-      tree_attention_head(shape, h, q_.data() + r * QD + h * HD, cache.keys(row.seq, il), cache.values(row.seq, il), KD,
-                          cache.committed(row.seq), view, row.node, scores, attn_.data() + r * QD + h * HD);
-    }
-  });
+  // One call per sequence over all its new nodes and heads, rows being contiguous per
+  // sequence and in node order; the kernel splits the (node, head) queries over the pool.
+  for (int64_t r0 = 0; r0 < n;) {
+    const SequenceInput& in = *rows[r0].input;
+    const int32_t n_rows = in.tree.size() - in.n_cached;
+    const TreeView view{in.tree.size(), in.tree.dfs_start.data(), in.tree.dfs_end.data(), in.tree.depth.data()};
+    const TreeAttentionJob job{shape, view, in.n_cached, q_.data() + r0 * QD, cache.keys(in.seq, il), cache.values(in.seq, il), KD,
+                               cache.committed(in.seq), attn_.data() + r0 * QD};
+    tree_attention(job, scores_, pool_);
+    r0 += n_rows;
+  }
 
   matmul(L.wo, attn_.data(), n, proj_.data(), pool_, scratch(L.wo, n));
   if (c_.post_norms) rms_norm(proj_.data(), L.post_attn_norm, proj_.data(), n, E, c_.rms_eps);
@@ -116,7 +109,8 @@ void Transformer::mlp_layer(int64_t il, int64_t n) {
 void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) {
   std::vector<Row>& rows = rows_;
   rows.clear();
-  int64_t max_keys = 1, n_logit_rows = 0, n_hidden_rows = 0;
+  int64_t n_logit_rows = 0, n_hidden_rows = 0;
+  size_t score_floats = 0;
   for (const SequenceInput& s : batch.sequences) {
     DB_CHECK(s.seq >= 0 && s.seq < cache.n_sequences());
     DB_CHECK(s.tree.size() == static_cast<int32_t>(s.tokens.size()));
@@ -130,12 +124,15 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
         throw InputError("forward", fmt::format("sequence {} token {}", s.seq, i), fmt::format("id {} outside the vocabulary [0, {})", s.tokens[i], c_.n_vocab));
       rows.push_back(Row{s.seq, i, committed + s.tree.depth[i], &s});
     }
-    max_keys = std::max<int64_t>(max_keys, committed + s.tree.size());
+    if (s.n_cached < s.tree.size()) {
+      const AttentionShape heads{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim)};
+      score_floats = std::max(score_floats, tree_attention_scratch_floats(heads, committed, s.tree.size(), s.n_cached));
+    }
     n_logit_rows += static_cast<int64_t>(s.logit_rows.size());
     n_hidden_rows += static_cast<int64_t>(s.hidden_rows.size());
   }
   const int64_t n = static_cast<int64_t>(rows.size());
-  ensure_buffers(std::max<int64_t>(n, 1), max_keys);
+  ensure_buffers(std::max<int64_t>(n, 1), score_floats);
   const int64_t E = c_.n_embd;
 
   if (!batch.input_embeddings.empty()) {

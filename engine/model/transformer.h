@@ -38,7 +38,7 @@ class Transformer {
     int64_t pos;
     const SequenceInput* input;
   };
-  void ensure_buffers(int64_t n_rows, int64_t max_keys);
+  void ensure_buffers(int64_t n_rows, size_t score_floats);
   void attention_layer(int64_t il, const std::vector<Row>& rows, KvCache& cache);
   void mlp_layer(int64_t il, int64_t n_rows);
   std::span<uint8_t> scratch(const WeightMatrix& w, int64_t n_x);
@@ -48,7 +48,7 @@ class Transformer {
   const ModelWeights& w_;
   ThreadPool& pool_;
   // Activations, sized for the largest batch seen; grown only when a larger one comes.
-  int64_t capacity_rows_ = 0, capacity_keys_ = 0;
+  int64_t capacity_rows_ = 0;
   std::vector<float> x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_, act_, scores_;
   std::vector<uint8_t> quant_scratch_;
   std::vector<Row> rows_;

@@ -1,6 +1,7 @@
 // Tree attention over a committed context, as a verification step runs it: every head of
 // every tree node attends to the context and to its ancestors (DFS-interval test).
-//   tree_attention/<model>/ctx:<C>/nodes:<N>
+//   tree_attention/<model>/ctx:<C>/nodes:<N>/threads:<T>   the tiled kernel the engine runs
+//   tree_attention_ref/<model>/ctx:<C>/nodes:<N>           tree_attention_head per (node, head)
 // And the memory study (full suite; one head of 64 dimensions so that N = 4096 stays
 // affordable): the DFS-interval kernel, the dense-mask kernel (mask built every step, as
 // a framework would) and an unmasked attention over the same slots, each with its extra
@@ -15,6 +16,7 @@
 
 #include "kernels/attention/dense_mask_attention.h"
 #include "kernels/attention/tree_attention.h"
+#include "kernels/attention/tree_attention_tiled.h"
 #include "kernels/bench/bench_suite.h"
 #include "kernels/bench/model_shapes.h"
 #include "kernels/fixtures/random_blocks.h"
@@ -54,9 +56,11 @@ RandomTree random_tree(int32_t n, std::mt19937& rng) {
   return t;
 }
 
-void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t context, int32_t nodes) {
-  const std::string name = fmt::format("tree_attention/{}/ctx:{}/nodes:{}", m.name, context, nodes);
-  benchmark::RegisterBenchmark(name.c_str(), [s, m, context, nodes](benchmark::State& state) {
+// threads == 0: the per-(node, head) reference on one thread; else the tiled kernel.
+void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t context, int32_t nodes, int threads) {
+  const std::string name = threads == 0 ? fmt::format("tree_attention_ref/{}/ctx:{}/nodes:{}", m.name, context, nodes)
+                                        : fmt::format("tree_attention/{}/ctx:{}/nodes:{}/threads:{}", m.name, context, nodes, threads);
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [s, m, context, nodes, threads](benchmark::State& state) {
     std::mt19937 rng(11);
     const RandomTree tree = random_tree(nodes, rng);
     const int64_t kv_stride = static_cast<int64_t>(m.n_kv_heads) * m.head_dim;
@@ -64,22 +68,30 @@ void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t c
     const std::vector<float> k = random_activations(slots * kv_stride, rng, 1.0f);
     const std::vector<float> v = random_activations(slots * kv_stride, rng, 1.0f);
     const std::vector<float> q = random_activations(static_cast<int64_t>(nodes) * m.n_heads * m.head_dim, rng, 1.0f);
-    std::vector<float> out(q.size()), scores(static_cast<size_t>(slots));
+    std::vector<float> out(q.size());
     const AttentionShape shape{m.n_heads, m.n_kv_heads, m.head_dim, 1.0f / 16.0f, 0};
+    std::vector<float> scores(std::max(static_cast<size_t>(slots), tree_attention_scratch_floats(shape, context, nodes, 0)));
+    ThreadPool one(1);
+    ThreadPool& pool = threads == 1 ? one : *s.pool;
+    const TreeAttentionJob job{shape, tree.view(), 0, q.data(), k.data(), v.data(), kv_stride, context, out.data()};
     for (auto _ : state) {
-      for (int32_t node = 0; node < nodes; ++node)
-        for (int h = 0; h < m.n_heads; ++h) {
-          const size_t off = (static_cast<size_t>(node) * m.n_heads + h) * m.head_dim;
-          tree_attention_head(shape, h, q.data() + off, k.data(), v.data(), kv_stride, context, tree.view(), node, scores.data(),
-                              out.data() + off);
-        }
+      if (threads > 0) tree_attention(job, scores, pool);
+      else
+        for (int32_t node = 0; node < nodes; ++node)
+          for (int h = 0; h < m.n_heads; ++h) {
+            const size_t off = (static_cast<size_t>(node) * m.n_heads + h) * m.head_dim;
+            tree_attention_head(shape, h, q.data() + off, k.data(), v.data(), kv_stride, context, tree.view(), node, scores.data(),
+                                out.data() + off);
+          }
       benchmark::ClobberMemory();
     }
     double visible = 0;
     for (int32_t node = 0; node < nodes; ++node) visible += static_cast<double>(context + tree.depth[node] + 1);
     const double bytes = 2.0 * 4.0 * slots * kv_stride + 2.0 * 4.0 * q.size();
-    report_work(state, {bytes, 4.0 * m.head_dim * m.n_heads * visible}, s.one_thread);
-  })->Unit(benchmark::kMicrosecond);
+    report_work(state, {bytes, 4.0 * m.head_dim * m.n_heads * visible}, threads > 1 ? s.all_threads : s.one_thread);
+  });
+  b->Unit(benchmark::kMicrosecond);
+  if (threads > 1) b->UseRealTime();
 }
 
 enum class Masking { dfs, dense_mask, unmasked };
@@ -131,7 +143,11 @@ void register_attention_benchmarks(const BenchSuite& s) {
   const std::vector<int32_t> sizes = s.full() ? std::vector<int32_t>{8, 16, 32, 64, 128, 256, 512} : std::vector<int32_t>{64};
   for (const ModelShape* model : kModelShapes) {
     if (model != &kGemma3_270M && !s.full()) continue;
-    for (int32_t n : sizes) register_tree_attention(s, *model, 2048, n);
+    for (int32_t n : sizes) {
+      register_tree_attention(s, *model, 2048, n, 1);
+      register_tree_attention(s, *model, 2048, n, s.pool->size());
+      if (s.full() || n == 64) register_tree_attention(s, *model, 2048, n, 0);
+    }
   }
   if (!s.full()) return;
   for (int32_t n : {8, 32, 128, 512, 1024, 2048, 4096})

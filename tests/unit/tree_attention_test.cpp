@@ -9,6 +9,9 @@
 #include "engine/model/token_tree.h"
 #include "kernels/attention/dense_mask_attention.h"
 #include "kernels/attention/tree_attention.h"
+#include "kernels/attention/tree_attention_tiled.h"
+#include "kernels/runtime/cpu_features.h"
+#include "kernels/runtime/thread_pool.h"
 
 using namespace draftbench;
 
@@ -130,5 +133,46 @@ TEST_CASE("the dense-mask kernel is bit-identical to the DFS-interval kernel", "
         dense_mask_attention_head(c.shape, h, q, c.k.data(), c.v.data(), s.kv * s.dim, mask, node, scores.data(), dense_out.data());
         REQUIRE(std::memcmp(tree_out.data(), dense_out.data(), s.dim * sizeof(float)) == 0);
       }
+  }
+}
+
+TEST_CASE("tiled tree attention is bit-identical to tree_attention_head for every node and head", "[attention]") {
+  std::mt19937 rng(17);
+  struct Shape { int heads, kv, dim; int64_t committed; int nodes; int64_t window; int first_node; };
+  // GQA and MHA, odd head dims, empty and long contexts, windows shorter than the tree,
+  // incremental trees (first_node > 0), a single node (autoregressive decoding).
+  for (const Shape& s : {Shape{4, 1, 32, 0, 1, 0, 0}, Shape{4, 1, 256, 300, 1, 0, 0}, Shape{4, 1, 40, 17, 33, 0, 0},
+                         Shape{8, 2, 16, 40, 25, 16, 0}, Shape{2, 2, 20, 3, 7, 4, 2}, Shape{4, 4, 128, 130, 64, 64, 10},
+                         Shape{1, 1, 8, 1, 200, 3, 0}, Shape{6, 3, 24, 531, 19, 512, 5}}) {
+    Case c = random_case(rng, s.heads, s.kv, s.dim, s.committed, s.nodes, s.window);
+    const TreeView view{c.tree.size(), c.tree.dfs_start.data(), c.tree.dfs_end.data(), c.tree.depth.data()};
+    const int n_q = s.nodes - s.first_node;
+    const float* q = c.q.data() + static_cast<size_t>(s.first_node) * s.heads * s.dim;
+    std::vector<float> expected(static_cast<size_t>(n_q) * s.heads * s.dim), scores(c.committed + s.nodes);
+    for (int node = s.first_node; node < s.nodes; ++node)
+      for (int h = 0; h < s.heads; ++h)
+        tree_attention_head(c.shape, h, c.q.data() + (node * s.heads + h) * s.dim, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, view,
+                            node, scores.data(), expected.data() + ((node - s.first_node) * s.heads + h) * s.dim);
+    // Scratch starts as NaN: a read of a slot the kernel did not write poisons the output.
+    std::vector<float> scratch(tree_attention_scratch_floats(c.shape, c.committed, s.nodes, s.first_node), std::nanf(""));
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      std::vector<float> got(expected.size(), -1.0f);
+      const TreeAttentionJob job{c.shape, view, s.first_node, q, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, got.data()};
+      tree_attention(job, scratch, pool);
+      CAPTURE(s.heads, s.kv, s.dim, s.committed, s.nodes, s.window, s.first_node, threads);
+      REQUIRE(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) == 0);
+    }
+    // Both instruction-set builds directly, over uneven query ranges.
+    const int64_t total = static_cast<int64_t>(n_q) * s.heads;
+    for (auto body : {&tree_attention_tiled_generic, &tree_attention_tiled_avx2}) {
+      if (body == &tree_attention_tiled_avx2 && !cpu_features().avx2) continue;
+      std::vector<float> got(expected.size(), -1.0f);
+      const TreeAttentionJob job{c.shape, view, s.first_node, q, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, got.data()};
+      const int64_t cut = total / 3;
+      body(job, 0, cut, scratch.data());
+      body(job, cut, total, scratch.data());
+      REQUIRE(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) == 0);
+    }
   }
 }
