@@ -1,15 +1,13 @@
-// CUDA RMSNorm (one block per row). The per-row body is a __host__ __device__ function,
-// so the CPU can run the same index logic (see kernels/ops/rms_norm.h for the reference).
+// CUDA RMSNorm, one block per row; the body is kernels/cuda/rms_norm_block.h, which the
+// CPU emulation runs too. Reference: kernels/ops/rms_norm.h.
 #pragma once
 
 #include <cstdint>
 
 namespace draftbench::cuda {
 
-// Device pointers; returns the CUDA error code (0 = success).
+// Device pointers (weight may be nullptr; out may equal x); runs on the default stream.
+// Returns the CUDA error code of the launch (0 = success).
 int rms_norm(const float* x, const float* weight, float* out, int64_t n_rows, int64_t n, float eps);
-
-// True when a CUDA device is present and usable.
-bool device_available();
 
 }  // namespace draftbench::cuda

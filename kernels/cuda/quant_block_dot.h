@@ -1,0 +1,102 @@
+// One weight block times one activation block, per weight type, for the CUDA products and
+// their CPU emulation. Integer sums are exact, so how they are formed is free; the float
+// part is the reference's (kernels/quant/vec_dot_ref.cpp): per block, `sum += add` and,
+// for types with a min, then `sum -= sub`, with add and sub rounded exactly as it forms
+// them. The caller folds the terms in block order (quant_matvec_block.h).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cuda/host_device.h"
+#include "kernels/cuda/quant_layout.h"
+
+namespace draftbench::cuda {
+
+struct BlockTerms {
+  float add = 0.0f;
+  float sub = 0.0f;  // only read when the type has a min term
+};
+
+// Q8_0 weights with Q8_0 activations: 32 values, sum of code products times both scales.
+struct Q8_0Dot {
+  using Weight = BlockQ8_0;
+  using Activation = BlockQ8_0;
+  static constexpr int kValues = 32;
+  static constexpr bool kHasMin = false;
+  static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
+    int isum = 0;
+    for (int v = 0; v < 32; ++v) isum += w.qs[v] * a.qs[v];
+    return {static_cast<float>(isum) * (half_to_float(w.d) * half_to_float(a.d))};
+  }
+};
+
+// Q5_0 weights with Q8_0 activations: value v's code is the nibble (low nibbles are values
+// 0..15, high nibbles 16..31) plus bit v of qh as bit 4, offset by 16.
+struct Q5_0Dot {
+  using Weight = BlockQ5_0;
+  using Activation = BlockQ8_0;
+  static constexpr int kValues = 32;
+  static constexpr bool kHasMin = false;
+  static DB_HOST_DEVICE int code(const Weight& w, uint32_t qh, int v) {
+    const int nibble = v < 16 ? (w.qs[v] & 0xF) : (w.qs[v - 16] >> 4);
+    return (nibble | static_cast<int>(((qh >> v) & 1u) << 4)) - 16;
+  }
+  static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
+    const uint32_t qh = w.qh[0] | (uint32_t{w.qh[1]} << 8) | (uint32_t{w.qh[2]} << 16) | (uint32_t{w.qh[3]} << 24);
+    int isum = 0;
+    for (int v = 0; v < 32; ++v) isum += code(w, qh, v) * a.qs[v];
+    return {static_cast<float>(isum) * (half_to_float(w.d) * half_to_float(a.d))};
+  }
+};
+
+// Q4_K weights with Q8_K activations: 8 sub-blocks of 32 with 6-bit scale and min. Value v
+// sits in byte 32 * (v / 64) + v % 32, low nibble for the first 32 of each 64.
+struct Q4_KDot {
+  using Weight = BlockQ4_K;
+  using Activation = BlockQ8_K;
+  static constexpr int kValues = kQk;
+  static constexpr bool kHasMin = true;
+  static DB_HOST_DEVICE int code(const Weight& w, int v) {
+    const uint8_t byte = w.qs[32 * (v / 64) + v % 32];
+    return (v % 64) < 32 ? (byte & 0xF) : (byte >> 4);
+  }
+  static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
+    int isum = 0, imin = 0;
+    for (int j = 0; j < 8; ++j) {
+      const ScaleMin sm = k_quant_scale_min(j, w.scales);
+      int s = 0;
+      for (int v = 32 * j; v < 32 * j + 32; ++v) s += code(w, v) * a.qs[v];
+      isum += sm.scale * s;
+      imin += sm.min * (a.bsums[2 * j] + a.bsums[2 * j + 1]);
+    }
+    return {static_cast<float>(isum) * (half_to_float(w.d) * a.d), static_cast<float>(imin) * (half_to_float(w.dmin) * a.d)};
+  }
+};
+
+// Q6_K weights with Q8_K activations: 16 groups of 16 with signed 8-bit scales, codes
+// offset by 32 (applied through the activation's group sums, as the reference does).
+// Value v = 128 h + 32 q + l (half h, quarter q, lane l) takes the low (q < 2) or high
+// nibble of ql[64 h + 32 (q % 2) + l] and bits 2q, 2q+1 of qh[32 h + l].
+struct Q6_KDot {
+  using Weight = BlockQ6_K;
+  using Activation = BlockQ8_K;
+  static constexpr int kValues = kQk;
+  static constexpr bool kHasMin = false;
+  static DB_HOST_DEVICE int code(const Weight& w, int v) {
+    const int h = v / 128, q = (v % 128) / 32, l = v % 32;
+    const uint8_t low = w.ql[64 * h + 32 * (q % 2) + l];
+    const int nibble = q < 2 ? (low & 0xF) : (low >> 4);
+    return nibble | (((w.qh[32 * h + l] >> (2 * q)) & 3) << 4);
+  }
+  static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
+    int isum = 0;
+    for (int g = 0; g < 16; ++g) {
+      int s = 0;
+      for (int v = 16 * g; v < 16 * g + 16; ++v) s += code(w, v) * a.qs[v];
+      isum += w.scales[g] * (s - 32 * a.bsums[g]);
+    }
+    return {static_cast<float>(isum) * (half_to_float(w.d) * a.d)};
+  }
+};
+
+}  // namespace draftbench::cuda

@@ -1,0 +1,38 @@
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "kernels/cuda/rope_cuda.h"
+#include "kernels/cuda/rope_thread.h"
+
+namespace draftbench::cuda {
+namespace {
+
+__global__ void rope_kernel(RopeArgs args) {
+  rope_thread(args, Dim3{blockIdx.x, blockIdx.y, blockIdx.z}, Dim3{threadIdx.x, threadIdx.y, threadIdx.z});
+}
+
+int launch_rope(const char* range, RopePairing pairing, float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions,
+                int n_heads, int head_dim, float base) {
+  const int64_t pairs = static_cast<int64_t>(n_heads) * (head_dim / 2);
+  if (n_tokens == 0 || pairs == 0) return cudaSuccess;
+  if (n_tokens > 65535) return cudaErrorInvalidValue;  // grid y limit
+  const RopeArgs args{x, token_stride, positions, n_heads, head_dim, rope_theta_scale(base, head_dim), pairing};
+  const dim3 grid(static_cast<unsigned>((pairs + kRopeThreads - 1) / kRopeThreads), static_cast<unsigned>(n_tokens));
+  nvtxRangePushA(range);
+  rope_kernel<<<grid, kRopeThreads>>>(args);
+  const cudaError_t err = cudaGetLastError();
+  nvtxRangePop();
+  return static_cast<int>(err);
+}
+
+}  // namespace
+
+int rope_neox(float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions, int n_heads, int head_dim, float base) {
+  return launch_rope("rope_neox", RopePairing::kNeox, x, n_tokens, token_stride, positions, n_heads, head_dim, base);
+}
+
+int rope_norm(float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions, int n_heads, int head_dim, float base) {
+  return launch_rope("rope_norm", RopePairing::kNorm, x, n_tokens, token_stride, positions, n_heads, head_dim, base);
+}
+
+}  // namespace draftbench::cuda

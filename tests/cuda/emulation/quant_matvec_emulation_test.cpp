@@ -1,0 +1,98 @@
+// The CUDA quantised products, run by the grid emulator, against dot_rows_ref; and the
+// host-device block layouts and fp16 decode against kernels/quant/blocks.h.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/cuda/grid_emulator.h"
+#include "kernels/cuda/quant_matvec_block.h"
+#include "kernels/fixtures/random_blocks.h"
+#include "kernels/quant/blocks.h"
+#include "kernels/quant/quantize_activation.h"
+#include "kernels/quant/vec_dot.h"
+
+using namespace draftbench;
+using draftbench::cuda::Dim3;
+
+// The device-side structs must be the file layout, field for field.
+static_assert(offsetof(cuda::BlockQ5_0, qh) == offsetof(BlockQ5_0, qh) && offsetof(cuda::BlockQ5_0, qs) == offsetof(BlockQ5_0, qs));
+static_assert(offsetof(cuda::BlockQ8_0, qs) == offsetof(BlockQ8_0, qs));
+static_assert(offsetof(cuda::BlockQ4_K, dmin) == offsetof(BlockQ4_K, dmin) && offsetof(cuda::BlockQ4_K, scales) == offsetof(BlockQ4_K, scales) &&
+              offsetof(cuda::BlockQ4_K, qs) == offsetof(BlockQ4_K, qs));
+static_assert(offsetof(cuda::BlockQ6_K, qh) == offsetof(BlockQ6_K, qh) && offsetof(cuda::BlockQ6_K, scales) == offsetof(BlockQ6_K, scales) &&
+              offsetof(cuda::BlockQ6_K, d) == offsetof(BlockQ6_K, d));
+static_assert(offsetof(cuda::BlockQ8_K, qs) == offsetof(BlockQ8_K, qs) && offsetof(cuda::BlockQ8_K, bsums) == offsetof(BlockQ8_K, bsums));
+
+namespace {
+
+template <class Dot>
+void emulate_quant_matvec(const cuda::QuantMatvecArgs& args, cuda::ThreadOrder order) {
+  const Dim3 grid{static_cast<unsigned>((args.n_rows + cuda::kQuantRowsPerBlock - 1) / cuda::kQuantRowsPerBlock)};
+  cuda::emulate_blocks(
+      grid, Dim3{cuda::kWarpLanes, cuda::kQuantRowsPerBlock},
+      [&](const cuda::EmulatedBlock& block) {
+        cuda::QuantMatvecShared shared{};
+        cuda::quant_matvec_block<Dot>(block, args, shared);
+      },
+      order);
+}
+
+void emulate_for_type(GgmlType type, const cuda::QuantMatvecArgs& args, cuda::ThreadOrder order) {
+  switch (type) {
+    case GgmlType::Q8_0: return emulate_quant_matvec<cuda::Q8_0Dot>(args, order);
+    case GgmlType::Q5_0: return emulate_quant_matvec<cuda::Q5_0Dot>(args, order);
+    case GgmlType::Q4_K: return emulate_quant_matvec<cuda::Q4_KDot>(args, order);
+    case GgmlType::Q6_K: return emulate_quant_matvec<cuda::Q6_KDot>(args, order);
+    default: FAIL("no CUDA product for this type");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("host-device fp16 decode equals fp16_to_fp32 on every code", "[cuda-emulation]") {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float got = cuda::half_to_float(static_cast<uint16_t>(h)), want = fp16_to_fp32(static_cast<uint16_t>(h));
+    uint32_t got_bits, want_bits;
+    std::memcpy(&got_bits, &got, 4);
+    std::memcpy(&want_bits, &want, 4);
+    INFO("code " << h);
+    REQUIRE(got_bits == want_bits);
+  }
+}
+
+TEST_CASE("emulated CUDA quantised products are bit-identical to dot_rows_ref", "[cuda-emulation]") {
+  std::mt19937 rng(41);
+  for (const GgmlType type : {GgmlType::Q8_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    const int64_t bs = ggml_type_info(type).block_size;
+    // One block, a few, exactly one warp's worth, one more (a second, 1-block chunk), two chunks.
+    for (const int64_t blocks : {1, 3, 32, 33, 70}) {
+      // Rows below, at and past one CUDA block of rows (kQuantRowsPerBlock = 4).
+      for (const int64_t rows : {1, 3, 4, 5, 9}) {
+        const int64_t n = blocks * bs;
+        const size_t row_bytes = ggml_row_bytes(type, n), stride = row_bytes + 6;  // padded, still 2-byte aligned
+        const auto packed = random_rows(type, n, rows, rng);
+        std::vector<uint8_t> w(stride * rows, 0xA5);
+        for (int64_t r = 0; r < rows; ++r) std::memcpy(&w[r * stride], &packed[r * row_bytes], row_bytes);
+        const auto x = random_activations(n, rng);
+        std::vector<uint8_t> xq(activation_row_bytes(type, n));
+        quantize_activation_row(type, x.data(), xq.data(), n);
+
+        std::vector<float> ref(rows);
+        dot_rows_ref(type, w.data(), stride, rows, xq.data(), n, ref.data());
+        for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
+          std::vector<float> got(rows + 1, -3.0f);  // a sentinel past the last row
+          emulate_for_type(type, cuda::QuantMatvecArgs{w.data(), stride, rows, xq.data(), n / bs, got.data()}, order);
+          INFO(ggml_type_name(type) << ", blocks = " << blocks << ", rows = " << rows);
+          REQUIRE(got[rows] == -3.0f);
+          got.pop_back();
+          // Exact integer sums and the reference's float operations in its order: exact.
+          REQUIRE(got == ref);
+        }
+      }
+    }
+  }
+}
