@@ -65,17 +65,18 @@ void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t c
     const RandomTree tree = random_tree(nodes, rng);
     const int64_t kv_stride = static_cast<int64_t>(m.n_kv_heads) * m.head_dim;
     const int64_t slots = context + nodes;
-    const std::vector<float> k = random_activations(slots * kv_stride, rng, 1.0f);
-    const std::vector<float> v = random_activations(slots * kv_stride, rng, 1.0f);
+    const HugeFloats k(random_activations(slots * kv_stride, rng, 1.0f));
+    const HugeFloats v(random_activations(slots * kv_stride, rng, 1.0f));
     const std::vector<float> q = random_activations(static_cast<int64_t>(nodes) * m.n_heads * m.head_dim, rng, 1.0f);
     std::vector<float> out(q.size());
     const AttentionShape shape{m.n_heads, m.n_kv_heads, m.head_dim, 1.0f / 16.0f, 0};
-    std::vector<float> scores(std::max(static_cast<size_t>(slots), tree_attention_scratch_floats(shape, context, nodes, 0)));
+    HugeFloats scores(std::max(static_cast<size_t>(slots), tree_attention_scratch_floats(shape, context, nodes, 0)));
     ThreadPool one(1);
     ThreadPool& pool = threads == 1 ? one : *s.pool;
     const TreeAttentionJob job{shape, tree.view(), 0, q.data(), k.data(), v.data(), kv_stride, context, out.data()};
+    const LoopClock clock;
     for (auto _ : state) {
-      if (threads > 0) tree_attention(job, scores, pool);
+      if (threads > 0) tree_attention(job, scores.span(), pool);
       else
         for (int32_t node = 0; node < nodes; ++node)
           for (int h = 0; h < m.n_heads; ++h) {
@@ -88,7 +89,7 @@ void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t c
     double visible = 0;
     for (int32_t node = 0; node < nodes; ++node) visible += static_cast<double>(context + tree.depth[node] + 1);
     const double bytes = 2.0 * 4.0 * slots * kv_stride + 2.0 * 4.0 * q.size();
-    report_work(state, {bytes, 4.0 * m.head_dim * m.n_heads * visible}, threads > 1 ? s.all_threads : s.one_thread);
+    report_work(state, clock, {bytes, 4.0 * m.head_dim * m.n_heads * visible}, threads > 1 ? s.all_threads : s.one_thread);
   });
   b->Unit(benchmark::kMicrosecond);
   if (threads > 1) b->UseRealTime();
@@ -104,7 +105,7 @@ void register_attention_memory(const BenchSuite& s, Masking masking, int64_t con
     std::mt19937 rng(17);
     const RandomTree tree = random_tree(nodes, rng);
     const int64_t slots = context + nodes;
-    const std::vector<float> k = random_activations(slots * kDim, rng, 1.0f), v = random_activations(slots * kDim, rng, 1.0f);
+    const HugeFloats k(random_activations(slots * kDim, rng, 1.0f)), v(random_activations(slots * kDim, rng, 1.0f));
     const std::vector<float> q = random_activations(int64_t{nodes} * kDim, rng, 1.0f);
     std::vector<float> out(q.size()), scores(static_cast<size_t>(slots));
     const AttentionShape shape{1, 1, kDim, 0.125f, 0};
@@ -112,6 +113,7 @@ void register_attention_memory(const BenchSuite& s, Masking masking, int64_t con
     DenseTreeMask open;
     if (masking == Masking::unmasked) open = {context, nodes, std::vector<float>(static_cast<size_t>(nodes * slots), 0.0f)};
     size_t extra = 0;
+    const LoopClock clock;
     for (auto _ : state) {
       if (masking == Masking::dfs) {
         for (int32_t node = 0; node < nodes; ++node)
@@ -131,7 +133,7 @@ void register_attention_memory(const BenchSuite& s, Masking masking, int64_t con
     double visible = 0;
     for (int32_t node = 0; node < nodes; ++node)
       visible += masking == Masking::dfs ? static_cast<double>(context + tree.depth[node] + 1) : static_cast<double>(slots);
-    report_work(state, {8.0 * slots * kDim, 4.0 * kDim * visible}, s.one_thread);
+    report_work(state, clock, {8.0 * slots * kDim, 4.0 * kDim * visible}, s.one_thread);
     state.counters["extra_bytes"] = static_cast<double>(extra);
     state.counters["extra_bytes_batch64"] = 64.0 * static_cast<double>(extra);
   })->Unit(benchmark::kMillisecond);

@@ -42,6 +42,7 @@ void register_packing(const BenchSuite& s, BeamShape shape, Part part) {
     PackedBeams packed;
     int64_t packed_total = 0;
     size_t set = 0;
+    const LoopClock clock;
     for (auto _ : state) {
       if (part != Part::pack) dedup_prefix(sets[set], shape, trees[set]);
       if (part != Part::dedup) {
@@ -52,7 +53,7 @@ void register_packing(const BenchSuite& s, BeamShape shape, Part part) {
       set = (set + 1) % sets.size();
     }
     // Bytes: the beams read and the prefix tree / unpacker written; comparisons are not FLOPs.
-    report_work(state, {12.0 * shape.beam_tokens(), 0}, s.one_thread);
+    report_work(state, clock, {12.0 * shape.beam_tokens(), 0}, s.one_thread);
     if (packed_total > 0) {
       const double mean = static_cast<double>(packed_total) / static_cast<double>(state.iterations());
       state.counters["packed_tokens"] = mean;

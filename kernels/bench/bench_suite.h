@@ -3,15 +3,22 @@
 // the work it did, so that every one of them carries the same counters:
 //   bytes_per_second, flops_per_second   achieved rates
 //   roofline_fraction                    roofline time of the work / measured time
-// and a label "bound=memory" or "bound=compute" (which side of the ridge the work sits on,
-// which is also which calibration kernel scripts/bench_compare.py normalises it by).
+// and a label "bound=memory" or "bound=compute": memory when the work sits left of the
+// ridge AND the kernel actually streams at half the measured bandwidth or more; otherwise
+// its speed follows the core, not DRAM. The label picks the calibration kernel that
+// scripts/bench_compare.py normalises it by, so it must name what really limits it.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+#include <cstring>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "kernels/bench/roofline.h"
+#include "kernels/runtime/huge_page_buffer.h"
 #include "kernels/runtime/thread_pool.h"
 
 namespace draftbench {
@@ -28,18 +35,50 @@ struct BenchSuite {
   size_t cold_bytes() const { return full() ? size_t{512} << 20 : size_t{96} << 20; }
 };
 
+// Floats in huge pages, zero or copied from `values`: benchmark inputs of more than a few
+// hundred KiB live here, so that their speed does not depend on where one process's 4 KiB
+// pages happened to land (huge_page_buffer.h).
+class HugeFloats {
+ public:
+  explicit HugeFloats(size_t n) : buf_(n * sizeof(float)), n_(n) {}
+  explicit HugeFloats(const std::vector<float>& values) : HugeFloats(values.size()) {
+    std::memcpy(buf_.data(), values.data(), values.size() * sizeof(float));
+  }
+  float* data() { return reinterpret_cast<float*>(buf_.data()); }
+  const float* data() const { return reinterpret_cast<const float*>(buf_.data()); }
+  size_t size() const { return n_; }
+  std::span<float> span() { return {data(), n_}; }
+
+ private:
+  HugePageBuffer buf_;
+  size_t n_;
+};
+
 // Work done per benchmark iteration.
 struct Work {
   double bytes = 0, flops = 0;
 };
 
-inline void report_work(benchmark::State& state, Work per_iteration, const Roofline& roofline, std::string extra_label = {}) {
+// Started right before a benchmark's timed loop: report_work needs the loop's time for
+// the label, which Google Benchmark does not hand to the benchmark.
+class LoopClock {
+ public:
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+inline void report_work(benchmark::State& state, const LoopClock& clock, Work per_iteration, const Roofline& roofline,
+                        std::string extra_label = {}) {
+  const double seconds = clock.seconds();
   const double n = static_cast<double>(state.iterations());
   using C = benchmark::Counter;
   state.counters["bytes_per_second"] = C(per_iteration.bytes * n, C::kIsRate);
   state.counters["flops_per_second"] = C(per_iteration.flops * n, C::kIsRate);
   state.counters["roofline_fraction"] = C(roofline.min_seconds(per_iteration.bytes, per_iteration.flops) * n, C::kIsRate);
-  std::string label = roofline.memory_bound(per_iteration.bytes, per_iteration.flops) ? "bound=memory" : "bound=compute";
+  const bool streams = seconds > 0 && per_iteration.bytes * n / seconds >= 0.5 * roofline.bytes_per_s;
+  std::string label = roofline.memory_bound(per_iteration.bytes, per_iteration.flops) && streams ? "bound=memory" : "bound=compute";
   if (!extra_label.empty()) label += "," + extra_label;
   state.SetLabel(label);
 }

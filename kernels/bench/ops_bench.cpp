@@ -22,12 +22,13 @@ void register_rms_norm(const BenchSuite& s, const ModelShape& m, int64_t rows) {
     std::mt19937 rng(3);
     const std::vector<float> x = random_activations(rows * m.hidden, rng), w = random_activations(m.hidden, rng);
     std::vector<float> out(x.size());
+    const LoopClock clock;
     for (auto _ : state) {
       rms_norm(x.data(), w.data(), out.data(), rows, m.hidden, 1e-6f);
       benchmark::ClobberMemory();
     }
     const double n = static_cast<double>(rows * m.hidden);
-    report_work(state, {4.0 * (2 * n + m.hidden), 4.0 * n}, s.one_thread);
+    report_work(state, clock, {4.0 * (2 * n + m.hidden), 4.0 * n}, s.one_thread);
   })->Unit(benchmark::kNanosecond);
 }
 
@@ -35,12 +36,13 @@ void register_rope(const BenchSuite& s, const ModelShape& m, int64_t tokens) {
   benchmark::RegisterBenchmark(fmt::format("rope_neox/{}/tokens:{}", m.name, tokens).c_str(), [s, m, tokens](benchmark::State& state) {
     std::mt19937 rng(4);
     std::vector<float> x = random_activations(tokens * m.n_heads * m.head_dim, rng);
+    const LoopClock clock;
     for (auto _ : state) {
       for (int64_t t = 0; t < tokens; ++t) rope_neox(x.data() + t * m.n_heads * m.head_dim, m.n_heads, m.head_dim, 1000 + t, 10000.0f);
       benchmark::ClobberMemory();
     }
     const double n = static_cast<double>(x.size());
-    report_work(state, {8.0 * n, 3.0 * n}, s.one_thread);
+    report_work(state, clock, {8.0 * n, 3.0 * n}, s.one_thread);
   })->Unit(benchmark::kNanosecond);
 }
 
@@ -50,12 +52,13 @@ void register_gated(const BenchSuite& s, const ModelShape& m, int64_t tokens, bo
     std::mt19937 rng(5);
     const std::vector<float> gate = random_activations(tokens * m.ffn, rng), up = random_activations(tokens * m.ffn, rng);
     std::vector<float> out(gate.size());
+    const LoopClock clock;
     for (auto _ : state) {
       (gelu ? geglu_tanh : swiglu)(gate.data(), up.data(), out.data(), tokens * m.ffn);
       benchmark::ClobberMemory();
     }
     const double n = static_cast<double>(gate.size());
-    report_work(state, {12.0 * n, 20.0 * n}, s.one_thread);  // ~20 flops for tanh/exp and the products
+    report_work(state, clock, {12.0 * n, 20.0 * n}, s.one_thread);  // ~20 flops for tanh/exp and the products
   })->Unit(benchmark::kNanosecond);
 }
 

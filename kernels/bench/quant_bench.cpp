@@ -37,11 +37,12 @@ void register_dot_rows(const BenchSuite& s, std::shared_ptr<WeightArena> arena, 
     std::vector<uint8_t> xq(activation_row_bytes(m.type, m.n_in));
     quantize_activation_row(m.type, x.data(), xq.data(), m.n_in);
     std::vector<float> y(static_cast<size_t>(m.n_out));
+    const LoopClock clock;
     for (auto _ : state) {
       fn(m.type, weights.next(), row_bytes, m.n_out, xq.data(), m.n_in, y.data());
       benchmark::ClobberMemory();
     }
-    report_work(state, product_work(m, 1), s.one_thread);
+    report_work(state, clock, product_work(m, 1), s.one_thread);
   })->Unit(benchmark::kMicrosecond);
 }
 
@@ -54,12 +55,13 @@ void register_matmul(const BenchSuite& s, std::shared_ptr<WeightArena> arena, co
     const std::vector<float> x = random_activations(m.n_in * n_x, rng);
     std::vector<uint8_t> scratch(matmul_scratch_bytes(w, n_x, s.pool->size()));
     std::vector<float> y(static_cast<size_t>(m.n_out * n_x));
+    const LoopClock clock;
     for (auto _ : state) {
       w.data = weights.next();
       matmul(w, x.data(), n_x, y.data(), *s.pool, scratch);
       benchmark::ClobberMemory();
     }
-    report_work(state, product_work(m, n_x), s.all_threads);
+    report_work(state, clock, product_work(m, n_x), s.all_threads);
   })->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 

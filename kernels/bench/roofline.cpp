@@ -4,12 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <memory>
 #include <vector>
 
 #include "kernels/runtime/cpu_features.h"
+#include "kernels/runtime/huge_page_buffer.h"
 
 namespace draftbench {
 namespace {
@@ -113,19 +111,15 @@ Roofline measure_roofline(ThreadPool* pool) {
   // 256 MiB per thread is far beyond any last-level cache we will meet; each thread reads
   // its own buffer so the probe sees the DRAM bandwidth the threads share.
   constexpr int64_t kFloatsPerThread = int64_t{64} << 20;
-  std::vector<std::unique_ptr<float, decltype(&std::free)>> buffers;
-  for (int t = 0; t < threads; ++t) {
-    auto* p = static_cast<float*>(std::aligned_alloc(64, kFloatsPerThread * sizeof(float)));
-    std::memset(p, 0, kFloatsPerThread * sizeof(float));  // touch every page before timing
-    buffers.emplace_back(p, &std::free);
-  }
+  std::vector<HugePageBuffer> buffers;
+  for (int t = 0; t < threads; ++t) buffers.emplace_back(kFloatsPerThread * sizeof(float));
   std::vector<float> sinks(static_cast<size_t>(threads));
   double best_read = 1e30, best_fma = 1e30;
   constexpr int64_t kRounds = 2'000'000;
   const double flops_per_thread = fma_chains(kRounds).flops;  // also warms the vector units up
   for (int pass = 0; pass < 4; ++pass) {
     best_read = std::min(best_read, timed_on_all_threads(pool, [&](int t) {
-                           sinks[t] += stream_read(buffers[t].get(), kFloatsPerThread);
+                           sinks[t] += stream_read(reinterpret_cast<const float*>(buffers[t].data()), kFloatsPerThread);
                          }));
     best_fma = std::min(best_fma, timed_on_all_threads(pool, [&](int t) {
                           sinks[t] += fma_chains(kRounds).sink;

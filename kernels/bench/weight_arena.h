@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/quant/ggml_type.h"
+#include "kernels/runtime/huge_page_buffer.h"
 
 namespace draftbench {
 
@@ -22,12 +24,12 @@ class WeightArena {
   // Cycles through windows of `matrix_bytes` (aligned to whole blocks of `type`).
   class Cursor {
    public:
-    Cursor(const std::vector<uint8_t>& arena, size_t matrix_bytes)
+    Cursor(const HugePageBuffer& arena, size_t matrix_bytes)
         : arena_(&arena), matrix_bytes_(matrix_bytes), windows_(std::max<size_t>(1, arena.size() / matrix_bytes)) {}
     const uint8_t* next() { return arena_->data() + (i_++ % windows_) * matrix_bytes_; }
 
    private:
-    const std::vector<uint8_t>* arena_;
+    const HugePageBuffer* arena_;
     size_t matrix_bytes_, windows_, i_ = 0;
   };
 
@@ -43,9 +45,9 @@ class WeightArena {
       const int64_t pattern_blocks = (int64_t{4} << 20) / static_cast<int64_t>(block);
       const int64_t per_block = ggml_type_info(type).block_size;
       const std::vector<uint8_t> pattern = random_rows(type, pattern_blocks * per_block, 1, rng);
-      arena.resize((want + block - 1) / block * block);
+      arena = HugePageBuffer((want + block - 1) / block * block);
       for (size_t off = 0; off < arena.size(); off += pattern.size())
-        std::copy_n(pattern.begin(), std::min(pattern.size(), arena.size() - off), arena.begin() + static_cast<ptrdiff_t>(off));
+        std::memcpy(arena.data() + off, pattern.data(), std::min(pattern.size(), arena.size() - off));
     }
     return Cursor(arena, matrix_bytes);
   }
@@ -53,7 +55,7 @@ class WeightArena {
  private:
   size_t bytes_per_type_;
   std::mutex mutex_;
-  std::map<GgmlType, std::vector<uint8_t>> arenas_;
+  std::map<GgmlType, HugePageBuffer> arenas_;
 };
 
 }  // namespace draftbench
