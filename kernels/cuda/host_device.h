@@ -24,11 +24,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define DB_HOST_DEVICE __host__ __device__
-#else
-#define DB_HOST_DEVICE
-#endif
+#include "kernels/runtime/host_device.h"
 
 namespace draftbench::cuda {
 

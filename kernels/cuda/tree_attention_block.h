@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "kernels/attention/dot16.h"
 #include "kernels/attention/tree_attention.h"
 #include "kernels/cuda/host_device.h"
 
@@ -43,18 +44,6 @@ struct TreeAttentionShared {
   float acc[kTreeAttentionMaxHeadDim];
   float running_max, running_sum, rescale;
 };
-
-// The reference's q.k (kernels/attention/dot16.h): 16 lanes, then a fixed pairwise combine.
-DB_HOST_DEVICE inline float dot_16_lanes(const float* a, const float* b, int n) {
-  float lane[16] = {};
-  int i = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int l = 0; l < 16; ++l) lane[l] += a[i + l] * b[i + l];
-  for (int l = 0; i < n; ++i, ++l) lane[l] += a[i] * b[i];
-  for (int width = 8; width >= 1; width /= 2)
-    for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
-  return lane[0];
-}
 
 // Block-uniform facts about one (head, query node).
 struct TreeQuery {
@@ -107,7 +96,7 @@ DB_HOST_DEVICE inline void tree_attention_score(const TreeAttentionArgs& a, cons
     return;
   }
   const float* q = a.q + tq.node * a.q_stride + static_cast<int64_t>(tq.head) * a.shape.head_dim;
-  sh.score[t] = dot_16_lanes(q, a.k_cache + slot * a.kv_stride + tq.kv_offset, a.shape.head_dim) * a.shape.scale;
+  sh.score[t] = dot16(q, a.k_cache + slot * a.kv_stride + tq.kv_offset, a.shape.head_dim) * a.shape.scale;
 }
 
 // Thread 0: the new running max, and the factor that brings earlier tiles to it.
