@@ -126,7 +126,7 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
     }
     if (s.n_cached < s.tree.size()) {
       const AttentionShape heads{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim)};
-      score_floats = std::max(score_floats, tree_attention_scratch_floats(heads, committed, s.tree.size(), s.n_cached));
+      score_floats = std::max(score_floats, tree_attention_scratch_floats(heads, committed, s.tree.size(), s.n_cached, pool_.size()));
     }
     n_logit_rows += static_cast<int64_t>(s.logit_rows.size());
     n_hidden_rows += static_cast<int64_t>(s.hidden_rows.size());

@@ -38,13 +38,16 @@ struct TreeAttentionJob {
   int32_t n_queries() const { return tree.n_nodes - first_node; }
 };
 
-// Floats of scratch tree_attention needs: one score row per (query node, head).
-size_t tree_attention_scratch_floats(const AttentionShape& shape, int64_t n_committed, int32_t n_nodes, int32_t first_node);
+// Floats of scratch tree_attention needs on a pool of n_threads: per thread, one score row
+// for each query of the chunk it works on (at most 64 queries).
+size_t tree_attention_scratch_floats(const AttentionShape& shape, int64_t n_committed, int32_t n_nodes, int32_t first_node,
+                                     int n_threads);
 
 void tree_attention(const TreeAttentionJob& job, std::span<float> scratch, ThreadPool& pool);
 
 // The single-threaded bodies, for the tests and the benchmarks: the same computation for
-// queries [q_begin, q_end) of the flattened (kv head, query node, head in group) order.
+// queries [q_begin, q_end) of the flattened (kv head, query node, head in group) order;
+// scratch holds a score row of n_committed + n_nodes floats for each of them.
 void tree_attention_tiled_generic(const TreeAttentionJob& job, int64_t q_begin, int64_t q_end, float* scratch);
 void tree_attention_tiled_avx2(const TreeAttentionJob& job, int64_t q_begin, int64_t q_end, float* scratch);
 

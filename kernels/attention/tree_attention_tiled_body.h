@@ -42,7 +42,7 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
       r.head = g * group + static_cast<int>(in_group % group);
       const int64_t q_pos = job.n_committed + tree.depth[r.node];
       r.first = s.window > 0 ? std::max<int64_t>(0, q_pos - s.window + 1) : 0;
-      r.scores = scratch + flat * row;
+      r.scores = scratch + (flat - q_begin) * row;
       return r;
     };
     auto q_ptr = [&](const QueryRef& r) { return job.q + (static_cast<int64_t>(r.node - job.first_node) * s.n_heads + r.head) * s.head_dim; };

@@ -70,9 +70,9 @@ void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t c
     const std::vector<float> q = random_activations(static_cast<int64_t>(nodes) * m.n_heads * m.head_dim, rng, 1.0f);
     std::vector<float> out(q.size());
     const AttentionShape shape{m.n_heads, m.n_kv_heads, m.head_dim, 1.0f / 16.0f, 0};
-    HugeFloats scores(std::max(static_cast<size_t>(slots), tree_attention_scratch_floats(shape, context, nodes, 0)));
     ThreadPool one(1);
     ThreadPool& pool = threads == 1 ? one : *s.pool;
+    HugeFloats scores(std::max(static_cast<size_t>(slots), tree_attention_scratch_floats(shape, context, nodes, 0, pool.size())));
     const TreeAttentionJob job{shape, tree.view(), 0, q.data(), k.data(), v.data(), kv_stride, context, out.data()};
     const LoopClock clock;
     for (auto _ : state) {

@@ -154,7 +154,11 @@ TEST_CASE("tiled tree attention is bit-identical to tree_attention_head for ever
         tree_attention_head(c.shape, h, c.q.data() + (node * s.heads + h) * s.dim, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, view,
                             node, scores.data(), expected.data() + ((node - s.first_node) * s.heads + h) * s.dim);
     // Scratch starts as NaN: a read of a slot the kernel did not write poisons the output.
-    std::vector<float> scratch(tree_attention_scratch_floats(c.shape, c.committed, s.nodes, s.first_node), std::nanf(""));
+    // Enough for every pool size below and for the direct calls over all queries at once.
+    size_t scratch_floats = static_cast<size_t>(n_q) * s.heads * (c.committed + s.nodes);
+    for (int threads : {1, 2, 3})
+      scratch_floats = std::max(scratch_floats, tree_attention_scratch_floats(c.shape, c.committed, s.nodes, s.first_node, threads));
+    std::vector<float> scratch(scratch_floats, std::nanf(""));
     for (int threads : {1, 2, 3}) {
       ThreadPool pool(threads);
       std::vector<float> got(expected.size(), -1.0f);
