@@ -9,6 +9,7 @@
 
 #include "kernels/cuda/host_device.h"
 #include "kernels/cuda/quant_layout.h"
+#include "kernels/quant/ggml_type.h"
 
 namespace draftbench::cuda {
 
@@ -54,7 +55,7 @@ struct Q5_0Dot {
 struct Q4_KDot {
   using Weight = BlockQ4_K;
   using Activation = BlockQ8_K;
-  static constexpr int kValues = kQk;
+  static constexpr int kValues = QK_K;
   static constexpr bool kHasMin = true;
   static DB_HOST_DEVICE int code(const Weight& w, int v) {
     const uint8_t byte = w.qs[32 * (v / 64) + v % 32];
@@ -63,11 +64,12 @@ struct Q4_KDot {
   static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
     int isum = 0, imin = 0;
     for (int j = 0; j < 8; ++j) {
-      const ScaleMin sm = k_quant_scale_min(j, w.scales);
+      uint8_t scale, min;
+      k_scale_min(j, w.scales, scale, min);
       int s = 0;
       for (int v = 32 * j; v < 32 * j + 32; ++v) s += code(w, v) * a.qs[v];
-      isum += sm.scale * s;
-      imin += sm.min * (a.bsums[2 * j] + a.bsums[2 * j + 1]);
+      isum += scale * s;
+      imin += min * (a.bsums[2 * j] + a.bsums[2 * j + 1]);
     }
     return {static_cast<float>(isum) * (half_to_float(w.d) * a.d), static_cast<float>(imin) * (half_to_float(w.dmin) * a.d)};
   }
@@ -80,7 +82,7 @@ struct Q4_KDot {
 struct Q6_KDot {
   using Weight = BlockQ6_K;
   using Activation = BlockQ8_K;
-  static constexpr int kValues = kQk;
+  static constexpr int kValues = QK_K;
   static constexpr bool kHasMin = false;
   static DB_HOST_DEVICE int code(const Weight& w, int v) {
     const int h = v / 128, q = (v % 128) / 32, l = v % 32;

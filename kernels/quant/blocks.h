@@ -1,28 +1,14 @@
-// Byte layouts of the quantised blocks, in file order (ggml-common.h). `half` fields are
-// IEEE fp16 stored as uint16_t.
+// The quantised blocks on the CPU: their layouts (block_layout.h) and the fp16/bf16
+// conversions, which use the host's _Float16 and so stay out of device code.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/quant/block_layout.h"
 #include "kernels/quant/ggml_type.h"
 
 namespace draftbench {
-
-struct BlockQ4_0 { uint16_t d; uint8_t qs[16]; };
-struct BlockQ4_1 { uint16_t d, m; uint8_t qs[16]; };
-struct BlockQ5_0 { uint16_t d; uint8_t qh[4]; uint8_t qs[16]; };
-struct BlockQ5_1 { uint16_t d, m; uint8_t qh[4]; uint8_t qs[16]; };
-struct BlockQ8_0 { uint16_t d; int8_t qs[32]; };
-struct BlockQ8_1 { uint16_t d, s; int8_t qs[32]; };  // s = d * sum(qs)
-struct BlockQ4_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qs[128]; };
-struct BlockQ5_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qh[32]; uint8_t qs[128]; };
-struct BlockQ6_K { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; uint16_t d; };
-struct BlockQ8_K { float d; int8_t qs[256]; int16_t bsums[16]; };  // activations only
-
-static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ4_1) == 20 && sizeof(BlockQ5_0) == 22 && sizeof(BlockQ5_1) == 24);
-static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ8_1) == 36 && sizeof(BlockQ8_K) == 292);
-static_assert(sizeof(BlockQ4_K) == 144 && sizeof(BlockQ5_K) == 176 && sizeof(BlockQ6_K) == 210);
 
 // fp16 <-> fp32 with the hardware conversion (F16C is baseline on every CPU we target).
 inline float fp16_to_fp32(uint16_t h) {
@@ -41,17 +27,6 @@ inline float bf16_to_fp32(uint16_t h) {
   float f;
   std::memcpy(&f, &u, 4);
   return f;
-}
-
-// The 6-bit scale and min of sub-block j (0..7) of a Q4_K/Q5_K block.
-inline void k_scale_min(int j, const uint8_t* s, uint8_t& sc, uint8_t& m) {
-  if (j < 4) {
-    sc = s[j] & 63;
-    m = s[j + 4] & 63;
-  } else {
-    sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-    m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-  }
 }
 
 }  // namespace draftbench

@@ -18,14 +18,13 @@
 using namespace draftbench;
 using draftbench::cuda::Dim3;
 
-// The device-side structs must be the file layout, field for field.
-static_assert(offsetof(cuda::BlockQ5_0, qh) == offsetof(BlockQ5_0, qh) && offsetof(cuda::BlockQ5_0, qs) == offsetof(BlockQ5_0, qs));
-static_assert(offsetof(cuda::BlockQ8_0, qs) == offsetof(BlockQ8_0, qs));
-static_assert(offsetof(cuda::BlockQ4_K, dmin) == offsetof(BlockQ4_K, dmin) && offsetof(cuda::BlockQ4_K, scales) == offsetof(BlockQ4_K, scales) &&
-              offsetof(cuda::BlockQ4_K, qs) == offsetof(BlockQ4_K, qs));
-static_assert(offsetof(cuda::BlockQ6_K, qh) == offsetof(BlockQ6_K, qh) && offsetof(cuda::BlockQ6_K, scales) == offsetof(BlockQ6_K, scales) &&
-              offsetof(cuda::BlockQ6_K, d) == offsetof(BlockQ6_K, d));
-static_assert(offsetof(cuda::BlockQ8_K, qs) == offsetof(BlockQ8_K, qs) && offsetof(cuda::BlockQ8_K, bsums) == offsetof(BlockQ8_K, bsums));
+// The device reads the shared structs (kernels/quant/block_layout.h): they must be the
+// file's layout (ggml-common.h), field for field.
+static_assert(offsetof(BlockQ5_0, qh) == 2 && offsetof(BlockQ5_0, qs) == 6);
+static_assert(offsetof(BlockQ8_0, qs) == 2);
+static_assert(offsetof(BlockQ4_K, dmin) == 2 && offsetof(BlockQ4_K, scales) == 4 && offsetof(BlockQ4_K, qs) == 16);
+static_assert(offsetof(BlockQ6_K, qh) == 128 && offsetof(BlockQ6_K, scales) == 192 && offsetof(BlockQ6_K, d) == 208);
+static_assert(offsetof(BlockQ8_K, qs) == 4 && offsetof(BlockQ8_K, bsums) == 260);
 
 namespace {
 
