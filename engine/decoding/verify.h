@@ -32,7 +32,7 @@
 
 #include "engine/decoding/counter_rng.h"
 #include "engine/decoding/sampling.h"
-#include "engine/model/token_tree.h"
+#include "kernels/attention/token_tree.h"
 
 namespace draftbench {
 

@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/model/token_tree.h"
+#include "kernels/attention/token_tree.h"
 
 namespace draftbench {
 

@@ -81,9 +81,8 @@ void Transformer::attention_layer(int64_t il, const std::vector<Row>& rows, KvCa
   for (int64_t r0 = 0; r0 < n;) {
     const SequenceInput& in = *rows[r0].input;
     const int32_t n_rows = in.tree.size() - in.n_cached;
-    const TreeView view{in.tree.size(), in.tree.dfs_start.data(), in.tree.dfs_end.data(), in.tree.depth.data()};
-    const TreeAttentionJob job{shape, view, in.n_cached, q_.data() + r0 * QD, cache.keys(in.seq, il), cache.values(in.seq, il), KD,
-                               cache.committed(in.seq), attn_.data() + r0 * QD};
+    const TreeAttentionJob job{shape, in.tree.view(), in.n_cached, q_.data() + r0 * QD, cache.keys(in.seq, il), cache.values(in.seq, il),
+                               KD, cache.committed(in.seq), attn_.data() + r0 * QD};
     tree_attention(job, scores_, pool_);
     r0 += n_rows;
   }

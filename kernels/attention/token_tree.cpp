@@ -1,4 +1,4 @@
-#include "engine/model/token_tree.h"
+#include "kernels/attention/token_tree.h"
 
 #include <stdexcept>
 #include <string>

@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "kernels/attention/tree_attention.h"
+
 namespace draftbench {
 
 struct TokenTree {
@@ -26,6 +28,8 @@ struct TokenTree {
 
   int32_t size() const { return static_cast<int32_t>(parent.size()); }
   bool is_ancestor_or_self(int32_t a, int32_t b) const { return dfs_start[a] <= dfs_start[b] && dfs_end[b] <= dfs_end[a]; }
+  // What the attention kernels read (valid while this tree is unchanged).
+  TreeView view() const { return {size(), dfs_start.data(), dfs_end.data(), depth.data()}; }
   // Node indices from the root to `node`, inclusive.
   std::vector<int32_t> path_to(int32_t node) const;
 };

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/attention/dense_mask_attention.h"
+#include "kernels/attention/token_tree.h"
 #include "kernels/attention/tree_attention.h"
 #include "kernels/attention/tree_attention_tiled.h"
 #include "kernels/bench/bench_suite.h"
@@ -24,36 +25,15 @@
 namespace draftbench {
 namespace {
 
-struct RandomTree {
-  std::vector<int32_t> start, end, depth;
-  TreeView view() const { return {static_cast<int32_t>(start.size()), start.data(), end.data(), depth.data()}; }
-};
-
-RandomTree random_tree(int32_t n, std::mt19937& rng) {
-  std::vector<int32_t> parent(static_cast<size_t>(n), -1);
-  RandomTree t{std::vector<int32_t>(n), std::vector<int32_t>(n), std::vector<int32_t>(n, 0)};
+// Random parents-first tree of depth at most 4 below the root (beam length 5).
+TokenTree random_tree(int32_t n, std::mt19937& rng) {
+  std::vector<int32_t> parent(static_cast<size_t>(n), -1), depth(static_cast<size_t>(n), 0);
   for (int32_t i = 1; i < n; ++i) {
     do parent[i] = std::uniform_int_distribution<int32_t>(0, i - 1)(rng);
-    while (t.depth[parent[i]] >= 4);
-    t.depth[i] = t.depth[parent[i]] + 1;
+    while (depth[parent[i]] >= 4);
+    depth[i] = depth[parent[i]] + 1;
   }
-  // Pre-order numbering; end is exclusive: start + subtree size.
-  std::vector<std::vector<int32_t>> children(static_cast<size_t>(n));
-  for (int32_t i = 1; i < n; ++i) children[parent[i]].push_back(i);
-  int32_t counter = 0;
-  std::vector<std::pair<int32_t, bool>> stack{{0, false}};
-  while (!stack.empty()) {
-    auto [node, done] = stack.back();
-    stack.pop_back();
-    if (done) {
-      t.end[node] = counter;
-      continue;
-    }
-    t.start[node] = counter++;
-    stack.push_back({node, true});
-    for (auto c = children[node].rbegin(); c != children[node].rend(); ++c) stack.push_back({*c, false});
-  }
-  return t;
+  return TokenTree::from_parents(parent);
 }
 
 // threads == 0: the per-(node, head) reference on one thread; else the tiled kernel.
@@ -62,7 +42,7 @@ void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t c
                                         : fmt::format("tree_attention/{}/ctx:{}/nodes:{}/threads:{}", m.name, context, nodes, threads);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [s, m, context, nodes, threads](benchmark::State& state) {
     std::mt19937 rng(11);
-    const RandomTree tree = random_tree(nodes, rng);
+    const TokenTree tree = random_tree(nodes, rng);
     const int64_t kv_stride = static_cast<int64_t>(m.n_kv_heads) * m.head_dim;
     const int64_t slots = context + nodes;
     const HugeFloats k(random_activations(slots * kv_stride, rng, 1.0f));
@@ -103,7 +83,7 @@ void register_attention_memory(const BenchSuite& s, Masking masking, int64_t con
   benchmark::RegisterBenchmark(name.c_str(), [s, masking, context, nodes](benchmark::State& state) {
     constexpr int kDim = 64;
     std::mt19937 rng(17);
-    const RandomTree tree = random_tree(nodes, rng);
+    const TokenTree tree = random_tree(nodes, rng);
     const int64_t slots = context + nodes;
     const HugeFloats k(random_activations(slots * kDim, rng, 1.0f)), v(random_activations(slots * kDim, rng, 1.0f));
     const std::vector<float> q = random_activations(int64_t{nodes} * kDim, rng, 1.0f);

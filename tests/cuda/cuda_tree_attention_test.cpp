@@ -25,7 +25,7 @@ int main() {
             const auto ref = cuda_test::reference_outputs(c);
             const int64_t row = static_cast<int64_t>(s.n_heads) * s.head_dim;
             gpu_test::DeviceBuffer<float> dq(c.q), dk(c.k), dv(c.v), dout{std::vector<float>(ref.size(), NAN)};
-            gpu_test::DeviceBuffer<int32_t> dstart(c.tree.start), dend(c.tree.end), ddepth(c.tree.depth);
+            gpu_test::DeviceBuffer<int32_t> dstart(c.tree.dfs_start), dend(c.tree.dfs_end), ddepth(c.tree.depth);
             const TreeView tree{c.tree.size(), dstart.data(), dend.data(), ddepth.data()};
             gpu_test::check_cuda(cuda::tree_attention(c.shape, dq.data(), row, dk.data(), dv.data(), c.kv_stride, committed, tree, dout.data(), row),
                                  "tree_attention launch");

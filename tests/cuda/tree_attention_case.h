@@ -1,7 +1,6 @@
-// Test input for the tree-attention tests (emulated and on the GPU): random forests with
-// their DFS intervals (preorder start, end = start + subtree size, so node i is an
-// ancestor-or-self of j iff start[i] <= start[j] && end[j] <= end[i]), built here so the
-// tests need no engine code; random caches and queries; the reference outputs.
+// Test input for the tree-attention tests (emulated and on the GPU): random forests (their
+// DFS intervals from TokenTree, as the engine builds them), random caches and queries, and
+// the reference outputs.
 #pragma once
 
 #include <algorithm>
@@ -11,34 +10,11 @@
 #include <random>
 #include <vector>
 
+#include "kernels/attention/token_tree.h"
 #include "kernels/attention/tree_attention.h"
 #include "kernels/fixtures/random_blocks.h"
 
 namespace draftbench::cuda_test {
-
-struct DfsForest {
-  std::vector<int32_t> start, end, depth;
-  int32_t size() const { return static_cast<int32_t>(start.size()); }
-  TreeView view() const { return TreeView{size(), start.data(), end.data(), depth.data()}; }
-};
-
-inline DfsForest dfs_forest(const std::vector<int32_t>& parents) {
-  const int32_t n = static_cast<int32_t>(parents.size());
-  std::vector<std::vector<int32_t>> children(n);
-  DfsForest f{std::vector<int32_t>(n), std::vector<int32_t>(n), std::vector<int32_t>(n)};
-  int32_t next = 0;
-  auto visit = [&](auto&& self, int32_t i, int32_t depth) -> void {
-    f.start[i] = next++;
-    f.depth[i] = depth;
-    for (const int32_t c : children[i]) self(self, c, depth + 1);
-    f.end[i] = next;
-  };
-  for (int32_t i = 0; i < n; ++i)
-    if (parents[i] >= 0) children[parents[i]].push_back(i);
-  for (int32_t i = 0; i < n; ++i)
-    if (parents[i] < 0) visit(visit, i, 0);
-  return f;
-}
 
 // Random parents-first parents: node 0 a root, every later node a child of an earlier
 // one, or (when `forest`) a new root one time in five.
@@ -55,7 +31,7 @@ inline std::vector<int32_t> random_parents(int n_nodes, bool forest, std::mt1993
 struct AttentionCase {
   AttentionShape shape;
   int64_t n_committed;
-  cuda_test::DfsForest tree;
+  TokenTree tree;
   std::vector<float> q, k, v;  // q: [nodes][n_heads * head_dim]; k, v: [slots][kv_stride]
   int64_t kv_stride;
 };
@@ -63,7 +39,7 @@ struct AttentionCase {
 inline AttentionCase random_attention_case(std::mt19937& rng, int n_heads, int n_kv, int head_dim, int64_t committed, int n_nodes,
                                            int64_t window, bool forest) {
   const AttentionShape shape{n_heads, n_kv, head_dim, 1.0f / std::sqrt(static_cast<float>(head_dim)), window};
-  AttentionCase c{shape, committed, dfs_forest(random_parents(n_nodes, forest, rng)), {}, {}, {}, static_cast<int64_t>(n_kv) * head_dim + 3};
+  AttentionCase c{shape, committed, TokenTree::from_parents(random_parents(n_nodes, forest, rng)), {}, {}, {}, static_cast<int64_t>(n_kv) * head_dim + 3};
   c.q = random_activations(static_cast<int64_t>(n_nodes) * n_heads * head_dim, rng, 1.0f);
   c.k = random_activations((committed + n_nodes) * c.kv_stride, rng, 1.0f);
   c.v = random_activations((committed + n_nodes) * c.kv_stride, rng, 1.0f);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/beam/beam_packing.h"
-#include "engine/model/token_tree.h"
+#include "kernels/attention/token_tree.h"
 
 using namespace draftbench;
 

@@ -3,7 +3,7 @@
 #include <functional>
 #include <random>
 
-#include "engine/model/token_tree.h"
+#include "kernels/attention/token_tree.h"
 
 using namespace draftbench;
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <random>
 
-#include "engine/model/token_tree.h"
+#include "kernels/attention/token_tree.h"
 #include "kernels/attention/dense_mask_attention.h"
 #include "kernels/attention/tree_attention.h"
 #include "kernels/attention/tree_attention_tiled.h"
@@ -80,7 +80,7 @@ TEST_CASE("tree attention matches a dense-mask reference", "[attention]") {
                          Shape{4, 4, 16, 100, 64, 0}}) {
     Case c = random_case(rng, s.heads, s.kv, s.dim, s.committed, s.nodes, s.window);
     std::vector<float> scores(c.committed + c.tree.size()), out(s.dim);
-    const TreeView view{c.tree.size(), c.tree.dfs_start.data(), c.tree.dfs_end.data(), c.tree.depth.data()};
+    const TreeView view = c.tree.view();
     for (int node = 0; node < c.tree.size(); ++node)
       for (int h = 0; h < s.heads; ++h) {
         tree_attention_head(c.shape, h, c.q.data() + (node * s.heads + h) * s.dim, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, view,
@@ -96,7 +96,7 @@ TEST_CASE("a tree node's attention is bit-identical to its path run as a chain",
   Case c = random_case(rng, 4, 1, 32, 20, 30, 24);
   const int hd = 32, kv_dim = 32;
   std::vector<float> scores(64), tree_out(hd), chain_out(hd);
-  const TreeView view{c.tree.size(), c.tree.dfs_start.data(), c.tree.dfs_end.data(), c.tree.depth.data()};
+  const TreeView view = c.tree.view();
   for (int node = 0; node < c.tree.size(); ++node) {
     const auto path = c.tree.path_to(node);
     // The chain layout: committed slots, then the path's K/V in order.
@@ -106,7 +106,7 @@ TEST_CASE("a tree node's attention is bit-identical to its path run as a chain",
       v.insert(v.end(), c.v.begin() + (c.committed + p) * kv_dim, c.v.begin() + (c.committed + p + 1) * kv_dim);
     }
     const TokenTree chain = TokenTree::chain(static_cast<int32_t>(path.size()));
-    const TreeView chain_view{chain.size(), chain.dfs_start.data(), chain.dfs_end.data(), chain.depth.data()};
+    const TreeView chain_view = chain.view();
     for (int h = 0; h < 4; ++h) {
       const float* q = c.q.data() + (node * 4 + h) * hd;
       tree_attention_head(c.shape, h, q, c.k.data(), c.v.data(), kv_dim, c.committed, view, node, scores.data(), tree_out.data());
@@ -122,7 +122,7 @@ TEST_CASE("the dense-mask kernel is bit-identical to the DFS-interval kernel", "
   for (const Shape& s : {Shape{4, 1, 32, 0, 1, 0}, Shape{4, 1, 40, 17, 33, 0}, Shape{8, 2, 16, 40, 25, 16}, Shape{2, 2, 20, 3, 7, 4},
                          Shape{4, 4, 256, 130, 64, 64}, Shape{1, 1, 8, 1, 200, 3}}) {
     Case c = random_case(rng, s.heads, s.kv, s.dim, s.committed, s.nodes, s.window);
-    const TreeView view{c.tree.size(), c.tree.dfs_start.data(), c.tree.dfs_end.data(), c.tree.depth.data()};
+    const TreeView view = c.tree.view();
     const DenseTreeMask mask = build_dense_tree_mask(view, c.committed, s.window);
     REQUIRE(mask.bytes() == sizeof(float) * static_cast<size_t>(s.nodes) * static_cast<size_t>(s.committed + s.nodes));
     std::vector<float> scores(c.committed + c.tree.size()), tree_out(s.dim), dense_out(s.dim);
@@ -145,7 +145,7 @@ TEST_CASE("tiled tree attention is bit-identical to tree_attention_head for ever
                          Shape{8, 2, 16, 40, 25, 16, 0}, Shape{2, 2, 20, 3, 7, 4, 2}, Shape{4, 4, 128, 130, 64, 64, 10},
                          Shape{1, 1, 8, 1, 200, 3, 0}, Shape{6, 3, 24, 531, 19, 512, 5}}) {
     Case c = random_case(rng, s.heads, s.kv, s.dim, s.committed, s.nodes, s.window);
-    const TreeView view{c.tree.size(), c.tree.dfs_start.data(), c.tree.dfs_end.data(), c.tree.depth.data()};
+    const TreeView view = c.tree.view();
     const int n_q = s.nodes - s.first_node;
     const float* q = c.q.data() + static_cast<size_t>(s.first_node) * s.heads * s.dim;
     std::vector<float> expected(static_cast<size_t>(n_q) * s.heads * s.dim), scores(c.committed + s.nodes);
