@@ -6,6 +6,7 @@
 // outputs; FLOPs count 2 per multiply-add.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -77,7 +78,7 @@ void register_quant_benchmarks(const BenchSuite& s) {
       register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(m.type)), m, &dot_rows);
     }
     // The weight types the issue names, at one shape, optimised and reference side by side.
-    const MatrixShape& up = model->matrices[5];
+    const MatrixShape& up = *std::ranges::find(model->matrices, std::string_view("ffn_up"), &MatrixShape::name);
     for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_0, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16, GgmlType::BF16}) {
       if (!s.full() && t != GgmlType::Q4_K && t != GgmlType::Q8_0) continue;
       const MatrixShape typed{up.name, up.n_in, up.n_out, t};

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <random>
 #include <vector>
 
@@ -34,7 +33,6 @@ class WeightArena {
   };
 
   Cursor cursor(GgmlType type, size_t matrix_bytes) {
-    std::lock_guard lock(mutex_);
     auto& arena = arenas_[type];
     const size_t block = static_cast<size_t>(ggml_type_info(type).block_bytes);
     const size_t want = std::max(bytes_per_type_, matrix_bytes);
@@ -54,7 +52,6 @@ class WeightArena {
 
  private:
   size_t bytes_per_type_;
-  std::mutex mutex_;
   std::map<GgmlType, HugePageBuffer> arenas_;
 };
 
