@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/attention/dot16.h"
+#include "kernels/attention/attention_arithmetic.h"
 
 namespace draftbench {
 
@@ -36,18 +36,9 @@ void dense_mask_attention_head(const AttentionShape& s, int head, const float* q
     scores[slot] = dot16(qh, k_cache + slot * kv_stride + kv_offset, s.head_dim) * s.scale + bias[slot];
     max_score = std::max(max_score, scores[slot]);
   }
-  double sum = 0.0;
-  for (int64_t slot = 0; slot < slots; ++slot) {
-    scores[slot] = std::exp(scores[slot] - max_score);
-    sum += scores[slot];
-  }
-  const float inv = static_cast<float>(1.0 / sum);
+  softmax_weights(scores, slots, max_score);
   for (int d = 0; d < s.head_dim; ++d) oh[d] = 0.0f;
-  for (int64_t slot = 0; slot < slots; ++slot) {
-    const float p = scores[slot] * inv;
-    const float* v = v_cache + slot * kv_stride + kv_offset;
-    for (int d = 0; d < s.head_dim; ++d) oh[d] += p * v[d];
-  }
+  for (int64_t slot = 0; slot < slots; ++slot) add_weighted_row(oh, scores[slot], v_cache + slot * kv_stride + kv_offset, s.head_dim);
 }
 
 }  // namespace draftbench

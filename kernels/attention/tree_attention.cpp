@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/attention/dot16.h"
+#include "kernels/attention/attention_arithmetic.h"
 
 namespace draftbench {
 
@@ -29,19 +29,10 @@ void tree_attention_head(const AttentionShape& s, int head, const float* qh, con
   for (int32_t i = 0; i < tree.n_nodes; ++i)
     if (visible_node(i)) score_slot(n_committed + i);
 
-  double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    scores[i] = std::exp(scores[i] - max_score);
-    sum += scores[i];
-  }
-  const float inv = static_cast<float>(1.0 / sum);
+  softmax_weights(scores, n, max_score);
   for (int d = 0; d < s.head_dim; ++d) oh[d] = 0.0f;
   int64_t k = 0;
-  auto accumulate = [&](int64_t slot) {
-    const float p = scores[k++] * inv;
-    const float* v = v_cache + slot * kv_stride + kv_offset;
-    for (int d = 0; d < s.head_dim; ++d) oh[d] += p * v[d];
-  };
+  auto accumulate = [&](int64_t slot) { add_weighted_row(oh, scores[k++], v_cache + slot * kv_stride + kv_offset, s.head_dim); };
   for (int64_t p = first_visible; p < n_committed; ++p) accumulate(p);
   for (int32_t i = 0; i < tree.n_nodes; ++i)
     if (visible_node(i)) accumulate(n_committed + i);

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/attention/dot16.h"
+#include "kernels/attention/attention_arithmetic.h"
 #include "kernels/attention/tree_attention_tiled.h"
 
 namespace draftbench {
@@ -65,7 +65,7 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
       }
     }
     // Ancestors root-down after the committed keys; then pass 2, each query on its own:
-    // the softmax weights, normalised in place (p = e * inv, as the reference forms it).
+    // the softmax weights, in place.
     for (int64_t f = begin; f < end; ++f) {
       const QueryRef r = query(f);
       const float* qh = q_ptr(r);
@@ -75,13 +75,7 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
           r.scores[n++] = dot16(qh, job.k_cache + (job.n_committed + i) * job.kv_stride + kv_offset, s.head_dim) * s.scale;
       float max_score = -std::numeric_limits<float>::infinity();
       for (int64_t k = 0; k < n; ++k) max_score = std::max(max_score, r.scores[k]);
-      double sum = 0.0;
-      for (int64_t k = 0; k < n; ++k) {
-        r.scores[k] = std::exp(r.scores[k] - max_score);
-        sum += r.scores[k];
-      }
-      const float inv = static_cast<float>(1.0 / sum);
-      for (int64_t k = 0; k < n; ++k) r.scores[k] *= inv;
+      softmax_weights(r.scores, n, max_score);
       float* oh = out_ptr(r);
       for (int d = 0; d < s.head_dim; ++d) oh[d] = 0.0f;
     }
@@ -91,11 +85,8 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
       for (int64_t f = begin; f < end; ++f) {
         const QueryRef r = query(f);
         float* oh = out_ptr(r);
-        for (int64_t p = std::max(p0, r.first); p < p1; ++p) {
-          const float w = r.scores[p - r.first];
-          const float* v = job.v_cache + p * job.kv_stride + kv_offset;
-          for (int d = 0; d < s.head_dim; ++d) oh[d] += w * v[d];
-        }
+        for (int64_t p = std::max(p0, r.first); p < p1; ++p)
+          add_weighted_row(oh, r.scores[p - r.first], job.v_cache + p * job.kv_stride + kv_offset, s.head_dim);
       }
     }
     for (int64_t f = begin; f < end; ++f) {
@@ -103,11 +94,8 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
       float* oh = out_ptr(r);
       int64_t k = std::max<int64_t>(0, job.n_committed - r.first);
       for (int32_t i = 0; i < tree.n_nodes; ++i)
-        if (ancestor(i, r.node) && in_window(r, i)) {
-          const float w = r.scores[k++];
-          const float* v = job.v_cache + (job.n_committed + i) * job.kv_stride + kv_offset;
-          for (int d = 0; d < s.head_dim; ++d) oh[d] += w * v[d];
-        }
+        if (ancestor(i, r.node) && in_window(r, i))
+          add_weighted_row(oh, r.scores[k++], job.v_cache + (job.n_committed + i) * job.kv_stride + kv_offset, s.head_dim);
     }
     begin = end;
   }

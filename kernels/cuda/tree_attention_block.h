@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "kernels/attention/dot16.h"
+#include "kernels/attention/attention_arithmetic.h"
 #include "kernels/attention/tree_attention.h"
 #include "kernels/cuda/host_device.h"
 

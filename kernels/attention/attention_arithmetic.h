@@ -1,0 +1,46 @@
+// The per-query arithmetic every CPU attention kernel shares, in the one order their
+// bit-identity rests on: the per-head reference, the dense-mask reference and the tiled
+// kernel differ only in which keys they visit when, never in how one query's numbers are
+// formed. `static`: translation units compiled for different instruction sets
+// (tree_attention_tiled_avx2.cpp) each keep their own copy instead of the linker picking
+// one for all. The CUDA tree attention (kernels/cuda/tree_attention_block.h) calls dot16 on
+// the device.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/runtime/host_device.h"
+
+namespace draftbench {
+
+// q.k: 16 lanes, then a fixed pairwise combine. Vectorisable, same order for every call.
+DB_HOST_DEVICE static inline float dot16(const float* a, const float* b, int n) {
+  float acc[16] = {};
+  int i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int l = 0; l < 16; ++l) acc[l] += a[i + l] * b[i + l];
+  for (int l = 0; i < n; ++i, ++l) acc[l] += a[i] * b[i];
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
+// Scores (in visiting order) -> softmax weights, in place: e = exp(s - max) with the sum of
+// the e in double, in order, then p = e * (1 / sum) rounded to float.
+static inline void softmax_weights(float* scores, int64_t n, float max_score) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    scores[i] = std::exp(scores[i] - max_score);
+    sum += scores[i];
+  }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t i = 0; i < n; ++i) scores[i] *= inv;
+}
+
+// out += p * v over one head's values: each key's contribution added in visiting order.
+static inline void add_weighted_row(float* out, float p, const float* v, int head_dim) {
+  for (int d = 0; d < head_dim; ++d) out[d] += p * v[d];
+}
+
+}  // namespace draftbench
