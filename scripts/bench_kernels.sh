@@ -42,6 +42,9 @@ ci_pass() {  # ci_pass OUT.json [extra kernel_bench flags]
 # - everything else: GATE_THRESHOLD, default 10%.
 gate_flags=(--threshold "${GATE_THRESHOLD:-0.10}" --threshold-for '/threads:[2-9]|/rows:[0-9]+/real_time=1.0'
   --threshold-for '^dot_rows/=0.25' --threshold-for '^tree_attention=0.20')
+# GATE_STRICT=1 gates even when the machine balance moved (bench_compare --strict-machine):
+# for comparisons that are on one machine by construction, as the injected-slowdown test's.
+[[ ${GATE_STRICT:-0} == 1 ]] && gate_flags+=(--strict-machine)
 compare() { $py scripts/bench_compare.py "${gate_flags[@]}" "$@"; }
 
 # gate BASE.json OUT.json: the short pass, compared with BASE. On this shared machine another

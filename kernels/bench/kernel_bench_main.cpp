@@ -17,14 +17,23 @@
 
 namespace {
 
-std::string cpu_model_name() {
+// The model name alone does not tell CPUs apart on cloud machines ("AMD EPYC" covers Rome,
+// Milan and Genoa, whose kernels run at different relative speeds), so the family, model and
+// stepping numbers go into the signature too.
+std::string cpu_identity() {
   std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-  return "unknown CPU";
+  std::string name = "unknown CPU", family = "?", model = "?", stepping = "?";
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto start = line.find_first_not_of(' ', colon + 1);
+    const std::string value = start == std::string::npos ? "" : line.substr(start);
+    if (line.rfind("model name", 0) == 0) name = value;
+    else if (line.rfind("cpu family", 0) == 0) family = value;
+    else if (line.rfind("model\t", 0) == 0 || line.rfind("model ", 0) == 0) model = value;
+    else if (line.rfind("stepping", 0) == 0) stepping = value;
+  }
+  return fmt::format("{} (family {} model {} stepping {})", name, family, model, stepping);
 }
 
 }  // namespace
@@ -49,7 +58,7 @@ int main(int argc, char** argv) {
   BenchSuite s{suite, measure_roofline(nullptr), measure_roofline(&pool), &pool};
   benchmark::AddCustomContext("suite", suite == Suite::full ? "full" : "ci");
   benchmark::AddCustomContext("cpu_signature",
-                              fmt::format("{} | {} | {} threads", cpu_model_name(), dot_rows_backend(), pool.size()));
+                              fmt::format("{} | {} | {} threads", cpu_identity(), dot_rows_backend(), pool.size()));
   benchmark::AddCustomContext("cpu_features", cpu_features().describe());
   benchmark::AddCustomContext("dot_rows_backend", dot_rows_backend());
   for (const Roofline* r : {&s.one_thread, &s.all_threads})

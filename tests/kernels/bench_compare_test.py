@@ -220,7 +220,7 @@ class BenchCompareTest(unittest.TestCase):
                 google_benchmark_json(2, kernels={**KERNELS, "BM_rope/128": (40.0, "us", "dtype=f32")},
                                       scale={"calibration/memory_read": 1.5, "BM_dot_rows/4096": 1.5,
                                              "BM_dequant/q8_0/65536": 1.5, "BM_rope/128": 1.5 ** 0.5}),
-                "--json", "{report}")
+                "--json", "{report}", "--strict-machine")
     def test_each_kernel_uses_its_matching_calibration(self):
         run = self.runs["memory_slower"]
         self.assertExit(run, 0)
@@ -243,6 +243,28 @@ class BenchCompareTest(unittest.TestCase):
         self.assertIn(SIGNATURE, run.stdout)
         self.assertIn("Intel Xeon Gold 6230", run.stdout)
         self.assertExit(self.runs["other_machine_strict"], 1)
+
+    # Memory 20% slower, compute unchanged: the balance moved by more than the 10% tolerance, so
+    # the matmul's 30% stays visible in the table but does not fail the run, unless strict. The
+    # same slowdown with the balance within tolerance (memory 8% slower) gates.
+    @comparison("balance_moved", google_benchmark_json(1),
+                google_benchmark_json(2, {"calibration/memory_read": 1.2, "BM_matmul/256": 1.3}),
+                "--json", "{report}")
+    @comparison("balance_moved_strict", google_benchmark_json(1),
+                google_benchmark_json(2, {"calibration/memory_read": 1.2, "BM_matmul/256": 1.3}), "--strict-machine")
+    @comparison("balance_within_tolerance", google_benchmark_json(1),
+                google_benchmark_json(2, {"calibration/memory_read": 1.08, "BM_matmul/256": 1.3}))
+    def test_moved_machine_balance_is_advisory_unless_strict(self):
+        run = self.runs["balance_moved"]
+        self.assertExit(run, 0)
+        advisory = [line for line in run.stdout.splitlines() if "balance moved" in line]
+        self.assertEqual(len(advisory), 1, run.stdout)
+        self.assertIn("REGRESSION", table_row(run.stdout, "BM_matmul/256"))
+        self.assertAlmostEqual(run.report["balance_change"], 0.2, delta=0.05)
+        self.assertTrue(run.report["advisory"])
+        self.assertExit(self.runs["balance_moved_strict"], 1)
+        self.assertExit(self.runs["balance_within_tolerance"], 1)
+        self.assertNotIn("balance moved", self.runs["balance_within_tolerance"].stdout)
 
     def assertBadInput(self, run, blamed, *fragments):
         self.assertExit(run, 2)
