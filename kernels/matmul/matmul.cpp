@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "kernels/quant/quantize_activation.h"
-#include "kernels/quant/repack.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
 
@@ -11,13 +10,10 @@ namespace draftbench {
 namespace {
 
 // Weight rows per task: a multiple of the 8-row kernels, small enough that one tile of
-// weights stays in L2 while every activation row passes over it.
+// weights stays in L2 while every activation row passes over it. (Q4_0/Q5_0 tiles used to
+// be repacked to Q8_0 from 4 activation rows on; dot_rows_batch, which unpacks each block
+// once for four activation rows, made that 1.1-3x slower than not repacking.)
 constexpr int64_t kRowTile = 64;
-// From this many activation rows on, Q4_0/Q5_0 tiles are repacked to Q8_0 once per tile.
-constexpr int64_t kRepackMinRows = 4;
-
-bool use_repack(const WeightMatrix& w, int64_t n_x) { return n_x >= kRepackMinRows && repacks_to_q8_0(w.type); }
-size_t repack_tile_bytes(const WeightMatrix& w) { return static_cast<size_t>(kRowTile) * ggml_row_bytes(GgmlType::Q8_0, w.n_in); }
 
 const uint8_t* quantize_rows(const WeightMatrix& w, const float* x, int64_t n_x, ThreadPool& pool, std::span<uint8_t> scratch) {
   const size_t xq_bytes = activation_row_bytes(w.type, w.n_in);
@@ -31,9 +27,8 @@ const uint8_t* quantize_rows(const WeightMatrix& w, const float* x, int64_t n_x,
 
 }  // namespace
 
-size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x, int n_threads) {
-  const size_t act = activation_row_bytes(w.type, w.n_in) * static_cast<size_t>(std::max<int64_t>(n_x, 1));
-  return act + (use_repack(w, n_x) ? repack_tile_bytes(w) * static_cast<size_t>(n_threads) : 0);
+size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x, int /*n_threads*/) {
+  return activation_row_bytes(w.type, w.n_in) * static_cast<size_t>(std::max<int64_t>(n_x, 1));
 }
 
 void matmul(const WeightMatrix& w, const float* x, int64_t n_x, float* y, ThreadPool& pool, std::span<uint8_t> scratch) {
@@ -41,24 +36,10 @@ void matmul(const WeightMatrix& w, const float* x, int64_t n_x, float* y, Thread
   const uint8_t* xq = quantize_rows(w, x, n_x, pool, scratch);
   const size_t xq_bytes = activation_row_bytes(w.type, w.n_in);
   const size_t row_bytes = w.row_bytes();
-  const bool repack = use_repack(w, n_x);
-  uint8_t* tiles = scratch.data() + xq_bytes * static_cast<size_t>(n_x);
-  pool.parallel_for(w.n_out, kRowTile, [&](int64_t b, int64_t e, int thread) {
-    for (int64_t r0 = b; r0 < e; r0 += kRowTile) {
-      const int64_t nr = std::min(kRowTile, e - r0);
-      GgmlType type = w.type;
-      const uint8_t* rows = w.data + static_cast<size_t>(r0) * row_bytes;
-      size_t stride = row_bytes;
-      if (repack) {
-        auto* tile = reinterpret_cast<BlockQ8_0*>(tiles + repack_tile_bytes(w) * static_cast<size_t>(thread));
-        repack_rows_to_q8_0(w.type, rows, row_bytes, nr, w.n_in, tile);
-        type = GgmlType::Q8_0;
-        rows = reinterpret_cast<const uint8_t*>(tile);
-        stride = ggml_row_bytes(GgmlType::Q8_0, w.n_in);
-      }
-      for (int64_t i = 0; i < n_x; ++i)
-        dot_rows(type, rows, stride, nr, xq + static_cast<size_t>(i) * xq_bytes, w.n_in, y + i * w.n_out + r0);
-    }
+  pool.parallel_for(w.n_out, kRowTile, [&](int64_t b, int64_t e, int) {
+    for (int64_t r0 = b; r0 < e; r0 += kRowTile)
+      dot_rows_batch(w.type, w.data + static_cast<size_t>(r0) * row_bytes, row_bytes, std::min(kRowTile, e - r0), xq, xq_bytes, n_x, w.n_in,
+                     y + r0, static_cast<size_t>(w.n_out));
   });
 }
 

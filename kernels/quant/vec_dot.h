@@ -34,6 +34,20 @@ void dot_rows_indexed_avx2(GgmlType type, const uint8_t* w, size_t row_bytes, co
 void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y);
 void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y);
 
+// Several activation rows against the same weight rows, the inner loop of a matmul:
+// y[x * y_stride + r] = dot(weight row r, activation row x), where activation row x starts at
+// xq + x * xq_stride. Each result is bit-identical to dot_rows' for that activation row; the
+// optimised builds unpack each weight block once for up to four activation rows (Q8_0, Q5_0,
+// Q4_0; other types loop over the activation rows).
+void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
+                        int64_t n, float* y, size_t y_stride);
+void dot_rows_batch_avx2(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
+                         int64_t n, float* y, size_t y_stride);
+void dot_rows_batch_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
+                               int64_t n_x, int64_t n, float* y, size_t y_stride);
+void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
+                    int64_t n, float* y, size_t y_stride);
+
 // Which implementation dot_rows uses on this CPU ("avx512vnni", "avx2", "reference").
 const char* dot_rows_backend();
 

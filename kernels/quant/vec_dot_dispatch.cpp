@@ -25,6 +25,15 @@ void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, 
   }
 }
 
+void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
+                    int64_t n, float* y, size_t y_stride) {
+  switch (backend()) {
+    case DotBackend::avx512vnni: return dot_rows_batch_avx512vnni(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+    case DotBackend::avx2: return dot_rows_batch_avx2(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+    case DotBackend::reference: return dot_rows_batch_ref(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+  }
+}
+
 void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
   switch (backend()) {
     case DotBackend::avx512vnni: return dot_rows_indexed_avx512vnni(type, w, row_bytes, ids, n_ids, xq, n, y);

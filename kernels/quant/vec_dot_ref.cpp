@@ -210,6 +210,12 @@ void dot_rows_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_ro
   for (int64_t r = 0; r < n_rows; ++r) y[r] = dot_row_ref(type, w + static_cast<size_t>(r) * w_stride, xq, n);
 }
 
+void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
+                        int64_t n, float* y, size_t y_stride) {
+  for (int64_t x = 0; x < n_x; ++x)
+    dot_rows_ref(type, w, w_stride, n_rows, xq + static_cast<size_t>(x) * xq_stride, n, y + static_cast<size_t>(x) * y_stride);
+}
+
 void dot_rows_indexed_ref(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n,
                           float* y) {
   for (int64_t r = 0; r < n_ids; ++r) y[r] = dot_row_ref(type, w + static_cast<size_t>(ids[r]) * row_bytes, xq, n);

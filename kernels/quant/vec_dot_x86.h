@@ -8,6 +8,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/quant/blocks.h"
@@ -32,15 +33,16 @@ inline __m256i hsum8_epi32(const __m256i v[8]) {
 
 // Signed int8 x int8 -> 8 int32 partial sums. Neither operand may be -128
 // (true for Q8_0 activations and for every weight code we feed here).
-inline __m256i dot_s8(__m256i w, __m256i a) {
-  const __m256i aw = _mm256_sign_epi8(w, w);
-  const __m256i sa = _mm256_sign_epi8(a, w);
+// dot_abs_s8 takes |w| and a with w's signs, so a caller that reuses w can take |w| once.
+inline __m256i dot_abs_s8(__m256i abs_w, __m256i signed_a) {
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), aw, sa);
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), abs_w, signed_a);
 #else
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(aw, sa), _mm256_set1_epi16(1));
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(abs_w, signed_a), _mm256_set1_epi16(1));
 #endif
 }
+
+inline __m256i dot_s8(__m256i w, __m256i a) { return dot_abs_s8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)); }
 
 // Unsigned (0..127) x signed int8 -> 16 int16 pair sums.
 inline __m256i dot_u8_pairs(__m256i w, __m256i a) { return _mm256_maddubs_epi16(w, a); }
@@ -71,38 +73,69 @@ inline __m256 load_8_halves(const uint8_t* const* rows, int64_t i, size_t offset
   return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
 }
 
-template <typename Block, typename BlockSum>
-void rows_32block(const uint8_t* const* w, const BlockQ8_0* y, int64_t nb, float* out, BlockSum block_sum) {
-  __m256 acc = _mm256_setzero_ps();
+// Several activation rows against the same 8 weight rows (a matmul's inner loop): each
+// weight block is unpacked once, with its |w| and scales, and then used for every activation
+// row. Activation row x's accumulator sees exactly rows_32block's operations, so the result
+// is bit-identical to calling it once per row, which keeps matmul batch-invariant.
+template <int X, typename Block, typename Unpack>
+void rows_32block_batch(const uint8_t* const* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride,
+                        Unpack unpack) {
+  __m256 acc[X];
+  for (int x = 0; x < X; ++x) acc[x] = _mm256_setzero_ps();
   for (int64_t i = 0; i < nb; ++i) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[i].qs));
-    __m256i parts[kRows];
-    for (int r = 0; r < kRows; ++r) parts[r] = block_sum(reinterpret_cast<const Block*>(w[r]) + i, a);
-    const __m256 isum = _mm256_cvtepi32_ps(hsum8_epi32(parts));
+    __m256i q[kRows], abs_q[kRows];
+    for (int r = 0; r < kRows; ++r) {
+      q[r] = unpack(reinterpret_cast<const Block*>(w[r]) + i);
+      abs_q[r] = _mm256_sign_epi8(q[r], q[r]);
+    }
     const __m256 dw = load_8_halves<Block>(w, i, offsetof(Block, d));
-    const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(fp16_to_fp32(y[i].d)));
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(isum, d));
+    for (int x = 0; x < X; ++x) {
+      const BlockQ8_0& y = reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x) * xq_stride)[i];
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
+      __m256i parts[kRows];
+      for (int r = 0; r < kRows; ++r) parts[r] = dot_abs_s8(abs_q[r], _mm256_sign_epi8(a, q[r]));
+      const __m256 isum = _mm256_cvtepi32_ps(hsum8_epi32(parts));
+      const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(fp16_to_fp32(y.d)));
+      acc[x] = _mm256_add_ps(acc[x], _mm256_mul_ps(isum, d));
+    }
   }
-  _mm256_storeu_ps(out, acc);
+  for (int x = 0; x < X; ++x) _mm256_storeu_ps(out + static_cast<size_t>(x) * out_stride, acc[x]);
 }
 
-void rows_q8_0(const uint8_t* const* w, const BlockQ8_0* y, int64_t nb, float* out) {
-  rows_32block<BlockQ8_0>(w, y, nb, out, [](const BlockQ8_0* b, __m256i a) {
-    return dot_s8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b->qs)), a);
-  });
+inline __m256i unpack_q8_0(const BlockQ8_0* b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b->qs)); }
+inline __m256i unpack_q5_0(const BlockQ5_0* b) {
+  return _mm256_sub_epi8(_mm256_or_si256(unpack_nibbles_16(b->qs), bits_to_0x10(b->qh)), _mm256_set1_epi8(16));
+}
+inline __m256i unpack_q4_0(const BlockQ4_0* b) { return _mm256_sub_epi8(unpack_nibbles_16(b->qs), _mm256_set1_epi8(8)); }
+
+// Up to kBatchX activation rows at a time: four accumulators and the unpacked block fit
+// the 16 AVX2 registers with the partial sums spilling to L1 at most.
+constexpr int64_t kBatchX = 4;
+
+template <typename Block, typename Unpack>
+void rows_32block_batch_any(const uint8_t* const* w, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* out,
+                            size_t out_stride, Unpack unpack) {
+  for (int64_t x = 0; x < n_x; x += kBatchX) {
+    const uint8_t* xq_x = xq + static_cast<size_t>(x) * xq_stride;
+    float* out_x = out + static_cast<size_t>(x) * out_stride;
+    switch (std::min(kBatchX, n_x - x)) {
+      case 4: rows_32block_batch<4, Block>(w, xq_x, xq_stride, nb, out_x, out_stride, unpack); break;
+      case 3: rows_32block_batch<3, Block>(w, xq_x, xq_stride, nb, out_x, out_stride, unpack); break;
+      case 2: rows_32block_batch<2, Block>(w, xq_x, xq_stride, nb, out_x, out_stride, unpack); break;
+      default: rows_32block_batch<1, Block>(w, xq_x, xq_stride, nb, out_x, out_stride, unpack); break;
+    }
+  }
 }
 
-void rows_q5_0(const uint8_t* const* w, const BlockQ8_0* y, int64_t nb, float* out) {
-  rows_32block<BlockQ5_0>(w, y, nb, out, [](const BlockQ5_0* b, __m256i a) {
-    const __m256i q = _mm256_or_si256(unpack_nibbles_16(b->qs), bits_to_0x10(b->qh));
-    return dot_s8(_mm256_sub_epi8(q, _mm256_set1_epi8(16)), a);
-  });
-}
-
-void rows_q4_0(const uint8_t* const* w, const BlockQ8_0* y, int64_t nb, float* out) {
-  rows_32block<BlockQ4_0>(w, y, nb, out, [](const BlockQ4_0* b, __m256i a) {
-    return dot_s8(_mm256_sub_epi8(unpack_nibbles_16(b->qs), _mm256_set1_epi8(8)), a);
-  });
+// Rows given as 8 pointers, n_x activation rows: the batched kernel for `type`, or false.
+bool rows8_batch(GgmlType type, const uint8_t* const* rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                 size_t y_stride) {
+  switch (type) {
+    case GgmlType::Q8_0: rows_32block_batch_any<BlockQ8_0>(rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q8_0); return true;
+    case GgmlType::Q5_0: rows_32block_batch_any<BlockQ5_0>(rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q5_0); return true;
+    case GgmlType::Q4_0: rows_32block_batch_any<BlockQ4_0>(rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q4_0); return true;
+    default: return false;
+  }
 }
 
 // Q4_K: scale-weighted integer sum of one super-block for one row.
@@ -236,9 +269,8 @@ inline float (*float_row_kernel(GgmlType type))(const uint8_t*, const float*, in
 // Rows given as 8 pointers: dispatches to the typed kernel, or returns false.
 bool rows8(GgmlType type, const uint8_t* const* rows, const void* xq, int64_t n, float* y) {
   switch (type) {
-    case GgmlType::Q8_0: rows_q8_0(rows, static_cast<const BlockQ8_0*>(xq), n / 32, y); return true;
-    case GgmlType::Q5_0: rows_q5_0(rows, static_cast<const BlockQ8_0*>(xq), n / 32, y); return true;
-    case GgmlType::Q4_0: rows_q4_0(rows, static_cast<const BlockQ8_0*>(xq), n / 32, y); return true;
+    case GgmlType::Q8_0: case GgmlType::Q5_0: case GgmlType::Q4_0:
+      return rows8_batch(type, rows, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0);
     case GgmlType::Q4_K: rows_q4_k(rows, static_cast<const BlockQ8_K*>(xq), n / QK_K, y); return true;
     case GgmlType::Q6_K: rows_q6_k(rows, static_cast<const BlockQ8_K*>(xq), n / QK_K, y); return true;
     default: return false;
@@ -257,6 +289,20 @@ void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_ro
     if (!rows8(type, rows, xq, n, y + r)) break;
   }
   if (r < n_rows) dot_rows_ref(type, w + static_cast<size_t>(r) * w_stride, w_stride, n_rows - r, xq, n, y + r);
+}
+
+void dot_rows_batch_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
+                        int64_t n_x, int64_t n, float* y, size_t y_stride) {
+  int64_t r = 0;
+  for (; r + kRows <= n_rows; r += kRows) {
+    const uint8_t* rows[kRows];
+    for (int k = 0; k < kRows; ++k) rows[k] = w + static_cast<size_t>(r + k) * w_stride;
+    if (!rows8_batch(type, rows, xq, xq_stride, n_x, n, y + r, y_stride)) break;
+  }
+  if (r < n_rows)  // other types, and the last n_rows % 8 rows: one activation row at a time
+    for (int64_t x = 0; x < n_x; ++x)
+      dot_rows_x86(type, w + static_cast<size_t>(r) * w_stride, w_stride, n_rows - r, xq + static_cast<size_t>(x) * xq_stride, n,
+                   y + static_cast<size_t>(x) * y_stride + r);
 }
 
 void dot_rows_indexed_x86(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,

@@ -12,7 +12,6 @@
 #include "kernels/quant/dequantize.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/matmul/matmul.h"
-#include "kernels/quant/repack.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
 
@@ -55,6 +54,21 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
         std::vector<int32_t> ids(rows);
         for (int64_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>(rows - 1 - r);
         dot_rows_indexed_avx2(type, w.data(), ggml_row_bytes(type, n), ids.data(), rows, xq.data(), n, idx.data());
+        // Five activation rows through the batched kernel: each must equal its own dot_rows_ref.
+        constexpr int64_t kX = 5;
+        const size_t xq_bytes = activation_row_bytes(type, n);
+        std::vector<uint8_t> xqs(xq_bytes * kX);
+        std::vector<float> batch(rows * kX), batch_ref(rows);
+        for (int64_t x = 0; x < kX; ++x) {
+          const auto xs = random_activations(n, rng);
+          quantize_activation_row(type, xs.data(), xqs.data() + x * xq_bytes, n);
+        }
+        dot_rows_batch_avx2(type, w.data(), ggml_row_bytes(type, n), rows, xqs.data(), xq_bytes, kX, n, batch.data(), rows);
+        for (int64_t x = 0; x < kX; ++x) {
+          dot_rows_ref(type, w.data(), ggml_row_bytes(type, n), rows, xqs.data() + x * xq_bytes, n, batch_ref.data());
+          INFO(ggml_type_name(type) << " n=" << n << " rows=" << rows << " batched activation row " << x);
+          REQUIRE(std::memcmp(batch_ref.data(), batch.data() + x * rows, rows * 4) == 0);
+        }
         INFO(ggml_type_name(type) << " n=" << n << " rows=" << rows);
         for (int64_t r = 0; r < rows; ++r) {
           REQUIRE(std::memcmp(&ref[r], &opt[r], 4) == 0);
@@ -110,23 +124,6 @@ TEST_CASE("reference dot products match the dequantised float dot", "[quant]") {
   }
 }
 
-TEST_CASE("Q4_0/Q5_0 rows repacked to Q8_0 give bit-identical dot products", "[quant]") {
-  std::mt19937 rng(5);
-  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q5_0}) {
-    const int64_t n = 32 * 7, rows = 13;
-    const auto w = random_rows(type, n, rows, rng);
-    const auto x = random_activations(n, rng);
-    std::vector<uint8_t> xq(activation_row_bytes(type, n));
-    quantize_activation_row(type, x.data(), xq.data(), n);
-    std::vector<BlockQ8_0> packed(static_cast<size_t>(rows * n / 32));
-    repack_rows_to_q8_0(type, w.data(), ggml_row_bytes(type, n), rows, n, packed.data());
-    std::vector<float> a(rows), b(rows);
-    dot_rows_ref(type, w.data(), ggml_row_bytes(type, n), rows, xq.data(), n, a.data());
-    dot_rows_ref(GgmlType::Q8_0, reinterpret_cast<const uint8_t*>(packed.data()), ggml_row_bytes(GgmlType::Q8_0, n), rows, xq.data(), n, b.data());
-    REQUIRE(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
-  }
-}
-
 TEST_CASE("matmul rows are bit-identical whatever the batch size and thread count", "[quant][invariance]") {
   std::mt19937 rng(8);
   ThreadPool one(1), two(2);
@@ -134,15 +131,16 @@ TEST_CASE("matmul rows are bit-identical whatever the batch size and thread coun
     const int block = ggml_type_info(type).block_size == 1 ? 32 : ggml_type_info(type).block_size;
     const WeightMatrixData data{random_rows(type, block * 3, 150, rng)};
     const WeightMatrix w{type, block * 3, 150, data.bytes.data()};
-    const int64_t n_x = 9;
-    const auto x = random_activations(w.n_in * n_x, rng);
-    std::vector<float> batched(n_x * w.n_out), single(w.n_out);
-    std::vector<uint8_t> scratch(matmul_scratch_bytes(w, n_x, 2));
-    matmul(w, x.data(), n_x, batched.data(), two, scratch);
-    for (int64_t i = 0; i < n_x; ++i) {
-      matmul(w, x.data() + i * w.n_in, 1, single.data(), one, scratch);
-      INFO(ggml_type_name(type) << " row " << i);
-      REQUIRE(std::memcmp(single.data(), batched.data() + i * w.n_out, single.size() * 4) == 0);
+    for (const int64_t n_x : {2, 3, 9}) {
+      const auto x = random_activations(w.n_in * n_x, rng);
+      std::vector<float> batched(n_x * w.n_out), single(w.n_out);
+      std::vector<uint8_t> scratch(matmul_scratch_bytes(w, n_x, 2));
+      matmul(w, x.data(), n_x, batched.data(), two, scratch);
+      for (int64_t i = 0; i < n_x; ++i) {
+        matmul(w, x.data() + i * w.n_in, 1, single.data(), one, scratch);
+        INFO(ggml_type_name(type) << " row " << i);
+        REQUIRE(std::memcmp(single.data(), batched.data() + i * w.n_out, single.size() * 4) == 0);
+      }
     }
   }
 }
