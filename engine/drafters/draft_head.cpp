@@ -35,7 +35,7 @@ void DraftHead::blocks(float* x, int64_t n, ThreadPool& pool) {
   tmp_.resize(static_cast<size_t>(n * d));
   for (const ResidualBlock& b : blocks_) {
     linear(b.w, b.bias, x, n, tmp_.data(), pool, quant_);
-    for (int64_t i = 0; i < n * d; ++i) x[i] += silu(tmp_[static_cast<size_t>(i)]);
+    for (int64_t i = 0; i < n * d; ++i) x[i] += silu_ref(tmp_[static_cast<size_t>(i)]);
   }
 }
 

@@ -140,7 +140,7 @@ class Redrafter final : public Drafter {
     tmp_b_.resize(static_cast<size_t>(n * H));
     linear(w_.rnn_w, nullptr, embed_.data(), n, tmp_a_.data(), pool_, quant_);
     linear(w_.rnn_u, w_.rnn_u_bias, state_.data(), n, tmp_b_.data(), pool_, quant_);
-    for (int64_t i = 0; i < n * H; ++i) state_[static_cast<size_t>(i)] = silu(tmp_a_[static_cast<size_t>(i)] + tmp_b_[static_cast<size_t>(i)]);
+    for (int64_t i = 0; i < n * H; ++i) state_[static_cast<size_t>(i)] = silu_ref(tmp_a_[static_cast<size_t>(i)] + tmp_b_[static_cast<size_t>(i)]);
   }
 
   // logits [n][V] = log q for the first n beams, from [h, s].

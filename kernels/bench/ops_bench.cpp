@@ -46,15 +46,17 @@ void register_rope(const BenchSuite& s, const ModelShape& m, int64_t tokens) {
   })->Unit(benchmark::kNanosecond);
 }
 
-void register_gated(const BenchSuite& s, const ModelShape& m, int64_t tokens, bool gelu) {
-  const std::string name = fmt::format("{}/{}/tokens:{}", gelu ? "geglu" : "swiglu", m.name, tokens);
-  benchmark::RegisterBenchmark(name.c_str(), [s, m, tokens, gelu](benchmark::State& state) {
+// The engine's gated activation, or (reference = true) the textbook libm form beside it.
+void register_gated(const BenchSuite& s, const ModelShape& m, int64_t tokens, bool gelu, bool reference = false) {
+  const std::string name = fmt::format("{}{}/{}/tokens:{}", gelu ? "geglu" : "swiglu", reference ? "_ref" : "", m.name, tokens);
+  const auto kernel = reference ? (gelu ? geglu_tanh_ref : swiglu_ref) : (gelu ? geglu_tanh : swiglu);
+  benchmark::RegisterBenchmark(name.c_str(), [s, m, tokens, kernel](benchmark::State& state) {
     std::mt19937 rng(5);
     const std::vector<float> gate = random_activations(tokens * m.ffn, rng), up = random_activations(tokens * m.ffn, rng);
     std::vector<float> out(gate.size());
     const LoopClock clock;
     for (auto _ : state) {
-      (gelu ? geglu_tanh : swiglu)(gate.data(), up.data(), out.data(), tokens * m.ffn);
+      kernel(gate.data(), up.data(), out.data(), tokens * m.ffn);
       benchmark::ClobberMemory();
     }
     const double n = static_cast<double>(gate.size());
@@ -72,6 +74,7 @@ void register_ops_benchmarks(const BenchSuite& s) {
       register_rms_norm(s, *model, n);
       register_rope(s, *model, n);
       register_gated(s, *model, n, gemma);
+      if (s.full()) register_gated(s, *model, n, gemma, true);
     }
   }
 }

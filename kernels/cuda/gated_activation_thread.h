@@ -1,7 +1,7 @@
 // The gated MLP activations' per-thread body (one thread per value), shared by the CUDA
-// kernel and the CPU emulation. The expressions are the reference's operation for
-// operation (kernels/ops/activations.h), so with contraction off only tanhf/expf can
-// differ between the GPU and glibc.
+// kernel and the CPU emulation. The per-value arithmetic is the CPU kernels' own
+// (kernels/ops/activation_math.h: plain multiplies, adds, one division and rintf, all
+// correctly rounded on both sides), so with --fmad=false the GPU gives the CPU's bits.
 #pragma once
 
 #include <math.h>
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/host_device.h"
+#include "kernels/ops/activation_math.h"
 
 namespace draftbench::cuda {
 
@@ -24,19 +25,12 @@ struct GatedActivationArgs {
   GateFunction function;
 };
 
-DB_HOST_DEVICE inline float gelu_tanh_value(float x) {
-  constexpr float kSqrt2OverPi = 0.79788456080286535588f;
-  return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
-}
-
-DB_HOST_DEVICE inline float silu_value(float x) { return x / (1.0f + expf(-x)); }
-
 // Launch shape: grid (ceil(n / kGatedActivationThreads)), block (kGatedActivationThreads).
 DB_HOST_DEVICE inline void gated_activation_thread(const GatedActivationArgs& a, Dim3 block, Dim3 thread) {
   const int64_t i = static_cast<int64_t>(block.x) * kGatedActivationThreads + thread.x;
   if (i >= a.n) return;
   const float g = a.gate[i];
-  a.out[i] = (a.function == GateFunction::kGeluTanh ? gelu_tanh_value(g) : silu_value(g)) * a.up[i];
+  a.out[i] = (a.function == GateFunction::kGeluTanh ? activation_math::gelu_tanh_value(g) : activation_math::silu_value(g)) * a.up[i];
 }
 
 }  // namespace draftbench::cuda

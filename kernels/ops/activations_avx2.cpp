@@ -1,0 +1,62 @@
+// AVX2 build of the gated activations: activation_math.h's operations, eight lanes at a
+// time, in the same order with the same roundings (mul and add, never FMA; rint as
+// round-to-nearest-even), so each lane's bits equal the scalar code's. The tail goes
+// through the same vector code on a padded copy instead of a scalar loop, which keeps even
+// that true without relying on it.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "kernels/ops/activation_math.h"
+#include "kernels/ops/activations.h"
+
+namespace draftbench {
+namespace {
+
+namespace am = activation_math;
+
+__m256 exp_clamped8(__m256 t) {
+  // max(lo, t) and min(hi, t) return t when t is NaN (the second operand), as the scalar
+  // code's comparisons do; a NaN lane stays NaN through the arithmetic below.
+  t = _mm256_min_ps(_mm256_set1_ps(am::kExpLimit), _mm256_max_ps(_mm256_set1_ps(-am::kExpLimit), t));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(am::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 r = _mm256_sub_ps(_mm256_sub_ps(t, _mm256_mul_ps(n, _mm256_set1_ps(am::kLn2Hi))),
+                                 _mm256_mul_ps(n, _mm256_set1_ps(am::kLn2Lo)));
+  __m256 p = _mm256_set1_ps(am::kExpP0);
+  for (const float c : {am::kExpP1, am::kExpP2, am::kExpP3, am::kExpP4, am::kExpP5}) p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c));
+  const __m256 e = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p, _mm256_mul_ps(r, r)), r), _mm256_set1_ps(1.0f));
+  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(e, _mm256_castsi256_ps(bits));
+}
+
+__m256 gelu_tanh8(__m256 x) {
+  const __m256 cubic = _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(_mm256_set1_ps(am::kGeluCubic), _mm256_mul_ps(x, x)));
+  const __m256 y = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(am::kSqrt2OverPi), x), cubic);
+  const __m256 e = exp_clamped8(_mm256_mul_ps(_mm256_set1_ps(-2.0f), y));
+  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
+__m256 silu8(__m256 x) {
+  const __m256 e = exp_clamped8(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f)));  // -x, as the scalar code
+  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
+template <__m256 (*Act)(__m256)>
+void gated(const float* gate, const float* up, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(Act(_mm256_loadu_ps(gate + i)), _mm256_loadu_ps(up + i)));
+  if (i == n) return;
+  alignas(32) float g[8] = {}, u[8] = {}, o[8];
+  std::copy(gate + i, gate + n, g);
+  std::copy(up + i, up + n, u);
+  _mm256_store_ps(o, _mm256_mul_ps(Act(_mm256_load_ps(g)), _mm256_load_ps(u)));
+  std::copy(o, o + (n - i), out + i);
+}
+
+}  // namespace
+
+void geglu_tanh_avx2(const float* gate, const float* up, float* out, int64_t n) { gated<gelu_tanh8>(gate, up, out, n); }
+void swiglu_avx2(const float* gate, const float* up, float* out, int64_t n) { gated<silu8>(gate, up, out, n); }
+
+}  // namespace draftbench
