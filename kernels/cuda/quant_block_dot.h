@@ -1,33 +1,50 @@
 // One weight block times one activation block, per weight type, for the CUDA products and
 // their CPU emulation. Integer sums are exact, so how they are formed is free; the float
-// part is the reference's (kernels/quant/vec_dot_ref.cpp): per block, `sum += add` and,
-// for types with a min, then `sum -= sub`, with add and sub rounded exactly as it forms
-// them. The caller folds the terms in block order (quant_matvec_block.h).
+// part is the reference's (kernels/quant/vec_dot_ref.cpp): per block, `lane[l] += add[l]`
+// for each of the type's kLanes float lanes and, for types with a min, then `lane[0] -=
+// sub`, with add and sub rounded exactly as it forms them. The caller folds the terms in
+// block order and then the lanes (quant_matvec_block.h). 32-value types have eight lanes
+// (kernels/quant/block_lanes.h), K-quants one.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/cuda/host_device.h"
 #include "kernels/cuda/quant_layout.h"
+#include "kernels/quant/block_lanes.h"
 #include "kernels/quant/ggml_type.h"
 
 namespace draftbench::cuda {
 
+template <int Lanes>
 struct BlockTerms {
-  float add = 0.0f;
+  float add[Lanes] = {};
   float sub = 0.0f;  // only read when the type has a min term
 };
+
+// A 32-value block's eight lanes of 4 values, each an integer sum times the scale product.
+DB_HOST_DEVICE inline BlockTerms<kBlockLanes> block_lane_terms(const int* code, const BlockQ8_0& a, float w_scale) {
+  BlockTerms<kBlockLanes> t;
+  const float d = w_scale * half_to_float(a.d);
+  for (int l = 0; l < kBlockLanes; ++l) {
+    int s = 0;
+    for (int v = kValuesPerLane * l; v < kValuesPerLane * (l + 1); ++v) s += code[v] * a.qs[v];
+    t.add[l] = static_cast<float>(s) * d;
+  }
+  return t;
+}
 
 // Q8_0 weights with Q8_0 activations: 32 values, sum of code products times both scales.
 struct Q8_0Dot {
   using Weight = BlockQ8_0;
   using Activation = BlockQ8_0;
   static constexpr int kValues = 32;
+  static constexpr int kLanes = kBlockLanes;
   static constexpr bool kHasMin = false;
-  static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
-    int isum = 0;
-    for (int v = 0; v < 32; ++v) isum += w.qs[v] * a.qs[v];
-    return {static_cast<float>(isum) * (half_to_float(w.d) * half_to_float(a.d))};
+  static DB_HOST_DEVICE BlockTerms<kLanes> terms(const Weight& w, const Activation& a) {
+    int code[32];
+    for (int v = 0; v < 32; ++v) code[v] = w.qs[v];
+    return block_lane_terms(code, a, half_to_float(w.d));
   }
 };
 
@@ -37,16 +54,17 @@ struct Q5_0Dot {
   using Weight = BlockQ5_0;
   using Activation = BlockQ8_0;
   static constexpr int kValues = 32;
+  static constexpr int kLanes = kBlockLanes;
   static constexpr bool kHasMin = false;
   static DB_HOST_DEVICE int code(const Weight& w, uint32_t qh, int v) {
     const int nibble = v < 16 ? (w.qs[v] & 0xF) : (w.qs[v - 16] >> 4);
     return (nibble | static_cast<int>(((qh >> v) & 1u) << 4)) - 16;
   }
-  static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
+  static DB_HOST_DEVICE BlockTerms<kLanes> terms(const Weight& w, const Activation& a) {
     const uint32_t qh = w.qh[0] | (uint32_t{w.qh[1]} << 8) | (uint32_t{w.qh[2]} << 16) | (uint32_t{w.qh[3]} << 24);
-    int isum = 0;
-    for (int v = 0; v < 32; ++v) isum += code(w, qh, v) * a.qs[v];
-    return {static_cast<float>(isum) * (half_to_float(w.d) * half_to_float(a.d))};
+    int codes[32];
+    for (int v = 0; v < 32; ++v) codes[v] = code(w, qh, v);
+    return block_lane_terms(codes, a, half_to_float(w.d));
   }
 };
 
@@ -56,12 +74,13 @@ struct Q4_KDot {
   using Weight = BlockQ4_K;
   using Activation = BlockQ8_K;
   static constexpr int kValues = QK_K;
+  static constexpr int kLanes = 1;
   static constexpr bool kHasMin = true;
   static DB_HOST_DEVICE int code(const Weight& w, int v) {
     const uint8_t byte = w.qs[32 * (v / 64) + v % 32];
     return (v % 64) < 32 ? (byte & 0xF) : (byte >> 4);
   }
-  static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
+  static DB_HOST_DEVICE BlockTerms<kLanes> terms(const Weight& w, const Activation& a) {
     int isum = 0, imin = 0;
     for (int j = 0; j < 8; ++j) {
       uint8_t scale, min;
@@ -71,7 +90,7 @@ struct Q4_KDot {
       isum += scale * s;
       imin += min * (a.bsums[2 * j] + a.bsums[2 * j + 1]);
     }
-    return {static_cast<float>(isum) * (half_to_float(w.d) * a.d), static_cast<float>(imin) * (half_to_float(w.dmin) * a.d)};
+    return {{static_cast<float>(isum) * (half_to_float(w.d) * a.d)}, static_cast<float>(imin) * (half_to_float(w.dmin) * a.d)};
   }
 };
 
@@ -83,6 +102,7 @@ struct Q6_KDot {
   using Weight = BlockQ6_K;
   using Activation = BlockQ8_K;
   static constexpr int kValues = QK_K;
+  static constexpr int kLanes = 1;
   static constexpr bool kHasMin = false;
   static DB_HOST_DEVICE int code(const Weight& w, int v) {
     const int h = v / 128, q = (v % 128) / 32, l = v % 32;
@@ -90,14 +110,14 @@ struct Q6_KDot {
     const int nibble = q < 2 ? (low & 0xF) : (low >> 4);
     return nibble | (((w.qh[32 * h + l] >> (2 * q)) & 3) << 4);
   }
-  static DB_HOST_DEVICE BlockTerms terms(const Weight& w, const Activation& a) {
+  static DB_HOST_DEVICE BlockTerms<kLanes> terms(const Weight& w, const Activation& a) {
     int isum = 0;
     for (int g = 0; g < 16; ++g) {
       int s = 0;
       for (int v = 16 * g; v < 16 * g + 16; ++v) s += code(w, v) * a.qs[v];
       isum += w.scales[g] * (s - 32 * a.bsums[g]);
     }
-    return {static_cast<float>(isum) * (half_to_float(w.d) * a.d)};
+    return {{static_cast<float>(isum) * (half_to_float(w.d) * a.d)}};
   }
 };
 

@@ -1,8 +1,9 @@
 // The quantised matrix-vector product's block program, shared by the CUDA kernel and the
 // CPU emulation: y[r] = row r of w . xq, one warp per weight row, kQuantRowsPerBlock rows
 // per block. Lane k of a warp forms the terms of quant blocks k, k + 32, ... (integer work,
-// the bulk); lane 0 then folds them into the row's sum strictly in block order with the
-// reference's float operations, so y is bit-identical to dot_rows_ref
+// the bulk); lane 0 then folds them into the row's float lanes strictly in block order with
+// the reference's float operations, and at the end the lanes into y[r] (block_lanes.h), so
+// y is bit-identical to dot_rows_ref
 // (kernels/quant/vec_dot.h) whenever the GPU rounds like the host (no FMA contraction).
 //
 // Lanes hold whole quant blocks, so a row needs 32 blocks (1024 values for 32-value types,
@@ -30,15 +31,16 @@ struct QuantMatvecArgs {
   float* y;            // [n_rows]
 };
 
+template <class Dot>
 struct QuantMatvecShared {
-  BlockTerms terms[kQuantRowsPerBlock][kWarpLanes];  // this chunk's terms, by lane
-  float row_sum[kQuantRowsPerBlock];
+  BlockTerms<Dot::kLanes> terms[kQuantRowsPerBlock][kWarpLanes];  // this chunk's terms, by lane
+  float row_lanes[kQuantRowsPerBlock][Dot::kLanes];               // the row's float lanes so far
 };
 
 // Lane `lane` of warp `warp`: the terms of block chunk * 32 + lane of its row, if any.
 template <class Dot>
 DB_HOST_DEVICE void quant_matvec_lane_terms(const QuantMatvecArgs& a, int64_t row, int64_t chunk, unsigned lane, unsigned warp,
-                                            QuantMatvecShared& sh) {
+                                            QuantMatvecShared<Dot>& sh) {
   const int64_t b = chunk * kWarpLanes + lane;
   if (row >= a.n_rows || b >= a.n_blocks) return;
   const auto* w = reinterpret_cast<const typename Dot::Weight*>(a.w + static_cast<size_t>(row) * a.w_stride);
@@ -46,28 +48,35 @@ DB_HOST_DEVICE void quant_matvec_lane_terms(const QuantMatvecArgs& a, int64_t ro
   sh.terms[warp][lane] = Dot::terms(w[b], x[b]);
 }
 
-// Lane 0 of each warp: fold this chunk's terms into the row's sum, in block order.
+// Lane 0 of each warp: fold this chunk's terms into the row's float lanes, in block order.
 template <class Dot>
 DB_HOST_DEVICE void quant_matvec_fold_chunk(const QuantMatvecArgs& a, int64_t row, int64_t chunk, unsigned lane, unsigned warp,
-                                            QuantMatvecShared& sh) {
+                                            QuantMatvecShared<Dot>& sh) {
   if (lane != 0 || row >= a.n_rows) return;
   const int64_t left = a.n_blocks - chunk * kWarpLanes;
   const int count = left < kWarpLanes ? static_cast<int>(left) : static_cast<int>(kWarpLanes);
-  float sum = sh.row_sum[warp];
+  float* sum = sh.row_lanes[warp];
   for (int k = 0; k < count; ++k) {
-    sum += sh.terms[warp][k].add;
-    if constexpr (Dot::kHasMin) sum -= sh.terms[warp][k].sub;
+    for (int l = 0; l < Dot::kLanes; ++l) sum[l] += sh.terms[warp][k].add[l];
+    if constexpr (Dot::kHasMin) sum[0] -= sh.terms[warp][k].sub;
   }
-  sh.row_sum[warp] = sum;
+}
+
+template <class Dot>
+DB_HOST_DEVICE float fold_row_lanes(const float* lanes) {
+  if constexpr (Dot::kLanes == kBlockLanes) return fold_block_lanes(lanes);
+  else return lanes[0];
 }
 
 // Launch shape: grid (ceil(n_rows / kQuantRowsPerBlock)), block (kWarpLanes, kQuantRowsPerBlock).
 // Every thread runs every phase (rows past the end included), so the barriers are uniform.
 template <class Dot, class Block>
-DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs& a, QuantMatvecShared& sh) {
+DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs& a, QuantMatvecShared<Dot>& sh) {
+  static_assert(Dot::kLanes == 1 || Dot::kLanes == kBlockLanes);
   const int64_t first_row = static_cast<int64_t>(block.index().x) * kQuantRowsPerBlock;
   block.each_thread([&](Dim3 t) {
-    if (t.x == 0) sh.row_sum[t.y] = 0.0f;
+    if (t.x == 0)
+      for (int l = 0; l < Dot::kLanes; ++l) sh.row_lanes[t.y][l] = 0.0f;
   });
   block.sync();
   const int64_t chunks = (a.n_blocks + kWarpLanes - 1) / kWarpLanes;
@@ -78,7 +87,7 @@ DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs
     block.sync();
   }
   block.each_thread([&](Dim3 t) {
-    if (t.x == 0 && first_row + t.y < a.n_rows) a.y[first_row + t.y] = sh.row_sum[t.y];
+    if (t.x == 0 && first_row + t.y < a.n_rows) a.y[first_row + t.y] = fold_row_lanes<Dot>(sh.row_lanes[t.y]);
   });
 }
 

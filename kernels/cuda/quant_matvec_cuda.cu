@@ -9,7 +9,7 @@ namespace {
 
 template <class Dot>
 __global__ void quant_matvec_kernel(QuantMatvecArgs args) {
-  __shared__ QuantMatvecShared shared;
+  __shared__ QuantMatvecShared<Dot> shared;
   quant_matvec_block<Dot>(DeviceBlock{}, args, shared);
 }
 

@@ -1,10 +1,11 @@
 // Dot products of quantised weight rows with one quantised activation row.
 //
-//   dot_rows_ref  plain scalar code: integer sums per block, then one float
-//                 multiply-add per block in block order. This order is the contract.
-//   dot_rows_avx2 the same integer sums with AVX2, 8 weight rows
-//                 at a time; the float part runs across rows in SIMD lanes with exactly
-//                 the reference's operations, so results are bit-identical to it.
+//   dot_rows_ref  plain scalar code: integer sums, then float multiply-adds in block
+//                 order: per block for K-quants and float weights, per lane of four values
+//                 for the 32-value types (block_lanes.h). This order is the contract.
+//   dot_rows_avx2 the same integer sums with AVX2; the float part runs in SIMD lanes with
+//                 exactly the reference's operations (the 32-value types' lanes, or 8
+//                 K-quant rows side by side), so results are bit-identical to it.
 //   dot_rows_avx512vnni  the same with vpdpbusd (AVX-512 VNNI + VL); identical results.
 //   dot_rows      runtime dispatch.
 //

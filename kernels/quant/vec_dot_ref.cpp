@@ -2,6 +2,7 @@
 // every optimised version reproduces bit for bit (see vec_dot.h).
 #include <cstring>
 
+#include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
@@ -28,14 +29,26 @@ float dot_float(Load load, const float* x, int64_t n) {
   return acc[0];
 }
 
-float dot_q4_0(const BlockQ4_0* b, const BlockQ8_0* y, int64_t nb) {
-  float sum = 0.0f;
+// 32-value blocks: block_lanes.h's lanes. code(block, v) is value v's signed code.
+template <typename Block, typename Code>
+float dot_32block(const Block* b, const BlockQ8_0* y, int64_t nb, Code code) {
+  float lane[kBlockLanes] = {};
   for (int64_t i = 0; i < nb; ++i) {
-    int isum = 0;
-    for (int j = 0; j < 16; ++j) isum += ((b[i].qs[j] & 0xF) - 8) * y[i].qs[j] + ((b[i].qs[j] >> 4) - 8) * y[i].qs[j + 16];
-    sum += static_cast<float>(isum) * (fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d));
+    const float d = fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d);
+    for (int l = 0; l < kBlockLanes; ++l) {
+      int s = 0;
+      for (int v = kValuesPerLane * l; v < kValuesPerLane * (l + 1); ++v) s += code(b[i], v) * y[i].qs[v];
+      lane[l] += static_cast<float>(s) * d;
+    }
   }
-  return sum;
+  return fold_block_lanes(lane);
+}
+
+// Q4_0 and Q5_0 keep values 0..15 in the low nibbles of qs[0..15] and 16..31 in the high.
+int nibble(const uint8_t* qs, int v) { return v < 16 ? (qs[v] & 0xF) : (qs[v - 16] >> 4); }
+
+float dot_q4_0(const BlockQ4_0* b, const BlockQ8_0* y, int64_t nb) {
+  return dot_32block(b, y, nb, [](const BlockQ4_0& w, int v) { return nibble(w.qs, v) - 8; });
 }
 
 float dot_q4_1(const BlockQ4_1* b, const BlockQ8_1* y, int64_t nb) {
@@ -60,12 +73,7 @@ int q5_isum(const uint8_t* qs, uint32_t qh, const int8_t* y, int offset) {
 }
 
 float dot_q5_0(const BlockQ5_0* b, const BlockQ8_0* y, int64_t nb) {
-  float sum = 0.0f;
-  for (int64_t i = 0; i < nb; ++i) {
-    const int isum = q5_isum(b[i].qs, load_u32(b[i].qh), y[i].qs, 16);
-    sum += static_cast<float>(isum) * (fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d));
-  }
-  return sum;
+  return dot_32block(b, y, nb, [](const BlockQ5_0& w, int v) { return (nibble(w.qs, v) | static_cast<int>(((load_u32(w.qh) >> v) & 1u) << 4)) - 16; });
 }
 
 float dot_q5_1(const BlockQ5_1* b, const BlockQ8_1* y, int64_t nb) {
@@ -79,13 +87,7 @@ float dot_q5_1(const BlockQ5_1* b, const BlockQ8_1* y, int64_t nb) {
 }
 
 float dot_q8_0(const BlockQ8_0* b, const BlockQ8_0* y, int64_t nb) {
-  float sum = 0.0f;
-  for (int64_t i = 0; i < nb; ++i) {
-    int isum = 0;
-    for (int j = 0; j < 32; ++j) isum += b[i].qs[j] * y[i].qs[j];
-    sum += static_cast<float>(isum) * (fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d));
-  }
-  return sum;
+  return dot_32block(b, y, nb, [](const BlockQ8_0& w, int v) { return static_cast<int>(w.qs[v]); });
 }
 
 // Sum of sub-block mins weighted by the activation sums, shared by Q4_K and Q5_K.

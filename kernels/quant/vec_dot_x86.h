@@ -1,9 +1,12 @@
-// x86 dot products, 8 weight rows per pass, shared by the AVX2 and AVX-512 VNNI builds:
-// each including translation unit is compiled with its own ISA flags and gets
-// its own copy of the kernels with its integer-dot primitive (see dot_s8). Integer block sums are exact, so
-// both give the same integers, and only the float steps matter for bit-identity with
-// vec_dot_ref.cpp: lane r of the accumulator performs exactly the scalar operations the
-// reference performs for row r. Everything here has internal linkage on purpose.
+// x86 dot products, shared by the AVX2 and AVX-512 VNNI builds: each including translation
+// unit is compiled with its own ISA flags and gets its own copy of the kernels with its
+// integer-dot primitive (see dot_abs_s8). Integer sums are exact, so both give the same
+// integers, and only the float steps matter for bit-identity with vec_dot_ref.cpp:
+//   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, the eight float lanes of a
+//     register being block_lanes.h's lanes;
+//   K-quants: 8 weight rows per pass, lane r of the accumulator performing exactly the
+//     scalar operations the reference performs for row r.
+// Everything here has internal linkage on purpose.
 #pragma once
 
 #include <immintrin.h>
@@ -11,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/vec_dot.h"
 
@@ -33,7 +37,7 @@ inline __m256i hsum8_epi32(const __m256i v[8]) {
 
 // Signed int8 x int8 -> 8 int32 partial sums. Neither operand may be -128
 // (true for Q8_0 activations and for every weight code we feed here).
-// dot_abs_s8 takes |w| and a with w's signs, so a caller that reuses w can take |w| once.
+// It takes |w| and a with w's signs, so a caller that reuses w takes |w| once.
 inline __m256i dot_abs_s8(__m256i abs_w, __m256i signed_a) {
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
   return _mm256_dpbusd_epi32(_mm256_setzero_si256(), abs_w, signed_a);
@@ -41,8 +45,6 @@ inline __m256i dot_abs_s8(__m256i abs_w, __m256i signed_a) {
   return _mm256_madd_epi16(_mm256_maddubs_epi16(abs_w, signed_a), _mm256_set1_epi16(1));
 #endif
 }
-
-inline __m256i dot_s8(__m256i w, __m256i a) { return dot_abs_s8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)); }
 
 // Unsigned (0..127) x signed int8 -> 16 int16 pair sums.
 inline __m256i dot_u8_pairs(__m256i w, __m256i a) { return _mm256_maddubs_epi16(w, a); }
@@ -54,15 +56,16 @@ inline __m256i unpack_nibbles_16(const uint8_t* qs) {
   return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), m), _mm_and_si128(q, m));
 }
 
-// Byte j = 0x10 if bit j of the 32-bit mask is set, else 0.
-inline __m256i bits_to_0x10(const uint8_t* qh) {
+// Byte j = 0xF0 if bit j of the 32-bit mask is clear, else 0: or-ed onto a nibble, that is
+// the Q5_0 code (nibble | bit << 4) - 16 as an int8, without a subtraction.
+inline __m256i clear_bits_to_0xf0(const uint8_t* qh) {
   uint32_t bits;
   std::memcpy(&bits, qh, 4);
   const __m256i shuf = _mm256_setr_epi64x(0x0000000000000000, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303);
   __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), shuf);
   const __m256i sel = _mm256_set1_epi64x(0x8040201008040201LL);
   b = _mm256_cmpeq_epi8(_mm256_and_si256(b, sel), sel);
-  return _mm256_and_si256(b, _mm256_set1_epi8(0x10));
+  return _mm256_andnot_si256(b, _mm256_set1_epi8(static_cast<char>(0xF0)));
 }
 
 // The fp16 field at byte `offset` of block i of each of the 8 rows.
@@ -73,67 +76,70 @@ inline __m256 load_8_halves(const uint8_t* const* rows, int64_t i, size_t offset
   return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
 }
 
-// Several activation rows against the same 8 weight rows (a matmul's inner loop): each
-// weight block is unpacked once, with its |w| and scales, and then used for every activation
-// row. Activation row x's accumulator sees exactly rows_32block's operations, so the result
-// is bit-identical to calling it once per row, which keeps matmul batch-invariant.
+// block_lanes.h's fold of the eight lanes.
+inline float fold_lanes(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));  // l + (l + 4)
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));                                          // (0 + 2), (1 + 3)
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+// One weight row of 32-value blocks against X activation rows: each block is unpacked once,
+// with its |w|, for all X. Lane l of acc[x] performs exactly the reference's operations for
+// lane l (block_lanes.h), so the result does not depend on X: matmul stays batch-invariant.
 template <int X, typename Block, typename Unpack>
-void rows_32block_batch(const uint8_t* const* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride,
-                        Unpack unpack) {
+void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride, Unpack unpack) {
   __m256 acc[X];
   for (int x = 0; x < X; ++x) acc[x] = _mm256_setzero_ps();
   for (int64_t i = 0; i < nb; ++i) {
-    __m256i q[kRows], abs_q[kRows];
-    for (int r = 0; r < kRows; ++r) {
-      q[r] = unpack(reinterpret_cast<const Block*>(w[r]) + i);
-      abs_q[r] = _mm256_sign_epi8(q[r], q[r]);
-    }
-    const __m256 dw = load_8_halves<Block>(w, i, offsetof(Block, d));
+    const __m256i q = unpack(w + i);
+    const __m256i abs_q = _mm256_sign_epi8(q, q);
+    const float dw = fp16_to_fp32(w[i].d);
     for (int x = 0; x < X; ++x) {
       const BlockQ8_0& y = reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x) * xq_stride)[i];
       const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
-      __m256i parts[kRows];
-      for (int r = 0; r < kRows; ++r) parts[r] = dot_abs_s8(abs_q[r], _mm256_sign_epi8(a, q[r]));
-      const __m256 isum = _mm256_cvtepi32_ps(hsum8_epi32(parts));
-      const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(fp16_to_fp32(y.d)));
-      acc[x] = _mm256_add_ps(acc[x], _mm256_mul_ps(isum, d));
+      const __m256 lanes = _mm256_cvtepi32_ps(dot_abs_s8(abs_q, _mm256_sign_epi8(a, q)));
+      acc[x] = _mm256_add_ps(acc[x], _mm256_mul_ps(lanes, _mm256_set1_ps(dw * fp16_to_fp32(y.d))));
     }
   }
-  for (int x = 0; x < X; ++x) _mm256_storeu_ps(out + static_cast<size_t>(x) * out_stride, acc[x]);
+  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[x]);
 }
 
 inline __m256i unpack_q8_0(const BlockQ8_0* b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b->qs)); }
-inline __m256i unpack_q5_0(const BlockQ5_0* b) {
-  return _mm256_sub_epi8(_mm256_or_si256(unpack_nibbles_16(b->qs), bits_to_0x10(b->qh)), _mm256_set1_epi8(16));
-}
+inline __m256i unpack_q5_0(const BlockQ5_0* b) { return _mm256_or_si256(unpack_nibbles_16(b->qs), clear_bits_to_0xf0(b->qh)); }
 inline __m256i unpack_q4_0(const BlockQ4_0* b) { return _mm256_sub_epi8(unpack_nibbles_16(b->qs), _mm256_set1_epi8(8)); }
 
-// Up to kBatchX activation rows at a time: four accumulators and the unpacked block fit
-// the 16 AVX2 registers with the partial sums spilling to L1 at most.
+// Up to kBatchX activation rows per pass over a weight row: four accumulators, the block
+// and its |w| fit the 16 AVX2 registers.
 constexpr int64_t kBatchX = 4;
 
-template <typename Block, typename Unpack>
-void rows_32block_batch_any(const uint8_t* const* w, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* out,
-                            size_t out_stride, Unpack unpack) {
-  for (int64_t x = 0; x < n_x; x += kBatchX) {
-    const uint8_t* xq_x = xq + static_cast<size_t>(x) * xq_stride;
-    float* out_x = out + static_cast<size_t>(x) * out_stride;
-    switch (std::min(kBatchX, n_x - x)) {
-      case 4: rows_32block_batch<4, Block>(w, xq_x, xq_stride, nb, out_x, out_stride, unpack); break;
-      case 3: rows_32block_batch<3, Block>(w, xq_x, xq_stride, nb, out_x, out_stride, unpack); break;
-      case 2: rows_32block_batch<2, Block>(w, xq_x, xq_stride, nb, out_x, out_stride, unpack); break;
-      default: rows_32block_batch<1, Block>(w, xq_x, xq_stride, nb, out_x, out_stride, unpack); break;
+// Weight rows row_at(0 .. n_rows) against n_x activation rows, xq_stride bytes apart:
+// y[x * y_stride + r].
+template <typename Block, typename RowAt, typename Unpack>
+void rows_32block(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride,
+                  Unpack unpack) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const Block* w = reinterpret_cast<const Block*>(row_at(r));
+    for (int64_t x = 0; x < n_x; x += kBatchX) {
+      const uint8_t* xq_x = xq + static_cast<size_t>(x) * xq_stride;
+      float* y_x = y + static_cast<size_t>(x) * y_stride + r;
+      switch (std::min(kBatchX, n_x - x)) {
+        case 4: row_32block_batch<4>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); break;
+        case 3: row_32block_batch<3>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); break;
+        case 2: row_32block_batch<2>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); break;
+        default: row_32block_batch<1>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); break;
+      }
     }
   }
 }
 
-// Rows given as 8 pointers, n_x activation rows: the batched kernel for `type`, or false.
-bool rows8_batch(GgmlType type, const uint8_t* const* rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
-                 size_t y_stride) {
+// The 32-value-block kernel for `type`, or false for other types.
+template <typename RowAt>
+bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                      size_t y_stride) {
   switch (type) {
-    case GgmlType::Q8_0: rows_32block_batch_any<BlockQ8_0>(rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q8_0); return true;
-    case GgmlType::Q5_0: rows_32block_batch_any<BlockQ5_0>(rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q5_0); return true;
-    case GgmlType::Q4_0: rows_32block_batch_any<BlockQ4_0>(rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q4_0); return true;
+    case GgmlType::Q8_0: rows_32block<BlockQ8_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q8_0); return true;
+    case GgmlType::Q5_0: rows_32block<BlockQ5_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q5_0); return true;
+    case GgmlType::Q4_0: rows_32block<BlockQ4_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q4_0); return true;
     default: return false;
   }
 }
@@ -266,11 +272,9 @@ inline float (*float_row_kernel(GgmlType type))(const uint8_t*, const float*, in
   }
 }
 
-// Rows given as 8 pointers: dispatches to the typed kernel, or returns false.
-bool rows8(GgmlType type, const uint8_t* const* rows, const void* xq, int64_t n, float* y) {
+// K-quant rows given as 8 pointers: dispatches to the typed kernel, or returns false.
+bool rows8_k(GgmlType type, const uint8_t* const* rows, const void* xq, int64_t n, float* y) {
   switch (type) {
-    case GgmlType::Q8_0: case GgmlType::Q5_0: case GgmlType::Q4_0:
-      return rows8_batch(type, rows, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0);
     case GgmlType::Q4_K: rows_q4_k(rows, static_cast<const BlockQ8_K*>(xq), n / QK_K, y); return true;
     case GgmlType::Q6_K: rows_q6_k(rows, static_cast<const BlockQ8_K*>(xq), n / QK_K, y); return true;
     default: return false;
@@ -282,27 +286,23 @@ void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_ro
     for (int64_t r = 0; r < n_rows; ++r) y[r] = row(w + static_cast<size_t>(r) * w_stride, static_cast<const float*>(xq), n);
     return;
   }
+  const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
+  if (rows_32block_any(type, row_at, n_rows, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0)) return;
   int64_t r = 0;
   for (; r + kRows <= n_rows; r += kRows) {
     const uint8_t* rows[kRows];
-    for (int k = 0; k < kRows; ++k) rows[k] = w + static_cast<size_t>(r + k) * w_stride;
-    if (!rows8(type, rows, xq, n, y + r)) break;
+    for (int k = 0; k < kRows; ++k) rows[k] = row_at(r + k);
+    if (!rows8_k(type, rows, xq, n, y + r)) break;
   }
-  if (r < n_rows) dot_rows_ref(type, w + static_cast<size_t>(r) * w_stride, w_stride, n_rows - r, xq, n, y + r);
+  if (r < n_rows) dot_rows_ref(type, row_at(r), w_stride, n_rows - r, xq, n, y + r);
 }
 
 void dot_rows_batch_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
                         int64_t n_x, int64_t n, float* y, size_t y_stride) {
-  int64_t r = 0;
-  for (; r + kRows <= n_rows; r += kRows) {
-    const uint8_t* rows[kRows];
-    for (int k = 0; k < kRows; ++k) rows[k] = w + static_cast<size_t>(r + k) * w_stride;
-    if (!rows8_batch(type, rows, xq, xq_stride, n_x, n, y + r, y_stride)) break;
-  }
-  if (r < n_rows)  // other types, and the last n_rows % 8 rows: one activation row at a time
-    for (int64_t x = 0; x < n_x; ++x)
-      dot_rows_x86(type, w + static_cast<size_t>(r) * w_stride, w_stride, n_rows - r, xq + static_cast<size_t>(x) * xq_stride, n,
-                   y + static_cast<size_t>(x) * y_stride + r);
+  const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
+  if (rows_32block_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
+  for (int64_t x = 0; x < n_x; ++x)  // other types: one activation row at a time
+    dot_rows_x86(type, w, w_stride, n_rows, xq + static_cast<size_t>(x) * xq_stride, n, y + static_cast<size_t>(x) * y_stride);
 }
 
 void dot_rows_indexed_x86(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
@@ -311,13 +311,15 @@ void dot_rows_indexed_x86(GgmlType type, const uint8_t* w, size_t row_bytes, con
     for (int64_t r = 0; r < n_ids; ++r) y[r] = row(w + static_cast<size_t>(ids[r]) * row_bytes, static_cast<const float*>(xq), n);
     return;
   }
+  const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; };
+  if (rows_32block_any(type, row_at, n_ids, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0)) return;
   int64_t r = 0;
   for (; r + kRows <= n_ids; r += kRows) {
     const uint8_t* rows[kRows];
-    for (int k = 0; k < kRows; ++k) rows[k] = w + static_cast<size_t>(ids[r + k]) * row_bytes;
-    if (!rows8(type, rows, xq, n, y + r)) break;
+    for (int k = 0; k < kRows; ++k) rows[k] = row_at(r + k);
+    if (!rows8_k(type, rows, xq, n, y + r)) break;
   }
-  for (; r < n_ids; ++r) y[r] = dot_row_ref(type, w + static_cast<size_t>(ids[r]) * row_bytes, xq, n);
+  for (; r < n_ids; ++r) y[r] = dot_row_ref(type, row_at(r), xq, n);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ void emulate_quant_matvec(const cuda::QuantMatvecArgs& args, cuda::ThreadOrder o
   cuda::emulate_blocks(
       grid, Dim3{cuda::kWarpLanes, cuda::kQuantRowsPerBlock},
       [&](const cuda::EmulatedBlock& block) {
-        cuda::QuantMatvecShared shared{};
+        cuda::QuantMatvecShared<Dot> shared{};
         cuda::quant_matvec_block<Dot>(block, args, shared);
       },
       order);
