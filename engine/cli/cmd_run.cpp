@@ -15,7 +15,7 @@ namespace draftbench::cli {
 namespace {
 struct RunArgs {
   std::string spec, out, only, shard;
-  bool resume = false, dry_run = false, emit_slurm = false;
+  bool resume = false, retry_errors = false, dry_run = false, emit_slurm = false;
   int slurm_shards = 8;
 };
 
@@ -42,6 +42,7 @@ Run add_run(CLI::App& app) {
   sub->add_option("spec", a->spec, "Experiment spec (YAML or JSON; see experiments/README.md)")->required();
   sub->add_option("--out", a->out, "Output directory (default: reports/<spec name>)");
   sub->add_flag("--resume", a->resume, "Continue a run whose output directory already holds results: finished points are skipped");
+  sub->add_flag("--retry-errors", a->retry_errors, "With --resume: run again the points recorded as 'error' (their new record supersedes the old)");
   sub->add_option("--only", a->only, "Run only points matching axis=value[,axis=value...] (and their baselines)");
   sub->add_option("--shard", a->shard, "i/n: run the points whose index modulo n is i (join shards with `draftbench merge`)");
   sub->add_flag("--dry-run", a->dry_run, "Print the expanded points and an estimated time; run nothing");
@@ -54,6 +55,8 @@ Run add_run(CLI::App& app) {
     o.checkout = checkout_root();
     o.out_dir = a->out.empty() ? default_out(spec) : a->out;
     o.resume = a->resume;
+    o.retry_errors = a->retry_errors;
+    if (o.retry_errors && !o.resume) throw InputError("run", "--retry-errors", "needs --resume (it re-runs the failed points of an existing run)");
     o.only = a->only;
     o.dry_run = a->dry_run;
     if (!a->shard.empty()) parse_shard(a->shard, o);

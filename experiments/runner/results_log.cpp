@@ -17,8 +17,8 @@ namespace draftbench {
 namespace {
 
 struct Parsed {
-  std::vector<nlohmann::json> records;
-  uint64_t valid_bytes = 0;  // the prefix of whole, checked lines
+  std::vector<nlohmann::json> records;  // the latest record of each key, in first-seen order
+  uint64_t valid_bytes = 0;             // the prefix of whole, checked lines
 };
 
 Parsed parse(const std::string& path) {
@@ -27,6 +27,7 @@ Parsed parse(const std::string& path) {
   if (!in) return out;
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   size_t at = 0;
+  std::map<std::string, size_t> by_key;
   for (int line = 1; at < bytes.size(); ++line) {
     const size_t nl = bytes.find('\n', at);
     // Appends end with the newline, so a last line without one is a torn append: drop it.
@@ -38,7 +39,13 @@ Parsed parse(const std::string& path) {
       throw InputError(path, fmt::format("line {}", line), "expected {\"sha256\": ..., \"record\": {\"key\": ...}}");
     if (j["sha256"] != sha256_hex(j["record"].dump()))
       throw InputError(path, fmt::format("line {}", line), "checksum mismatch (the record was edited or corrupted)");
-    out.records.push_back(std::move(j["record"]));
+    // A retried point (run --retry-errors) appends a new record under its key; the latest
+    // one stands, and the log stays append-only.
+    const auto [it, fresh] = by_key.emplace(j["record"]["key"].get<std::string>(), out.records.size());
+    if (fresh)
+      out.records.push_back(std::move(j["record"]));
+    else
+      out.records[it->second] = std::move(j["record"]);
     at = nl + 1;
     out.valid_bytes = at;
   }
@@ -84,8 +91,11 @@ void ResultsLog::append(const nlohmann::json& record) {
   const bool synced = ::fsync(fd) == 0;
   ::close(fd);
   if (!synced) throw InputError(path_, "", "cannot flush a record to disk");
-  by_key_[record["key"].get<std::string>()] = records_.size();
-  records_.push_back(record);
+  const auto [it, fresh] = by_key_.emplace(record["key"].get<std::string>(), records_.size());
+  if (fresh)
+    records_.push_back(record);
+  else
+    records_[it->second] = record;
 }
 
 std::vector<nlohmann::json> ResultsLog::read(const std::string& path) {

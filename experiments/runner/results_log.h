@@ -1,7 +1,8 @@
 // The results of a sweep, one JSON record per finished point, in `results.jsonl`. Every
 // line carries the SHA-256 of its record and is fsync'd before the next point starts, so
 // the file is always valid: a run killed mid-write leaves at most a torn last line, which
-// opening drops (and truncates away) — everything measured before it is kept.
+// opening drops (and truncates away) — everything measured before it is kept. A key
+// recorded twice (a point retried after an error) reads as its latest record.
 //
 //   {"sha256": "<hex of record.dump()>", "record": {"key": ..., "status": ..., ...}}
 #pragma once
@@ -25,7 +26,8 @@ class ResultsLog {
   bool has(const std::string& key) const { return by_key_.count(key) > 0; }
   const nlohmann::json* find(const std::string& key) const;
 
-  // Appends a record (which must have a string "key"), flushed to disk before returning.
+  // Appends a record (which must have a string "key"), flushed to disk before returning;
+  // it supersedes an earlier record of the same key.
   void append(const nlohmann::json& record);
 
   // Reads the records of a results file without opening it for writing.

@@ -184,7 +184,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   int errors = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
-    if (log.has(p.key())) continue;
+    if (const nlohmann::json* done = log.find(p.key()); done && !(o.retry_errors && (*done)["status"] == "error")) continue;
     bar.begin_point(static_cast<int>(i), point_label(p), estimates[i]);
     PointContext context{spec,
                          *model,

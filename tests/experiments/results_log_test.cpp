@@ -46,6 +46,29 @@ TEST_CASE("results log: appended records are read back, in order, by key") {
   REQUIRE(ResultsLog::read(path).size() == 3);
 }
 
+TEST_CASE("results log: a key recorded again (a retried point) reads as its latest record, in its first place") {
+  test::TempDir dir("results_log_retry");
+  const std::string path = dir / "results.jsonl";
+  const std::string before = two_records(path);
+  nlohmann::json retried = record(0);
+  retried["status"] = "error";
+  retried["message"] = "a second try";
+  {
+    ResultsLog log(path);
+    log.append(retried);
+    REQUIRE(log.records().size() == 2);
+    REQUIRE(log.records()[0] == retried);
+    REQUIRE(*log.find("point-0") == retried);
+  }
+  // Append-only: the first record is still on disk, before the one that supersedes it.
+  REQUIRE(read_all(path).rfind(before, 0) == 0);
+  const std::vector<nlohmann::json> read = ResultsLog::read(path);
+  REQUIRE(read.size() == 2);
+  REQUIRE(read[0] == retried);
+  REQUIRE(read[1] == record(1));
+  REQUIRE(ResultsLog(path).records() == read);
+}
+
 TEST_CASE("results log: a torn last line (a killed append) is dropped and truncated away") {
   test::TempDir dir("results_log_torn");
   const std::string path = dir / "results.jsonl";

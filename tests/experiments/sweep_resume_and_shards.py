@@ -4,7 +4,7 @@ changed, nothing is run twice, and the resumed results equal an uninterrupted ru
 (tokens, at temperature 0 and 1). Also: rerunning without --resume is refused, a resumed
 run must use the spec it started with, the report fits its JSON Schema, two shards run as
 local processes merge into the uninterrupted run's results, and --emit-slurm writes a
-job-array script."""
+job-array script, and --retry-errors runs again only the points that ended in error."""
 import argparse, json, os, signal, subprocess, sys, tempfile, time
 
 import jsonschema  # scripts/requirements-reference.txt, in the project venv
@@ -29,6 +29,44 @@ def records(path):
 
 def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def retry_errors(a, tmp):
+    """A point whose prompt plus max_new_tokens overflows the context fails at run time; the
+    sweep records it as error, exits 1 and goes on. --resume skips it; --resume
+    --retry-errors runs it (only it) again, and its new record supersedes the old."""
+    spec = os.path.join(tmp, "retry.yaml")
+    with open(spec, "w") as f:
+        f.write(f"""schema_version: 1
+name: retry
+datasets:
+  - {{name: mt, path: {a.root}/datasets/mt_bench_style/question.jsonl, limit: 1}}
+sweep:
+  drafter: [autoregressive]
+  max_new_tokens: [4, 1000000]
+warmup: 0
+""")
+    out = os.path.join(tmp, "retry")
+    results = os.path.join(out, "results.jsonl")
+    first = run([a.draftbench, "run", spec, "--out", out])
+    assert first.returncode == 1 and "1 point(s) ended in error" in first.stderr, first.stderr
+    assert [r["status"] for r in records(results)] == ["ok", "error"], records(results)
+    assert "tokens" in records(results)[1]["message"], records(results)[1]
+    refused = run([a.draftbench, "run", spec, "--out", out, "--retry-errors"])
+    assert refused.returncode != 0 and "--retry-errors: needs --resume" in refused.stderr, refused.stderr
+    resumed = run([a.draftbench, "run", spec, "--out", out, "--resume"])
+    assert resumed.returncode == 0 and not [l for l in resumed.stderr.splitlines() if " ..." in l], resumed.stderr
+    with open(results) as f:
+        lines_before = f.readlines()
+    retried = run([a.draftbench, "run", spec, "--out", out, "--resume", "--retry-errors"])
+    assert retried.returncode == 1, retried.stderr
+    ran = [l for l in retried.stderr.splitlines() if " ..." in l]
+    assert len(ran) == 1 and ran[0].startswith("[2/2]"), retried.stderr
+    with open(results) as f:
+        lines_after = f.readlines()
+    assert lines_after[:2] == lines_before and len(lines_after) == 3, lines_after
+    report = json.load(open(os.path.join(out, "report.json")))
+    assert [p["status"] for p in report["points"]] == ["ok", "error"], [p["status"] for p in report["points"]]
 
 
 def main():
@@ -109,8 +147,10 @@ def main():
     assert "#SBATCH --array=0-1" in script and "--shard ${SLURM_ARRAY_TASK_ID}/2" in script, script
     assert run(["bash", "-n", os.path.join(tmp, "slurm", "slurm.sh")]).returncode == 0
 
+    retry_errors(a, tmp)
     print(f"killed after {len(kept)} of {n_points} points; resumed the other {n_points - len(kept)}; "
-          f"results equal an uninterrupted run's; report.json fits its schema; temperature-0 drafters reproduce the baseline's tokens; two shards merge into the same results")
+          f"results equal an uninterrupted run's; report.json fits its schema; temperature-0 drafters reproduce the baseline's tokens; two shards merge into the same results; "
+          f"--retry-errors re-ran only the failed point")
 
 
 if __name__ == "__main__":
