@@ -56,7 +56,10 @@ constexpr MetricRow kTpsSpeedupRows[] = {{"TPS", "tps", "{:.1f}"}, {"speedup", "
 // The paper reports MT-Bench and AlpacaEval; a dataset is matched to one by its name.
 std::string paper_dataset(const std::string& ours) { return ours.find("alpaca") != std::string::npos ? "alpaca_eval" : "mt_bench"; }
 
-Table table1(const nlohmann::json& report, const nlohmann::json& paper) {
+// Only for sweeps of that shape: one point per (dataset, temperature, drafter) at batch 1.
+// A drafter swept over other axes (beam width, say) has no single cell value; its layouts
+// are the beam-width tables, and picking one of its points here would misreport it.
+std::optional<Table> table1(const nlohmann::json& report, const nlohmann::json& paper) {
   Table t;
   t.id = "table1";
   t.caption = "Speedup and tokens/step by drafter, dataset and temperature (Table 1 layout), batch size 1";
@@ -73,7 +76,7 @@ Table table1(const nlohmann::json& report, const nlohmann::json& paper) {
     if (std::find(drafter_order.begin(), drafter_order.end(), drafter) == drafter_order.end()) drafter_order.push_back(drafter);
     rows.insert({temp, drafter});
     temperatures.insert(temp);
-    at.emplace(std::make_tuple(ds, temp, drafter), &p);  // the first point of a cell stands for it
+    if (!at.emplace(std::make_tuple(ds, temp, drafter), &p).second) return std::nullopt;
   }
   t.header = {"T", "drafter"};
   t.groups = {{"", 2}};
@@ -267,7 +270,7 @@ std::vector<Table> report_tables(const nlohmann::json& report, const nlohmann::j
   // The paper's layouts for the shapes the sweep has; the one its spec names first.
   const std::string named = report["spec"].value("paper", nlohmann::json()).is_string() ? report["spec"]["paper"].get<std::string>() : "";
   std::vector<Table> layouts;
-  if (has_drafters) layouts.push_back(table1(report, paper));
+  if (auto t = table1(report, paper); t && has_drafters) layouts.push_back(std::move(*t));
   if (auto t = table4(report, paper)) layouts.push_back(std::move(*t));
   for (Table& t : table5(report, paper)) layouts.push_back(std::move(t));
   if (auto t = table6(report, paper)) layouts.push_back(std::move(*t));

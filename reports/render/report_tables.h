@@ -2,7 +2,7 @@
 // that shape, with the paper's published numbers beside ours when the spec names a paper
 // table (reports/paper/paper_tables.json):
 //   points  every point: parameters, status, tokens/step, TPS, speedup, lossless check
-//   table1  drafters x datasets x temperatures: speedup and tokens/step
+//   table1  drafters x datasets x temperatures: speedup and tokens/step (one point per cell)
 //   table4  ReDrafter by beam width: TPS, speedup, tokens/step
 //   table5  ReDrafter by beam width x batch size: TPS and TPS x BSZ, OOM cells
 //   table6  ReDrafter by beam width, with and without distillation

@@ -85,6 +85,16 @@ TEST_CASE("report: the Table 1 layout, with the paper's columns when the spec na
   REQUIRE(latex.find("\\multicolumn{2}{c}{mt}") != std::string::npos);
   REQUIRE(latex.find("0 & redrafter & 1.50x & 2.50 & 2.80x & 4.20 \\\\") != std::string::npos);
   REQUIRE(to_html(t).find("<th colspan=\"2\">paper, mt_bench (Vicuna-7B, H100)</th>") != std::string::npos);
+  SECTION("a drafter with several points per cell (a beam-width sweep) gets no Table 1 layout") {
+    nlohmann::json wide = record("redrafter", 0, 50, 2.6, "a");
+    wide["point"]["params"]["beam_width"] = 4;
+    wide["key"] = wide["point"]["key"] = nlohmann::json{{"dataset", "mt"}, {"params", wide["point"]["params"]}}.dump();
+    const std::vector<Table> swept =
+        report_tables(report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a"), wide}, "table1"), paper);
+    for (const Table& s : swept) REQUIRE(s.id != "table1");
+    REQUIRE(swept.back().id == "points");
+    REQUIRE(swept.back().rows.size() == 3);
+  }
   SECTION("without the paper key, no paper columns") {
     const std::vector<Table> plain = report_tables(report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")}), paper);
     REQUIRE(plain[0].header.size() == 4);
