@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
@@ -74,10 +75,18 @@ std::string render_report(const nlohmann::json& report, const std::string& repor
   const fs::path dir(dir_name);
   fs::create_directories(dir / "tables");
   const std::vector<Table> tables = report_tables(report, paper);
+  std::set<std::string> written;
   for (const Table& t : tables) {
     write_file_atomically((dir / "tables" / (t.id + ".md")).string(), to_markdown(t));
     write_file_atomically((dir / "tables" / (t.id + ".html")).string(), to_html(t));
     write_file_atomically((dir / "tables" / (t.id + ".tex")).string(), to_latex(t));
+    written.insert(t.id);
+  }
+  // A re-render (`draftbench report`, a newer layout rule) may drop a layout; its old files
+  // would read as current. Only the three formats written here are removed.
+  for (const fs::directory_entry& e : fs::directory_iterator(dir / "tables")) {
+    const std::string ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".md" || ext == ".html" || ext == ".tex") && !written.count(e.path().stem().string())) fs::remove(e.path());
   }
   write_file_atomically((dir / "index.html").string(), index_html(report, tables, dir));
   return fmt::format("{}\n{}report: {}\n", to_markdown(tables.front()), plots_problem.empty() ? "" : plots_problem + "\n", (dir / "index.html").string());

@@ -3,13 +3,16 @@
 // `compare`'s regression verdict with its significance rule.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "engine/common/error.h"
 #include "reports/compare/report_compare.h"
+#include "reports/render/report_files.h"
 #include "reports/render/report_tables.h"
 #include "reports/report/report_json.h"
+#include "tests/support/temp_dir.h"
 
 using namespace draftbench;
 
@@ -99,6 +102,21 @@ TEST_CASE("report: the Table 1 layout, with the paper's columns when the spec na
     const std::vector<Table> plain = report_tables(report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")}), paper);
     REQUIRE(plain[0].header.size() == 4);
   }
+}
+
+TEST_CASE("report: rendering again removes the table files of layouts that no longer apply, and nothing else") {
+  test::TempDir dir("render_stale_tables");
+  std::filesystem::create_directories(dir / "tables");
+  for (const char* name : {"tables/table5_tps.md", "tables/table5_tps.html", "tables/table5_tps.tex", "tables/notes.txt"})
+    std::ofstream(dir / name) << "from an earlier render\n";
+  nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")});
+  r["environment"] = {{"cpu", {{"model", "test cpu"}}}, {"threads", 1}, {"git", {{"commit", "0123456789abcdef"}, {"dirty", false}}}};
+  // The checkout is the temporary directory: no .venv (plots are skipped) and no paper tables.
+  const std::string printed = render_report(r, dir / "report.json", dir.str(), dir.str());
+  REQUIRE(printed.find("| 0 | redrafter | 1.50x | 2.50 |") != std::string::npos);
+  for (const char* kept : {"tables/table1.md", "tables/table1.tex", "tables/points.html", "tables/notes.txt", "index.html"})
+    CHECK(std::filesystem::exists(dir / kept));
+  for (const char* gone : {"tables/table5_tps.md", "tables/table5_tps.html", "tables/table5_tps.tex"}) CHECK_FALSE(std::filesystem::exists(dir / gone));
 }
 
 TEST_CASE("compare: a regression beyond the threshold fails, noise within the repeats' spread does not") {
