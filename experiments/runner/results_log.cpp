@@ -18,8 +18,19 @@ namespace {
 
 struct Parsed {
   std::vector<nlohmann::json> records;  // the latest record of each key, in first-seen order
-  uint64_t valid_bytes = 0;             // the prefix of whole, checked lines
+  std::map<std::string, size_t> by_key;  // key -> index in records
+  uint64_t valid_bytes = 0;              // the prefix of whole, checked lines
 };
+
+// A retried point (run --retry-errors) appends a new record under its key: the latest one
+// stands, in the key's first place, and the file stays append-only.
+void keep_latest(std::vector<nlohmann::json>& records, std::map<std::string, size_t>& by_key, nlohmann::json record) {
+  const auto [it, fresh] = by_key.emplace(record["key"].get<std::string>(), records.size());
+  if (fresh)
+    records.push_back(std::move(record));
+  else
+    records[it->second] = std::move(record);
+}
 
 Parsed parse(const std::string& path) {
   Parsed out;
@@ -27,7 +38,6 @@ Parsed parse(const std::string& path) {
   if (!in) return out;
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   size_t at = 0;
-  std::map<std::string, size_t> by_key;
   for (int line = 1; at < bytes.size(); ++line) {
     const size_t nl = bytes.find('\n', at);
     // Appends end with the newline, so a last line without one is a torn append: drop it.
@@ -39,13 +49,7 @@ Parsed parse(const std::string& path) {
       throw InputError(path, fmt::format("line {}", line), "expected {\"sha256\": ..., \"record\": {\"key\": ...}}");
     if (j["sha256"] != sha256_hex(j["record"].dump()))
       throw InputError(path, fmt::format("line {}", line), "checksum mismatch (the record was edited or corrupted)");
-    // A retried point (run --retry-errors) appends a new record under its key; the latest
-    // one stands, and the log stays append-only.
-    const auto [it, fresh] = by_key.emplace(j["record"]["key"].get<std::string>(), out.records.size());
-    if (fresh)
-      out.records.push_back(std::move(j["record"]));
-    else
-      out.records[it->second] = std::move(j["record"]);
+    keep_latest(out.records, out.by_key, std::move(j["record"]));
     at = nl + 1;
     out.valid_bytes = at;
   }
@@ -61,10 +65,8 @@ ResultsLog::ResultsLog(std::string path) : path_(std::move(path)) {
     std::filesystem::resize_file(path_, p.valid_bytes, ec);
     if (ec) throw InputError(path_, "", fmt::format("cannot drop the torn last line: {}", ec.message()));
   }
-  for (nlohmann::json& r : p.records) {
-    by_key_[r["key"].get<std::string>()] = records_.size();
-    records_.push_back(std::move(r));
-  }
+  records_ = std::move(p.records);
+  by_key_ = std::move(p.by_key);
 }
 
 const nlohmann::json* ResultsLog::find(const std::string& key) const {
@@ -91,11 +93,7 @@ void ResultsLog::append(const nlohmann::json& record) {
   const bool synced = ::fsync(fd) == 0;
   ::close(fd);
   if (!synced) throw InputError(path_, "", "cannot flush a record to disk");
-  const auto [it, fresh] = by_key_.emplace(record["key"].get<std::string>(), records_.size());
-  if (fresh)
-    records_.push_back(record);
-  else
-    records_[it->second] = record;
+  keep_latest(records_, by_key_, record);
 }
 
 std::vector<nlohmann::json> ResultsLog::read(const std::string& path) {
