@@ -56,7 +56,8 @@ constexpr MetricRow kTpsSpeedupRows[] = {{"TPS", "tps", "{:.1f}"}, {"speedup", "
 // The paper reports MT-Bench and AlpacaEval; a dataset is matched to one by its name.
 std::string paper_dataset(const std::string& ours) { return ours.find("alpaca") != std::string::npos ? "alpaca_eval" : "mt_bench"; }
 
-// Only for sweeps of that shape: one point per (dataset, temperature, drafter) at batch 1.
+// Only for sweeps of that shape: drafters beside autoregressive decoding, one point per
+// (dataset, temperature, drafter) at batch 1.
 // A drafter swept over other axes (beam width, say) has no single cell value; its layouts
 // are the beam-width tables, and picking one of its points here would misreport it.
 std::optional<Table> table1(const nlohmann::json& report, const nlohmann::json& paper) {
@@ -68,6 +69,7 @@ std::optional<Table> table1(const nlohmann::json& report, const nlohmann::json& 
   std::set<std::pair<double, std::string>> rows;  // (temperature, drafter)
   std::map<std::tuple<std::string, double, std::string>, const nlohmann::json*> at;
   std::vector<std::string> drafter_order;
+  bool any_drafter = false;
   for (const nlohmann::json& p : report["points"]) {
     if (p["params"]["batch_size"] != 1) continue;
     const std::string ds = p["dataset"], drafter = p["drafter"];
@@ -77,7 +79,9 @@ std::optional<Table> table1(const nlohmann::json& report, const nlohmann::json& 
     rows.insert({temp, drafter});
     temperatures.insert(temp);
     if (!at.emplace(std::make_tuple(ds, temp, drafter), &p).second) return std::nullopt;
+    any_drafter = any_drafter || p["kind"] != "autoregressive";
   }
+  if (!any_drafter) return std::nullopt;
   t.header = {"T", "drafter"};
   t.groups = {{"", 2}};
   for (const std::string& ds : datasets) {
@@ -265,12 +269,10 @@ std::optional<Table> table6(const nlohmann::json& report, const nlohmann::json& 
 
 std::vector<Table> report_tables(const nlohmann::json& report, const nlohmann::json& paper) {
   std::vector<Table> out;
-  bool has_drafters = false;
-  for (const nlohmann::json& p : report["points"]) has_drafters = has_drafters || p["kind"] != "autoregressive";
   // The paper's layouts for the shapes the sweep has; the one its spec names first.
   const std::string named = report["spec"].value("paper", nlohmann::json()).is_string() ? report["spec"]["paper"].get<std::string>() : "";
   std::vector<Table> layouts;
-  if (auto t = table1(report, paper); t && has_drafters) layouts.push_back(std::move(*t));
+  if (auto t = table1(report, paper)) layouts.push_back(std::move(*t));
   if (auto t = table4(report, paper)) layouts.push_back(std::move(*t));
   for (Table& t : table5(report, paper)) layouts.push_back(std::move(t));
   if (auto t = table6(report, paper)) layouts.push_back(std::move(*t));

@@ -98,6 +98,17 @@ TEST_CASE("report: the Table 1 layout, with the paper's columns when the spec na
     REQUIRE(swept.back().id == "points");
     REQUIRE(swept.back().rows.size() == 3);
   }
+  SECTION("autoregressive points alone, or drafters only above batch 1, get no Table 1 layout") {
+    nlohmann::json batched = record("redrafter", 0, 60, 2.5, "a");
+    batched["point"]["params"]["batch_size"] = 2;
+    batched["key"] = batched["point"]["key"] = nlohmann::json{{"dataset", "mt"}, {"params", batched["point"]["params"]}}.dump();
+    for (const std::vector<nlohmann::json>& records : {std::vector<nlohmann::json>{record("autoregressive", 0, 40, 1, "a")},
+                                                       std::vector<nlohmann::json>{record("autoregressive", 0, 40, 1, "a"), batched}}) {
+      const std::vector<Table> tables = report_tables(report_of(records, "table1"), paper);
+      REQUIRE(tables.size() == 1);
+      REQUIRE(tables[0].id == "points");
+    }
+  }
   SECTION("without the paper key, no paper columns") {
     const std::vector<Table> plain = report_tables(report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")}), paper);
     REQUIRE(plain[0].header.size() == 4);
