@@ -1,6 +1,7 @@
 // Quantised products at the default model's and Vicuna-7B's shapes:
 //   dot_rows/<model>/<matrix>/<type>            one thread, one activation row (decode)
-//   dot_rows_ref/<model>/ffn_up/<type>          the plain reference, for the speed-up
+//   dot_rows/<model>/ffn_down/<type>            the other weight types at one shape
+//   dot_rows_ref/<model>/ffn_down/<type>        the plain reference, for the speed-up
 //   matmul/<model>/<matrix>/<type>/rows:<n>     the pool, n activation rows (verification)
 // Weights come from DRAM (WeightArena). Bytes count weights, quantised activations and
 // outputs; FLOPs count 2 per multiply-add.
@@ -77,8 +78,10 @@ void register_quant_benchmarks(const BenchSuite& s) {
       if (m.name == "lm_head" && !s.full()) continue;
       register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(m.type)), m, &dot_rows);
     }
-    // The weight types the issue names, at one shape, optimised and reference side by side.
-    const MatrixShape& up = *std::ranges::find(model->matrices, std::string_view("ffn_up"), &MatrixShape::name);
+    // The weight types the issue names, at one shape, optimised and reference side by side:
+    // ffn_down's, whose input length is a whole number of 256-value K-quant super-blocks in
+    // both models (Gemma's 640-long ffn_up rows are not, and a K-quant row would be cut short).
+    const MatrixShape& up = *std::ranges::find(model->matrices, std::string_view("ffn_down"), &MatrixShape::name);
     for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_0, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16, GgmlType::BF16}) {
       if (!s.full() && t != GgmlType::Q4_K && t != GgmlType::Q8_0) continue;
       const MatrixShape typed{up.name, up.n_in, up.n_out, t};

@@ -4,15 +4,17 @@
 // integers, and only the float steps matter for bit-identity with vec_dot_ref.cpp:
 //   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, the eight float lanes of a
 //     register being block_lanes.h's lanes;
-//   K-quants: 8 weight rows per pass, lane r of the accumulator performing exactly the
-//     scalar operations the reference performs for row r.
+//   K-quants (Q4_K, Q6_K): one weight row at a time too, the per-super-block float steps in
+//     scalar code as in the reference.
 // Everything here has internal linkage on purpose.
 #pragma once
 
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
@@ -20,20 +22,6 @@
 
 namespace draftbench {
 namespace {
-
-
-constexpr int kRows = 8;
-
-// Horizontal sums of 8 vectors of 8 int32 into one vector [sum(v0) .. sum(v7)].
-inline __m256i hsum8_epi32(const __m256i v[8]) {
-  const __m256i t0 = _mm256_hadd_epi32(v[0], v[1]);
-  const __m256i t1 = _mm256_hadd_epi32(v[2], v[3]);
-  const __m256i t2 = _mm256_hadd_epi32(v[4], v[5]);
-  const __m256i t3 = _mm256_hadd_epi32(v[6], v[7]);
-  const __m256i u0 = _mm256_hadd_epi32(t0, t1);
-  const __m256i u1 = _mm256_hadd_epi32(t2, t3);
-  return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
-}
 
 // Signed int8 x int8 -> 8 int32 partial sums. Neither operand may be -128
 // (true for Q8_0 activations and for every weight code we feed here).
@@ -49,31 +37,29 @@ inline __m256i dot_abs_s8(__m256i abs_w, __m256i signed_a) {
 // Unsigned (0..127) x signed int8 -> 16 int16 pair sums.
 inline __m256i dot_u8_pairs(__m256i w, __m256i a) { return _mm256_maddubs_epi16(w, a); }
 
-// 32 nibbles of 16 bytes: low nibbles first, then high nibbles (Q4_0/Q5_0 order).
+// 32 nibbles of 16 bytes: low nibbles first, then high nibbles (Q4_0/Q5_0 order). The 16
+// bytes go to both halves and the high half shifts by 4: three instructions, not five.
 inline __m256i unpack_nibbles_16(const uint8_t* qs) {
-  const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
-  const __m128i m = _mm_set1_epi8(0x0F);
-  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), m), _mm_and_si128(q, m));
+  const __m256i q = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+  return _mm256_and_si256(_mm256_srlv_epi64(q, _mm256_setr_epi64x(0, 0, 4, 4)), _mm256_set1_epi8(0x0F));
 }
 
-// Byte j = 0xF0 if bit j of the 32-bit mask is clear, else 0: or-ed onto a nibble, that is
-// the Q5_0 code (nibble | bit << 4) - 16 as an int8, without a subtraction.
-inline __m256i clear_bits_to_0xf0(const uint8_t* qh) {
+// The Q5_0 code (nibble | bit << 4) - 16 as an int8, without a subtraction: 0xF0 or-ed onto
+// the nibbles whose bit j of the 32-bit mask is clear.
+inline __m256i or_clear_bits_0xf0(__m256i nibbles, const uint8_t* qh) {
   uint32_t bits;
   std::memcpy(&bits, qh, 4);
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+  // A mask register expands the bits to bytes in one instruction; ternlog does the or.
+  const __m256i clear = _mm256_movm_epi8(static_cast<__mmask32>(~bits));
+  return _mm256_ternarylogic_epi32(nibbles, clear, _mm256_set1_epi8(static_cast<char>(0xF0)), 0xF8);  // a | (b & c)
+#else
   const __m256i shuf = _mm256_setr_epi64x(0x0000000000000000, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303);
   __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), shuf);
   const __m256i sel = _mm256_set1_epi64x(0x8040201008040201LL);
   b = _mm256_cmpeq_epi8(_mm256_and_si256(b, sel), sel);
-  return _mm256_andnot_si256(b, _mm256_set1_epi8(static_cast<char>(0xF0)));
-}
-
-// The fp16 field at byte `offset` of block i of each of the 8 rows.
-template <typename Block>
-inline __m256 load_8_halves(const uint8_t* const* rows, int64_t i, size_t offset) {
-  alignas(16) uint16_t h[8];
-  for (int r = 0; r < 8; ++r) std::memcpy(&h[r], reinterpret_cast<const uint8_t*>(reinterpret_cast<const Block*>(rows[r]) + i) + offset, 2);
-  return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
+  return _mm256_or_si256(nibbles, _mm256_andnot_si256(b, _mm256_set1_epi8(static_cast<char>(0xF0))));
+#endif
 }
 
 // block_lanes.h's fold of the eight lanes.
@@ -86,6 +72,14 @@ inline float fold_lanes(__m256 v) {
 // One weight row of 32-value blocks against X activation rows: each block is unpacked once,
 // with its |w|, for all X. Lane l of acc[x] performs exactly the reference's operations for
 // lane l (block_lanes.h), so the result does not depend on X: matmul stays batch-invariant.
+// A 32-value block's fp16 scale (its first field) as a float in lane 0: one load-and-convert
+// of the block's first 8 bytes, instead of an insert into a register and a convert.
+template <typename Block>
+inline __m128 block_scale(const Block* b) {
+  static_assert(offsetof(Block, d) == 0 && sizeof(Block) >= 8);
+  return _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b)));
+}
+
 template <int X, typename Block, typename Unpack>
 void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride, Unpack unpack) {
   __m256 acc[X];
@@ -93,43 +87,54 @@ void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int6
   for (int64_t i = 0; i < nb; ++i) {
     const __m256i q = unpack(w + i);
     const __m256i abs_q = _mm256_sign_epi8(q, q);
-    const float dw = fp16_to_fp32(w[i].d);
+    const __m128 dw = block_scale(w + i);
     for (int x = 0; x < X; ++x) {
       const BlockQ8_0& y = reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x) * xq_stride)[i];
       const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
       const __m256 lanes = _mm256_cvtepi32_ps(dot_abs_s8(abs_q, _mm256_sign_epi8(a, q)));
-      acc[x] = _mm256_add_ps(acc[x], _mm256_mul_ps(lanes, _mm256_set1_ps(dw * fp16_to_fp32(y.d))));
+      acc[x] = _mm256_add_ps(acc[x], _mm256_mul_ps(lanes, _mm256_broadcastss_ps(_mm_mul_ss(dw, block_scale(&y)))));
     }
   }
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[x]);
 }
 
-inline __m256i unpack_q8_0(const BlockQ8_0* b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b->qs)); }
-inline __m256i unpack_q5_0(const BlockQ5_0* b) { return _mm256_or_si256(unpack_nibbles_16(b->qs), clear_bits_to_0xf0(b->qh)); }
-inline __m256i unpack_q4_0(const BlockQ4_0* b) { return _mm256_sub_epi8(unpack_nibbles_16(b->qs), _mm256_set1_epi8(8)); }
+// Lambdas, not functions: each is its own type, so the kernels inline them (a function
+// pointer passed through the batching lambda was left as a call, 30% slower).
+inline constexpr auto unpack_q8_0 = [](const BlockQ8_0* b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b->qs)); };
+inline constexpr auto unpack_q5_0 = [](const BlockQ5_0* b) { return or_clear_bits_0xf0(unpack_nibbles_16(b->qs), b->qh); };
+inline constexpr auto unpack_q4_0 = [](const BlockQ4_0* b) { return _mm256_sub_epi8(unpack_nibbles_16(b->qs), _mm256_set1_epi8(8)); };
 
 // Up to kBatchX activation rows per pass over a weight row: four accumulators, the block
 // and its |w| fit the 16 AVX2 registers.
 constexpr int64_t kBatchX = 4;
 
-// Weight rows row_at(0 .. n_rows) against n_x activation rows, xq_stride bytes apart:
-// y[x * y_stride + r].
-template <typename Block, typename RowAt, typename Unpack>
-void rows_32block(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride,
-                  Unpack unpack) {
+// Weight rows row_at(0 .. n_rows) against n_x activation rows, xq_stride bytes apart, into
+// y[x * y_stride + r]: kBatchX activation rows at a time go to row(w, xq_x, y_x, X), X
+// being their count as a std::integral_constant so that the kernel unrolls over them.
+template <typename Block, typename RowAt, typename RowKernel>
+void rows_batched(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, float* y, size_t y_stride,
+                  RowKernel row) {
   for (int64_t r = 0; r < n_rows; ++r) {
     const Block* w = reinterpret_cast<const Block*>(row_at(r));
     for (int64_t x = 0; x < n_x; x += kBatchX) {
       const uint8_t* xq_x = xq + static_cast<size_t>(x) * xq_stride;
       float* y_x = y + static_cast<size_t>(x) * y_stride + r;
       switch (std::min(kBatchX, n_x - x)) {
-        case 4: row_32block_batch<4>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); break;
-        case 3: row_32block_batch<3>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); break;
-        case 2: row_32block_batch<2>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); break;
-        default: row_32block_batch<1>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); break;
+        case 4: row(w, xq_x, y_x, std::integral_constant<int, 4>{}); break;
+        case 3: row(w, xq_x, y_x, std::integral_constant<int, 3>{}); break;
+        case 2: row(w, xq_x, y_x, std::integral_constant<int, 2>{}); break;
+        default: row(w, xq_x, y_x, std::integral_constant<int, 1>{}); break;
       }
     }
   }
+}
+
+template <typename Block, typename RowAt, typename Unpack>
+void rows_32block(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride,
+                  Unpack unpack) {
+  rows_batched<Block>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const Block* w, const uint8_t* xq_x, float* y_x, auto X) {
+    row_32block_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack);
+  });
 }
 
 // The 32-value-block kernel for `type`, or false for other types.
@@ -144,85 +149,149 @@ bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t
   }
 }
 
-// Q4_K: scale-weighted integer sum of one super-block for one row.
-inline __m256i q4_k_block_sum(const BlockQ4_K* b, const BlockQ8_K* y, int& imin) {
-  __m256i acc = _mm256_setzero_si256();
+// K-quants (Q4_K, Q6_K), one weight row at a time like the 32-value blocks: a row is one
+// sequential stream, which the hardware prefetcher follows (eight rows side by side were
+// eight streams 1.7 KB apart and left ffn_down waiting on memory at 16% of the roofline).
+// Per super-block the integer sum is exact, so only the reference's float steps matter:
+// one multiply-add per block (Q4_K: two), done in scalar float exactly as there.
+
+inline int hsum_epi32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+  return _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 1)));
+}
+
+// Shuffle masks: row j (0..7) selects 16-bit word j into all eight words of a 128-bit half.
+// Rows j and j + 1 read as one 256-bit mask put word j in the low half and word j + 1 in the
+// high half; read from memory, so the loop does not rebuild them in registers.
+struct WordMasks {
+  alignas(32) uint8_t m[9][16];
+};
+constexpr WordMasks make_word_masks() {
+  WordMasks t{};
+  for (int j = 0; j < 9; ++j)
+    for (int b = 0; b < 16; ++b) t.m[j][b] = static_cast<uint8_t>(2 * (j % 8) + b % 2);
+  return t;
+}
+inline constexpr WordMasks kWordMasks = make_word_masks();
+
+// `words`: eight 16-bit words repeated in both halves. Word j in all sixteen words.
+inline __m256i broadcast_word(__m256i words, int j) {
+  return _mm256_shuffle_epi8(words, _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(kWordMasks.m[j]))));
+}
+// Word j in the low half, word j + 1 in the high half.
+inline __m256i broadcast_word_pair(__m256i words, int j) {
+  return _mm256_shuffle_epi8(words, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kWordMasks.m[j])));
+}
+
+// Q4_K's eight 6-bit scales (bytes 0..7) and mins (bytes 8..15), k_scale_min for all j at once.
+inline __m128i q4_k_scales_mins(const uint8_t* s) {
+  uint32_t w[3];
+  std::memcpy(w, s, 12);
+  const uint32_t sc_lo = w[0] & 0x3F3F3F3Fu, m_lo = w[1] & 0x3F3F3F3Fu;
+  const uint32_t sc_hi = (w[2] & 0x0F0F0F0Fu) | (((w[0] >> 6) & 0x03030303u) << 4);
+  const uint32_t m_hi = ((w[2] >> 4) & 0x0F0F0F0Fu) | (((w[1] >> 6) & 0x03030303u) << 4);
+  return _mm_setr_epi32(static_cast<int>(sc_lo), static_cast<int>(sc_hi), static_cast<int>(m_lo), static_cast<int>(m_hi));
+}
+
+// One Q4_K row against X activation rows; each block's codes and scales unpacked once.
+template <int X>
+void row_q4_k_batch(const BlockQ4_K* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride) {
+  float sum[X] = {};
   const __m256i m4 = _mm256_set1_epi8(0x0F);
-  for (int c = 0; c < 4; ++c) {
-    uint8_t sc1, sc2, m;
-    k_scale_min(2 * c, b->scales, sc1, m);
-    k_scale_min(2 * c + 1, b->scales, sc2, m);
-    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b->qs + 32 * c));
-    const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y->qs + 64 * c));
-    const __m256i a2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y->qs + 64 * c + 32));
-    const __m256i p1 = dot_u8_pairs(_mm256_and_si256(q, m4), a1);
-    const __m256i p2 = dot_u8_pairs(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), a2);
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p1, _mm256_set1_epi16(sc1)));
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p2, _mm256_set1_epi16(sc2)));
-  }
-  imin = 0;
-  for (int j = 0; j < 8; ++j) {
-    uint8_t sc, m;
-    k_scale_min(j, b->scales, sc, m);
-    imin += m * (y->bsums[2 * j] + y->bsums[2 * j + 1]);
-  }
-  return acc;
-}
-
-void rows_q4_k(const uint8_t* const* w, const BlockQ8_K* y, int64_t nb, float* out) {
-  __m256 acc = _mm256_setzero_ps();
   for (int64_t i = 0; i < nb; ++i) {
-    __m256i parts[kRows];
-    alignas(32) int mins[kRows];
-    for (int r = 0; r < kRows; ++r) parts[r] = q4_k_block_sum(reinterpret_cast<const BlockQ4_K*>(w[r]) + i, y + i, mins[r]);
-    const __m256 isum = _mm256_cvtepi32_ps(hsum8_epi32(parts));
-    const __m256 imin = _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(mins)));
-    const __m256 yd = _mm256_set1_ps(y[i].d);
-    const __m256 d = _mm256_mul_ps(load_8_halves<BlockQ4_K>(w, i, offsetof(BlockQ4_K, d)), yd);
-    const __m256 dmin = _mm256_mul_ps(load_8_halves<BlockQ4_K>(w, i, offsetof(BlockQ4_K, dmin)), yd);
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(isum, d));
-    acc = _mm256_sub_ps(acc, _mm256_mul_ps(imin, dmin));
-  }
-  _mm256_storeu_ps(out, acc);
-}
-
-inline __m256i q6_k_block_sum(const BlockQ6_K* b, const BlockQ8_K* y) {
-  __m256i acc = _mm256_setzero_si256();
-  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x03);
-  int bias = 0;  // sum over groups of scale * 32 * (activation group sum)
-  for (int g = 0; g < 16; ++g) bias += b->scales[g] * y->bsums[g];
-  for (int n = 0; n < 2; ++n) {
-    const uint8_t* ql = b->ql + 64 * n;
-    const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-    const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b->qh + 32 * n));
-    const __m256i q[4] = {
-        _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m2), 4)),
-        _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4)),
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4)),
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4)),
-    };
-    for (int k = 0; k < 4; ++k) {
-      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y->qs + 128 * n + 32 * k));
-      const int8_t* sc = b->scales + 8 * n + 2 * k;
-      // Pairs 0..7 of the product cover values 0..15 (scale sc[0]), pairs 8..15 values 16..31.
-      const __m256i scales = _mm256_setr_m128i(_mm_set1_epi16(sc[0]), _mm_set1_epi16(sc[1]));
-      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(dot_u8_pairs(q[k], a), scales));
+    const BlockQ4_K& b = w[i];
+    const __m128i sm = q4_k_scales_mins(b.scales);
+    const __m256i scales16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
+    const __m128i mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
+    __m256i acc[X];
+    for (int x = 0; x < X; ++x) acc[x] = _mm256_setzero_si256();
+    for (int c = 0; c < 4; ++c) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * c));
+      const __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+      const __m256i sc1 = broadcast_word(scales16, 2 * c), sc2 = broadcast_word(scales16, 2 * c + 1);
+      for (int x = 0; x < X; ++x) {
+        const int8_t* a = reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x) * xq_stride)[i].qs + 64 * c;
+        const __m256i p1 = dot_u8_pairs(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)));
+        const __m256i p2 = dot_u8_pairs(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32)));
+        acc[x] = _mm256_add_epi32(acc[x], _mm256_add_epi32(_mm256_madd_epi16(p1, sc1), _mm256_madd_epi16(p2, sc2)));
+      }
+    }
+    const float d = fp16_to_fp32(b.d), dmin = fp16_to_fp32(b.dmin);
+    for (int x = 0; x < X; ++x) {
+      const BlockQ8_K& y = reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x) * xq_stride)[i];
+      const __m128i bs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums)),
+                                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums + 8)));  // 32-value sums
+      const int imin = hsum_epi32(_mm256_castsi128_si256(_mm_madd_epi16(mins16, bs)));
+      sum[x] += static_cast<float>(hsum_epi32(acc[x])) * (d * y.d);
+      sum[x] -= static_cast<float>(imin) * (dmin * y.d);
     }
   }
-  return _mm256_sub_epi32(acc, _mm256_setr_epi32(32 * bias, 0, 0, 0, 0, 0, 0, 0));
+  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
 }
 
-void rows_q6_k(const uint8_t* const* w, const BlockQ8_K* y, int64_t nb, float* out) {
-  __m256 acc = _mm256_setzero_ps();
+// One Q6_K row against X activation rows. Codes are q - 32 with q in 0..63: the integer sum
+// takes q times the activations and subtracts 32 x scale x each 16-value group's sum.
+template <int X>
+void row_q6_k_batch(const BlockQ6_K* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride) {
+  float sum[X] = {};
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x03);
   for (int64_t i = 0; i < nb; ++i) {
-    __m256i parts[kRows];
-    for (int r = 0; r < kRows; ++r) parts[r] = q6_k_block_sum(reinterpret_cast<const BlockQ6_K*>(w[r]) + i, y + i);
-    const __m256 isum = _mm256_cvtepi32_ps(hsum8_epi32(parts));
-    const __m256 d = _mm256_mul_ps(load_8_halves<BlockQ6_K>(w, i, offsetof(BlockQ6_K, d)), _mm256_set1_ps(y[i].d));
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(isum, d));
+    const BlockQ6_K& b = w[i];
+    const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
+    const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
+    const __m256i sc_lo = _mm256_permute4x64_epi64(sc16, 0x44), sc_hi = _mm256_permute4x64_epi64(sc16, 0xEE);  // groups 0-7, 8-15 twice
+    __m256i acc[X];
+    for (int x = 0; x < X; ++x) acc[x] = _mm256_setzero_si256();
+    for (int n = 0; n < 2; ++n) {
+      const uint8_t* ql = b.ql + 64 * n;
+      const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+      const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * n));
+      const __m256i q[4] = {
+          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m2), 4)),
+          _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4)),
+      };
+      for (int k = 0; k < 4; ++k) {
+        // Pairs 0..7 of the product cover values 0..15 (group 8n+2k), pairs 8..15 values 16..31.
+        const int g = 8 * n + 2 * k;
+        const __m256i scales = broadcast_word_pair(n == 0 ? sc_lo : sc_hi, g % 8);
+        for (int x = 0; x < X; ++x) {
+          const int8_t* a = reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x) * xq_stride)[i].qs + 128 * n + 32 * k;
+          acc[x] = _mm256_add_epi32(acc[x], _mm256_madd_epi16(dot_u8_pairs(q[k], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a))), scales));
+        }
+      }
+    }
+    const float d = fp16_to_fp32(b.d);
+    for (int x = 0; x < X; ++x) {
+      const BlockQ8_K& y = reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x) * xq_stride)[i];
+      const __m256i bias = _mm256_madd_epi16(sc16, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.bsums)));
+      sum[x] += static_cast<float>(hsum_epi32(_mm256_sub_epi32(acc[x], _mm256_slli_epi32(bias, 5)))) * (d * y.d);
+    }
   }
-  _mm256_storeu_ps(out, acc);
+  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
+}
+
+// The K-quant kernel for `type`, or false for other types.
+template <typename RowAt>
+bool rows_k_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                size_t y_stride) {
+  const int64_t nb = n / QK_K;
+  switch (type) {
+    case GgmlType::Q4_K:
+      rows_batched<BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ4_K* w, const uint8_t* xq_x, float* y_x, auto X) {
+        row_q4_k_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride);
+      });
+      return true;
+    case GgmlType::Q6_K:
+      rows_batched<BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ6_K* w, const uint8_t* xq_x, float* y_x, auto X) {
+        row_q6_k_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride);
+      });
+      return true;
+    default: return false;
+  }
 }
 
 // Float weights (F32, F16, BF16), one row at a time, in vec_dot_ref.cpp's dot_float order:
@@ -272,13 +341,12 @@ inline float (*float_row_kernel(GgmlType type))(const uint8_t*, const float*, in
   }
 }
 
-// K-quant rows given as 8 pointers: dispatches to the typed kernel, or returns false.
-bool rows8_k(GgmlType type, const uint8_t* const* rows, const void* xq, int64_t n, float* y) {
-  switch (type) {
-    case GgmlType::Q4_K: rows_q4_k(rows, static_cast<const BlockQ8_K*>(xq), n / QK_K, y); return true;
-    case GgmlType::Q6_K: rows_q6_k(rows, static_cast<const BlockQ8_K*>(xq), n / QK_K, y); return true;
-    default: return false;
-  }
+// Every quantised type with an x86 kernel, or false (Q4_1, Q5_1, Q5_K: the reference).
+template <typename RowAt>
+bool rows_quantised(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                    size_t y_stride) {
+  return rows_32block_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride) ||
+         rows_k_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
 }
 
 void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
@@ -287,21 +355,14 @@ void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_ro
     return;
   }
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
-  if (rows_32block_any(type, row_at, n_rows, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0)) return;
-  int64_t r = 0;
-  for (; r + kRows <= n_rows; r += kRows) {
-    const uint8_t* rows[kRows];
-    for (int k = 0; k < kRows; ++k) rows[k] = row_at(r + k);
-    if (!rows8_k(type, rows, xq, n, y + r)) break;
-  }
-  if (r < n_rows) dot_rows_ref(type, row_at(r), w_stride, n_rows - r, xq, n, y + r);
+  if (!rows_quantised(type, row_at, n_rows, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0)) dot_rows_ref(type, w, w_stride, n_rows, xq, n, y);
 }
 
 void dot_rows_batch_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
                         int64_t n_x, int64_t n, float* y, size_t y_stride) {
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
-  if (rows_32block_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
-  for (int64_t x = 0; x < n_x; ++x)  // other types: one activation row at a time
+  if (rows_quantised(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
+  for (int64_t x = 0; x < n_x; ++x)  // float weights and reference-only types: one activation row at a time
     dot_rows_x86(type, w, w_stride, n_rows, xq + static_cast<size_t>(x) * xq_stride, n, y + static_cast<size_t>(x) * y_stride);
 }
 
@@ -312,14 +373,7 @@ void dot_rows_indexed_x86(GgmlType type, const uint8_t* w, size_t row_bytes, con
     return;
   }
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; };
-  if (rows_32block_any(type, row_at, n_ids, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0)) return;
-  int64_t r = 0;
-  for (; r + kRows <= n_ids; r += kRows) {
-    const uint8_t* rows[kRows];
-    for (int k = 0; k < kRows; ++k) rows[k] = row_at(r + k);
-    if (!rows8_k(type, rows, xq, n, y + r)) break;
-  }
-  for (; r < n_ids; ++r) y[r] = dot_row_ref(type, row_at(r), xq, n);
+  if (!rows_quantised(type, row_at, n_ids, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0)) dot_rows_indexed_ref(type, w, row_bytes, ids, n_ids, xq, n, y);
 }
 
 }  // namespace

@@ -63,11 +63,14 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
           const auto xs = random_activations(n, rng);
           quantize_activation_row(type, xs.data(), xqs.data() + x * xq_bytes, n);
         }
+        std::vector<float> batch_vnni(rows * kX);
         dot_rows_batch_avx2(type, w.data(), ggml_row_bytes(type, n), rows, xqs.data(), xq_bytes, kX, n, batch.data(), rows);
+        if (have_vnni) dot_rows_batch_avx512vnni(type, w.data(), ggml_row_bytes(type, n), rows, xqs.data(), xq_bytes, kX, n, batch_vnni.data(), rows);
         for (int64_t x = 0; x < kX; ++x) {
           dot_rows_ref(type, w.data(), ggml_row_bytes(type, n), rows, xqs.data() + x * xq_bytes, n, batch_ref.data());
           INFO(ggml_type_name(type) << " n=" << n << " rows=" << rows << " batched activation row " << x);
           REQUIRE(std::memcmp(batch_ref.data(), batch.data() + x * rows, rows * 4) == 0);
+          if (have_vnni) REQUIRE(std::memcmp(batch_ref.data(), batch_vnni.data() + x * rows, rows * 4) == 0);
         }
         INFO(ggml_type_name(type) << " n=" << n << " rows=" << rows);
         for (int64_t r = 0; r < rows; ++r) {
