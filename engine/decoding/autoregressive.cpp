@@ -31,7 +31,7 @@ GenerationResult generate_autoregressive(const Model& model, Transformer& transf
   SequenceInput& in = batch.sequences[0];
   in.seq = seq;
   ForwardResult out;
-  std::vector<TokenProb> scratch;
+  DistributionScratch scratch;
   const TokenTree single = TokenTree::chain(1);
   PrefillOutput prefilled;
 

@@ -139,7 +139,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
   const std::vector<int32_t> stops = model_.tokenizer().stop_ids();
   std::vector<SequenceResult> results(static_cast<size_t>(n));
   std::vector<Sequence> seqs(static_cast<size_t>(n));
-  std::vector<TokenProb> dist_scratch;
+  DistributionScratch dist_scratch;
   VerifyScratch verify_scratch;  // shared: [n_vocab] arrays, restored after each use
   NodeLogits node_logits(transformer_, model_.config().n_vocab, E);
   drafter_.reset(n);

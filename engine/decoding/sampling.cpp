@@ -1,45 +1,48 @@
 #include "engine/decoding/sampling.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "engine/common/error.h"
+#include "kernels/sampling/softmax.h"
+#include "kernels/sampling/top_k.h"
 
 namespace draftbench {
 
 int32_t argmax(std::span<const float> logits) {
   DB_CHECK(!logits.empty());
-  int32_t best = 0;
-  for (size_t i = 1; i < logits.size(); ++i)
-    if (logits[i] > logits[best]) best = static_cast<int32_t>(i);
-  return best;
+  return static_cast<int32_t>(argmax(logits.data(), static_cast<int64_t>(logits.size())));
 }
 
-void target_distribution(std::span<const float> logits, const SamplingParams& params, std::vector<TokenProb>& out) {
+void target_distribution(std::span<const float> logits, const SamplingParams& params, DistributionScratch& scratch) {
   DB_CHECK(!params.greedy());
-  const double inv_t = 1.0 / params.temperature;
-  const float max_logit = logits[argmax(logits)];
-  out.clear();
-  double sum = 0.0;
-  for (size_t i = 0; i < logits.size(); ++i) {
-    const double p = std::exp((static_cast<double>(logits[i]) - max_logit) * inv_t);
-    if (p > 0.0) {
-      out.push_back({static_cast<int32_t>(i), p});
-      sum += p;
-    }
-  }
-  auto by_prob = [](const TokenProb& a, const TokenProb& b) { return a.p > b.p || (a.p == b.p && a.token < b.token); };
+  const auto n = static_cast<int64_t>(logits.size());
+  std::vector<float>& w = scratch.weights;
+  w.resize(logits.size());
+  const double sum = softmax_exp(logits.data(), n, logits[argmax(logits)], 1.0f / params.temperature, w.data());
   // Filtering needs probability order; a plain draw does not (index order is as reproducible).
-  if (params.top_k > 0 || params.top_p < 1.0f) std::sort(out.begin(), out.end(), by_prob);
-  if (params.top_k > 0 && out.size() > static_cast<size_t>(params.top_k)) out.resize(static_cast<size_t>(params.top_k));
-  if (params.top_p < 1.0f) {
-    double kept = 0.0;
-    size_t n = 0;
-    while (n < out.size() && kept < params.top_p * sum) kept += out[n++].p;
-    out.resize(std::max<size_t>(n, 1));
+  std::vector<int32_t>& ids = scratch.ids;
+  const bool filtered = params.top_k > 0 || params.top_p < 1.0f;
+  if (params.top_k > 0) {
+    top_k(w.data(), n, params.top_k, ids);
+    if (params.top_p < 1.0f) {  // the nucleus of the whole distribution, cut to the top k
+      double kept = 0.0;
+      size_t m = 0;
+      while (m < ids.size() && kept < params.top_p * sum) kept += w[ids[m++]];
+      ids.resize(std::max<size_t>(m, 1));
+    }
+  } else if (params.top_p < 1.0f) {
+    top_mass(w.data(), n, params.top_p * sum, ids);
   }
+  std::vector<TokenProb>& out = scratch.dist;
+  out.clear();
   double total = 0.0;
-  for (const auto& tp : out) total += tp.p;
+  const auto keep = [&](int32_t id) {
+    if (w[id] > 0.0f) out.push_back({id, static_cast<double>(w[id])}), total += w[id];
+  };
+  if (filtered)
+    for (int32_t id : ids) keep(id);
+  else
+    for (int32_t id = 0; id < n; ++id) keep(id);
   for (auto& tp : out) tp.p /= total;
 }
 
@@ -52,10 +55,10 @@ int32_t draw(std::span<const TokenProb> dist, double u) {
   return dist.back().token;  // u within rounding of 1
 }
 
-int32_t sample_token(std::span<const float> logits, const SamplingParams& params, const RngKey& key, std::vector<TokenProb>& scratch) {
+int32_t sample_token(std::span<const float> logits, const SamplingParams& params, const RngKey& key, DistributionScratch& scratch) {
   if (params.greedy()) return argmax(logits);
   target_distribution(logits, params, scratch);
-  return draw(scratch, uniform(key));
+  return draw(scratch.dist, uniform(key));
 }
 
 }  // namespace draftbench

@@ -20,17 +20,28 @@ struct SamplingParams {
 
 int32_t argmax(std::span<const float> logits);
 
-// The filtered target distribution as (token, probability) pairs summing to 1: in
-// decreasing probability (ties by id) when filtered, else in id order. Not for greedy.
 struct TokenProb {
   int32_t token;
   double p;
 };
-void target_distribution(std::span<const float> logits, const SamplingParams& params, std::vector<TokenProb>& out);
+
+// target_distribution's working arrays, kept by the caller from call to call: the whole
+// vocabulary's softmax weights, the ids top-k / top-p keep, and the result.
+struct DistributionScratch {
+  std::vector<float> weights;
+  std::vector<int32_t> ids;
+  std::vector<TokenProb> dist;
+};
+
+// The filtered target distribution into scratch.dist as (token, probability) pairs summing
+// to 1: in decreasing probability (ties by id) when filtered, else in id order; tokens of
+// probability 0 left out. The softmax weights are kernels/sampling's (softmax_math.h).
+// Not for greedy.
+void target_distribution(std::span<const float> logits, const SamplingParams& params, DistributionScratch& scratch);
 
 // Draw from a distribution with a uniform u in [0, 1).
 int32_t draw(std::span<const TokenProb> dist, double u);
 
-int32_t sample_token(std::span<const float> logits, const SamplingParams& params, const RngKey& key, std::vector<TokenProb>& scratch);
+int32_t sample_token(std::span<const float> logits, const SamplingParams& params, const RngKey& key, DistributionScratch& scratch);
 
 }  // namespace draftbench

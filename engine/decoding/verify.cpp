@@ -109,14 +109,14 @@ struct TargetSummary {
   int32_t n_support = 0;  // entries with probability > 0
 };
 
-// Points slot_by_token at the positions in scratch.target of the draws' tokens and of every
+// Points slot_by_token at the positions in scratch.target.dist of the draws' tokens and of every
 // token load_q marked (kWantedSlot stays for tokens outside the filtered support), in one
 // pass over the list.
 TargetSummary locate_marked_tokens(std::span<const int32_t> draws, std::span<const int32_t> tokens, VerifyScratch& scratch) {
   for (const int32_t child : draws) scratch.slot_by_token[tokens[child]] = kWantedSlot;
   TargetSummary summary;
-  for (size_t i = 0; i < scratch.target.size(); ++i) {
-    const TokenProb& tp = scratch.target[i];
+  for (size_t i = 0; i < scratch.target.dist.size(); ++i) {
+    const TokenProb& tp = scratch.target.dist[i];
     summary.mass += tp.p;
     summary.n_support += tp.p > 0.0;
     int32_t& slot = scratch.slot_by_token[tp.token];
@@ -131,7 +131,7 @@ void forget_draw_tokens(std::span<const int32_t> draws, std::span<const int32_t>
 
 double target_prob_of(int32_t token, const VerifyScratch& scratch) {
   const int32_t slot = scratch.slot_by_token[token];
-  return slot >= 0 ? scratch.target[slot].p : 0.0;
+  return slot >= 0 ? scratch.target.dist[slot].p : 0.0;
 }
 
 // Writes q into q_by_token and marks its tokens for locate_marked_tokens; returns its mass
@@ -188,7 +188,7 @@ int32_t draw_residual(std::span<const TokenProb> residual, double u) {
 // draw sample_token makes — else from the residual.
 int32_t draw_next_token(const VerifyScratch& scratch, bool residual_changed, const RngKey& node_key) {
   const double u = uniform(node_key, 0);
-  return residual_changed ? draw_residual(scratch.target, u) : draw(scratch.target, u);
+  return residual_changed ? draw_residual(scratch.target.dist, u) : draw(scratch.target.dist, u);
 }
 
 RngKey key_at(const SamplingContext& sampling, int32_t node) {
@@ -241,7 +241,7 @@ void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tok
     bool residual_changed = false;
     for (size_t j = 0; j < draws.size() && accepted < 0; ++j) {
       const int32_t slot = scratch.slot_by_token[tokens[draws[j]]];
-      const double p = slot >= 0 ? scratch.target[slot].p : 0.0;
+      const double p = slot >= 0 ? scratch.target.dist[slot].p : 0.0;
       if (p <= 0.0) continue;  // filtered out, or a sibling with this token was rejected
       // p / mass is the residual probability. The last token of the support is accepted
       // outright: its residual probability is 1, and `mass` may have drifted below p.
@@ -249,8 +249,8 @@ void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tok
         accepted = draws[j];
         break;
       }
-      scratch.target[slot].p = 0.0;
-      mass = refreshed_mass(std::max(mass - p, 0.0), scratch.target);
+      scratch.target.dist[slot].p = 0.0;
+      mass = refreshed_mass(std::max(mass - p, 0.0), scratch.target.dist);
       --n_support;
       residual_changed = true;
     }
@@ -286,7 +286,7 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
     target_distribution(target.at(node), sampling.params, scratch.target);
     const std::span<const int32_t> draws = draws_below(scratch, node);
     if (draws.empty()) {
-      out.next_token = draw(scratch.target, uniform(key, 0));
+      out.next_token = draw(scratch.target.dist, uniform(key, 0));
       return;
     }
     const std::span<const TokenProb> q = drafts.q.at(node);
@@ -309,8 +309,8 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
       const double q_scale = p_mass / q_mass;
       for (const TokenProb& e : q) {
         const int32_t slot = scratch.slot_by_token[e.token];
-        if (slot < 0 || scratch.target[slot].p <= 0.0) continue;
-        double& residual = scratch.target[slot].p;
+        if (slot < 0 || scratch.target.dist[slot].p <= 0.0) continue;
+        double& residual = scratch.target.dist[slot].p;
         const double reduced = std::max(residual - q_scale * scratch.q_by_token[e.token], 0.0);
         p_mass -= residual - reduced;
         n_support -= reduced <= 0.0;
@@ -321,7 +321,7 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
         accepted = draws[j];
         break;
       }
-      p_mass = refreshed_mass(p_mass, scratch.target);
+      p_mass = refreshed_mass(p_mass, scratch.target.dist);
       residual_changed = true;
       if (without_replacement) {
         scratch.q_by_token[x] = 0.0;
@@ -393,7 +393,7 @@ void verify_sampling_redrafter_lossy(const TokenTree& tree, std::span<const int3
   const RngKey key = key_at(sampling, end);
   target_distribution(target.at(end), sampling.params, scratch.target);
   if (best_n_accepted == beams.beam_length - 1) {
-    out.next_token = draw(scratch.target, uniform(key, 0));
+    out.next_token = draw(scratch.target.dist, uniform(key, 0));
     return;
   }
   // norm(max(p - q, 0)) at the first rejection; p itself if that is empty (p == q), where
@@ -401,9 +401,9 @@ void verify_sampling_redrafter_lossy(const TokenTree& tree, std::span<const int3
   const std::span<const TokenProb> q_end = q.at(end);
   const double q_mass = load_q(q_end, scratch);
   double residual_mass = 0.0;
-  for (const TokenProb& tp : scratch.target) residual_mass += std::max(tp.p - scratch.q_by_token[tp.token] / q_mass, 0.0);
+  for (const TokenProb& tp : scratch.target.dist) residual_mass += std::max(tp.p - scratch.q_by_token[tp.token] / q_mass, 0.0);
   if (residual_mass > 0.0)
-    for (TokenProb& tp : scratch.target) tp.p = std::max(tp.p - scratch.q_by_token[tp.token] / q_mass, 0.0);
+    for (TokenProb& tp : scratch.target.dist) tp.p = std::max(tp.p - scratch.q_by_token[tp.token] / q_mass, 0.0);
   unload_q(q_end, scratch);
   out.next_token = draw_next_token(scratch, residual_mass > 0.0, key);
 }

@@ -112,7 +112,7 @@ struct Acceptance {
 // Working storage of the sampling rules, reused across calls. Contents are meaningless
 // between calls; the [n_vocab] arrays are restored to their neutral values after each use.
 struct VerifyScratch {
-  std::vector<TokenProb> target;       // sparse target (then residual) distribution at the current node
+  DistributionScratch target;          // .dist: sparse target (then residual) distribution at the current node
   std::vector<double> q_by_token;      // [n_vocab]; the current node's q, zero elsewhere
   std::vector<int32_t> slot_by_token;  // [n_vocab]; position in `target` of a draw's or q's token, -1 elsewhere
   std::vector<int32_t> draw_offsets;   // [n_nodes + 1]; CSR of the draws below each node

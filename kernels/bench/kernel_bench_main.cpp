@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   register_attention_benchmarks(s);
   register_ops_benchmarks(s);
   register_beam_packing_benchmarks(s);
+  register_sampling_benchmarks(s);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

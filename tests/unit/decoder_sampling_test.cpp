@@ -93,14 +93,14 @@ class OracleDrafter final : public Drafter {
 // Exact P(x1, x2, x3) under the filtered target, keyed by the three tokens.
 std::map<std::vector<int32_t>, double> exact_distribution(const Model& m, Transformer& tf, const std::vector<int32_t>& prompt) {
   std::map<std::vector<int32_t>, double> out;
-  std::vector<TokenProb> dist;
+  DistributionScratch dist;
   std::function<void(std::vector<int32_t>&, std::vector<int32_t>&, double)> walk = [&](std::vector<int32_t>& ctx, std::vector<int32_t>& gen, double p) {
     if (gen.size() == kGenerated) {
       out[gen] = p;
       return;
     }
     target_distribution(last_logits(m, tf, ctx), kSampling, dist);
-    const std::vector<TokenProb> here = dist;
+    const std::vector<TokenProb> here = dist.dist;
     for (const TokenProb& tp : here) {
       ctx.push_back(tp.token);
       gen.push_back(tp.token);

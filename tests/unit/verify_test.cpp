@@ -419,7 +419,7 @@ struct Workspace {
   std::vector<int32_t> q_offsets;
   VerifyScratch scratch;
   Acceptance acceptance;
-  std::vector<TokenProb> sample_scratch;
+  DistributionScratch sample_scratch;
   int64_t n_steps = 0, n_tokens = 0, n_violations = 0;
 };
 
@@ -479,10 +479,10 @@ int decode_first_tokens(const SamplingCase& c, const ToyModels& m, uint64_t requ
 // filtered target distribution sample_token draws from.
 std::vector<double> exact_sequence_probs(const ToyModels& m, const SamplingParams& params) {
   std::vector<double> next(kVocab * kVocab * kVocab, 0.0);  // [context][token]
-  std::vector<TokenProb> dist;
+  DistributionScratch dist;
   for (int32_t c = 0; c < kVocab * kVocab; ++c) {
     target_distribution(m.target_row(c), params, dist);
-    for (const TokenProb& tp : dist) next[c * kVocab + tp.token] = tp.p;
+    for (const TokenProb& tp : dist.dist) next[c * kVocab + tp.token] = tp.p;
   }
   static_assert(kGenerated == 3);
   std::vector<double> probs(kSequences);
@@ -611,7 +611,7 @@ TEST_CASE("sampling: a root-only tree draws exactly what sample_token draws", "[
   const ToyModels m = make_toy_models();
   VerifyScratch scratch;
   Acceptance a;
-  std::vector<TokenProb> baseline_scratch;
+  DistributionScratch baseline_scratch;
   const TokenTree root_only = TokenTree::chain(1);
   const std::vector<int32_t> root = {kRoot}, beam_nodes = {0}, q_offsets = {0, kVocab};
   for (int i = 0; i < 3000; ++i) {
@@ -657,13 +657,14 @@ TEST_CASE("sampling: drafts drawn from the target itself are always accepted", "
   for (const int32_t token : {1, 5, 0, 3}) d.add(static_cast<int32_t>(d.tokens.size()) - 1, token);
   const TokenTree tree = TokenTree::from_parents(d.parents);
   std::vector<float> logits;
-  std::vector<TokenProb> q, dist;
+  std::vector<TokenProb> q;
+  DistributionScratch dist;
   std::vector<int32_t> q_offsets = {0};
   const SamplingParams p = params(0.8f);
   for (const int32_t context : d.context) {
     logits.insert(logits.end(), m.target_row(context).begin(), m.target_row(context).end());
     target_distribution(m.target_row(context), p, dist);
-    q.insert(q.end(), dist.begin(), dist.end());
+    q.insert(q.end(), dist.dist.begin(), dist.dist.end());
     q_offsets.push_back(static_cast<int32_t>(q.size()));
   }
   VerifyScratch scratch;
