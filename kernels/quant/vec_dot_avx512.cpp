@@ -1,16 +1,146 @@
-// AVX-512 VNNI (VL) build of the x86 dot-product kernels: vpdpbusd replaces the
+// AVX-512 VNNI (VL, BW) build of the x86 dot-product kernels: vpdpbusd replaces the
 // maddubs+madd pair; the integers, and so the results, are identical to the AVX2 build.
+//
+// One activation row against 32-value blocks (decode's mat-vec) also has a 512-bit kernel
+// here: two blocks per instruction for the integer work. The activation row is prepared
+// once per call, which the weight rows then share: its codes packed back to back (two
+// blocks per 64-byte load), its block scales as floats, and, for weights stored as unsigned
+// codes with an offset (Q4_0: code - 8, Q5_0: code - 16), offset x each lane's activation
+// sum, so that vpdpbusd takes the unsigned codes as they are. The integer lane sums are
+// exact either way, and the float steps (block_lanes.h) are the reference's, block after
+// block: results stay bit-identical.
+#include <immintrin.h>
+
+#include <cstring>
+#include <type_traits>
+
 #include "kernels/quant/vec_dot.h"
 #include "kernels/quant/vec_dot_x86.h"
 
 namespace draftbench {
+namespace {
+
+// Rows up to 16384 values; longer ones take the 256-bit kernels.
+constexpr int64_t kMaxPreparedBlocks = 512;
+
+struct PreparedActivation {
+  alignas(64) int8_t qs[kMaxPreparedBlocks][32];
+  alignas(64) int32_t offset_sums[kMaxPreparedBlocks][kBlockLanes];  // -offset x sum of each lane's four values
+  float d[kMaxPreparedBlocks];
+};
+
+void prepare_activation(const BlockQ8_0* y, int64_t nb, int offset, PreparedActivation& p) {
+  const __m256i offsets = _mm256_set1_epi8(static_cast<char>(offset));
+  for (int64_t i = 0; i < nb; ++i) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[i].qs));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(p.qs[i]), a);
+    const __m256i sums = _mm256_dpbusd_epi32(_mm256_setzero_si256(), offsets, a);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(p.offset_sums[i]), _mm256_sub_epi32(_mm256_setzero_si256(), sums));
+    p.d[i] = fp16_to_fp32(y[i].d);
+  }
+}
+
+// Two blocks' 32 unsigned codes each, block i in the low 256 bits. Nibbles as
+// unpack_nibbles_16 lays them out (value j in byte j).
+template <typename Block>
+inline __m512i nibbles_2(const Block& b0, const Block& b1) {
+  const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b0.qs)))),
+                                       _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b1.qs))), 1);
+  return _mm512_and_si512(_mm512_srlv_epi64(q, _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4)), _mm512_set1_epi8(0x0F));
+}
+
+inline __m512i codes_2(const BlockQ4_0& b0, const BlockQ4_0& b1) { return nibbles_2(b0, b1); }
+
+inline __m512i codes_2(const BlockQ5_0& b0, const BlockQ5_0& b1) {
+  uint32_t h0, h1;
+  std::memcpy(&h0, b0.qh, 4);
+  std::memcpy(&h1, b1.qh, 4);
+  const __m512i high = _mm512_maskz_mov_epi8(static_cast<__mmask64>(h0) | static_cast<__mmask64>(h1) << 32, _mm512_set1_epi8(0x10));
+  return _mm512_or_si512(nibbles_2(b0, b1), high);
+}
+
+// [s0 x 8, s1 x 8] with s = the weight block's scale times the activation block's.
+template <typename Block>
+inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
+  const __m128i halves = _mm_insert_epi16(_mm_cvtsi32_si128(b0.d), b1.d, 1);
+  const __m128 s = _mm_mul_ps(_mm_cvtph_ps(halves), _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(yd))));
+  return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), _mm512_castps128_ps512(s));
+}
+
+// Adds block 2k's eight products, then block 2k + 1's, in the reference's order.
+inline __m256 add_two_blocks(__m256 acc, __m512 products) {
+  acc = _mm256_add_ps(acc, _mm512_castps512_ps256(products));
+  return _mm256_add_ps(acc, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(products), 1)));
+}
+
+// One weight row against a prepared activation row. Q4_0/Q5_0 take unsigned codes with the
+// offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time,
+// though its running sum is a chain of dependent adds: two or four rows side by side,
+// whatever the prefetching, ran 1.3-3x slower here (their weights arrived late).
+template <typename Block>
+float row_2blocks(const Block* w, const PreparedActivation& a, int64_t nb) {
+  constexpr bool kSigned = std::is_same_v<Block, BlockQ8_0>;
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 2 <= nb; i += 2) {
+    const __m512i x = _mm512_load_si512(a.qs[i]);
+    __m512i isum;
+    if constexpr (kSigned) {
+      const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[i].qs))),
+                                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[i + 1].qs)), 1);
+      const __m512i signed_x = _mm512_mask_sub_epi8(x, _mm512_movepi8_mask(q), _mm512_setzero_si512(), x);
+      isum = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_abs_epi8(q), signed_x);
+    } else {
+      isum = _mm512_dpbusd_epi32(_mm512_load_si512(a.offset_sums[i]), codes_2(w[i], w[i + 1]), x);
+    }
+    acc = add_two_blocks(acc, _mm512_mul_ps(_mm512_cvtepi32_ps(isum), scales_2(w[i], w[i + 1], a.d + i)));
+  }
+  if (i < nb) {  // an odd last block
+    const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(a.qs[i]));
+    __m256i isum;
+    if constexpr (kSigned) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[i].qs));
+      isum = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_abs_epi8(q), _mm256_sign_epi8(x, q));
+    } else {
+      isum = _mm512_castsi512_si256(_mm512_dpbusd_epi32(_mm512_load_si512(a.offset_sums[i]), codes_2(w[i], w[i]), _mm512_castsi256_si512(x)));
+    }
+    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), _mm512_castps512_ps256(scales_2(w[i], w[i], a.d + i))));
+  }
+  return fold_lanes(acc);
+}
+
+template <typename Block, typename RowAt>
+void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedActivation& a, int64_t nb, float* y) {
+  for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
+}
+
+// The 512-bit kernel for one activation row, or false (other types, or rows too long).
+template <typename RowAt>
+bool rows_32block_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
+  const int64_t nb = n / 32;
+  if (nb > kMaxPreparedBlocks || n_rows == 0) return false;
+  const int offset = type == GgmlType::Q5_0 ? 16 : type == GgmlType::Q4_0 ? 8 : 0;
+  if (type != GgmlType::Q5_0 && type != GgmlType::Q4_0 && type != GgmlType::Q8_0) return false;
+  PreparedActivation a;
+  prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, offset, a);
+  switch (type) {
+    case GgmlType::Q5_0: rows_prepared<BlockQ5_0>(row_at, n_rows, a, nb, y); break;
+    case GgmlType::Q4_0: rows_prepared<BlockQ4_0>(row_at, n_rows, a, nb, y); break;
+    default: rows_prepared<BlockQ8_0>(row_at, n_rows, a, nb, y); break;
+  }
+  return true;
+}
+
+}  // namespace
 
 void dot_rows_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
+  if (rows_32block_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, n, y)) return;
   dot_rows_x86(type, w, w_stride, n_rows, xq, n, y);
 }
 
 void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
                                  int64_t n, float* y) {
+  if (rows_32block_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; }, n_ids, xq, n, y)) return;
   dot_rows_indexed_x86(type, w, row_bytes, ids, n_ids, xq, n, y);
 }
 

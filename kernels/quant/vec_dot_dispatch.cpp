@@ -10,7 +10,7 @@ enum class DotBackend { reference, avx2, avx512vnni };
 
 DotBackend backend() {
   const CpuFeatures& f = cpu_features();
-  if (f.avx512vnni && f.avx512vl && f.avx2) return DotBackend::avx512vnni;
+  if (f.avx512vnni && f.avx512bw && f.avx512vl && f.avx2) return DotBackend::avx512vnni;
   if (f.avx2) return DotBackend::avx2;
   return DotBackend::reference;
 }

@@ -8,6 +8,7 @@ namespace draftbench {
 struct CpuFeatures {
   bool avx2 = false;  // with FMA and F16C
   bool avx512f = false;
+  bool avx512bw = false;
   bool avx512vl = false;
   bool avx512vnni = false;
   bool avx512bf16 = false;

@@ -49,7 +49,7 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
         dot_rows_ref(type, w.data(), ggml_row_bytes(type, n), rows, xq.data(), n, ref.data());
         dot_rows_avx2(type, w.data(), ggml_row_bytes(type, n), rows, xq.data(), n, opt.data());
         std::vector<float> vnni(rows);
-        const bool have_vnni = cpu_features().avx512vnni && cpu_features().avx512vl;
+        const bool have_vnni = cpu_features().avx512vnni && cpu_features().avx512bw && cpu_features().avx512vl;
         if (have_vnni) dot_rows_avx512vnni(type, w.data(), ggml_row_bytes(type, n), rows, xq.data(), n, vnni.data());
         std::vector<int32_t> ids(rows);
         for (int64_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>(rows - 1 - r);
