@@ -41,7 +41,7 @@ ci_pass() {  # ci_pass OUT.json [extra kernel_bench flags]
 #   1.2x): 25%, and so the sampling kernels, which stream a 1 MiB row of logits; tree attention (2 MiB of K/V per head group, shared L3) moved by 12%: 20%;
 # - everything else: GATE_THRESHOLD, default 10%.
 gate_flags=(--threshold "${GATE_THRESHOLD:-0.10}" --threshold-for '/threads:[2-9]|/rows:[0-9]+/real_time=1.0'
-  --threshold-for '^dot_rows/=0.25' --threshold-for '^(argmax|softmax_exp|top_k|top_mass)/=0.25' --threshold-for '^tree_attention=0.20')
+  --threshold-for '^dot_rows/=0.25' --threshold-for '^(argmax|softmax_exp|top_k|top_mass|beam_top_k)/=0.25' --threshold-for '^tree_attention=0.20')
 # GATE_STRICT=1 gates even when the machine balance moved (bench_compare --strict-machine):
 # for comparisons that are on one machine by construction, as the injected-slowdown test's.
 [[ ${GATE_STRICT:-0} == 1 ]] && gate_flags+=(--strict-machine)

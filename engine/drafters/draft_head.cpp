@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "engine/common/error.h"
 #include "kernels/ops/activations.h"
+#include "kernels/sampling/top_k.h"
 
 namespace draftbench {
 
@@ -61,14 +61,7 @@ void log_softmax(std::span<float> v) {
 }
 
 void top_k_indices(std::span<const float> values, int64_t k, std::vector<int32_t>& out) {
-  const auto n = static_cast<int64_t>(values.size());
-  k = std::min(k, n);
-  out.resize(static_cast<size_t>(n));
-  std::iota(out.begin(), out.end(), 0);
-  auto better = [&](int32_t a, int32_t b) { return values[a] > values[b] || (values[a] == values[b] && a < b); };
-  if (k < n) std::nth_element(out.begin(), out.begin() + k, out.end(), better);
-  std::sort(out.begin(), out.begin() + k, better);
-  out.resize(static_cast<size_t>(k));
+  top_k(values.data(), static_cast<int64_t>(values.size()), k, out);  // the beam search's W of W x V
 }
 
 }  // namespace draftbench

@@ -58,7 +58,7 @@ void linear(const WeightMatrix& w, const float* bias, const float* x, int64_t n,
 void log_softmax(std::span<float> v);
 
 // The k largest values' indices in decreasing value order, ties to the lower index.
-// `out` is resized to min(k, values.size()).
+// `out` is resized to min(k, values.size()). kernels/sampling/top_k.h's bounded heap.
 void top_k_indices(std::span<const float> values, int64_t k, std::vector<int32_t>& out);
 
 }  // namespace draftbench

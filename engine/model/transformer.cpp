@@ -47,7 +47,6 @@ void Transformer::attention_layer(int64_t il, const std::vector<Row>& rows, KvCa
   const int64_t n = static_cast<int64_t>(rows.size());
   const int64_t E = c_.n_embd, QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
   const bool local = c_.is_local_layer(il);
-  const float base = local ? c_.rope_base_local : c_.rope_base;
 
   // EAGLE's draft layer has no input norm: it attends over the fc output directly.
   const float* in = x_.data();
@@ -66,9 +65,10 @@ void Transformer::attention_layer(int64_t il, const std::vector<Row>& rows, KvCa
       rms_norm(q, L.q_norm, q, c_.n_heads, HD, c_.rms_eps);
       rms_norm(k, L.k_norm, k, c_.n_kv_heads, HD, c_.rms_eps);
     }
-    auto rope = c_.rope_style == RopeStyle::neox ? rope_neox : rope_norm;
-    rope(q, static_cast<int>(c_.n_heads), static_cast<int>(HD), rows[r].pos, base);
-    rope(k, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), rows[r].pos, base);
+    auto rope = c_.rope_style == RopeStyle::neox ? rope_neox_apply : rope_norm_apply;
+    const size_t angles = static_cast<size_t>(((local ? n : 0) + r) * (HD / 2));
+    rope(q, static_cast<int>(c_.n_heads), static_cast<int>(HD), rope_cos_.data() + angles, rope_sin_.data() + angles);
+    rope(k, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), rope_cos_.data() + angles, rope_sin_.data() + angles);
     const int64_t slot = cache.committed(rows[r].seq) + rows[r].node;
     std::memcpy(cache.keys(rows[r].seq, il) + slot * KD, k, static_cast<size_t>(KD) * sizeof(float));
     std::memcpy(cache.values(rows[r].seq, il) + slot * KD, v_.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
@@ -144,6 +144,7 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
     }
   }
 
+  compute_rope_angles(rows);
   for (int64_t il = 0; il < c_.n_layers; ++il) {
     attention_layer(il, rows, cache);
     mlp_layer(il, n);
@@ -181,6 +182,17 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
       logits_from_hidden(picked.data(), n_logit_rows, result.logits.data());
     }
   }
+}
+
+void Transformer::compute_rope_angles(const std::vector<Row>& rows) {
+  const int64_t n = static_cast<int64_t>(rows.size()), half = c_.head_dim / 2;
+  rope_cos_.resize(static_cast<size_t>(2 * n * half));
+  rope_sin_.resize(rope_cos_.size());
+  for (int local = 0; local < 2; ++local)
+    for (int64_t r = 0; r < n; ++r) {
+      const size_t at = static_cast<size_t>((local * n + r) * half);
+      rope_angles(rows[r].pos, static_cast<int>(c_.head_dim), local ? c_.rope_base_local : c_.rope_base, rope_cos_.data() + at, rope_sin_.data() + at);
+    }
 }
 
 void Transformer::logits_from_hidden(const float* hidden, int64_t n, float* logits) {

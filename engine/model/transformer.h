@@ -41,6 +41,7 @@ class Transformer {
   void ensure_buffers(int64_t n_rows, size_t score_floats);
   void attention_layer(int64_t il, const std::vector<Row>& rows, KvCache& cache);
   void mlp_layer(int64_t il, int64_t n_rows);
+  void compute_rope_angles(const std::vector<Row>& rows);
   std::span<uint8_t> scratch(const WeightMatrix& w, int64_t n_x);
   void soft_cap(float* logits, int64_t n) const;  // Gemma's final logit soft-capping, if any
 
@@ -51,6 +52,9 @@ class Transformer {
   int64_t capacity_rows_ = 0;
   std::vector<float> x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_, act_, scores_;
   std::vector<uint8_t> quant_scratch_;
+  // RoPE's cos and sin per row of this forward, [base][row][head_dim / 2] with base 0 the
+  // global layers' and 1 the local (sliding-window) layers': computed once, used by every layer.
+  std::vector<float> rope_cos_, rope_sin_;
   std::vector<Row> rows_;
   std::vector<float> picked_;
 };

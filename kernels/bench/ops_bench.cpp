@@ -1,7 +1,8 @@
 // Element-wise and per-row kernels at the models' shapes, for one token (decode) and for
 // 64 tokens (a verification step's tree):
-//   rms_norm/<model>/rows:<n>, rope_neox/<model>/tokens:<n>, geglu/<model>/tokens:<n>,
-//   swiglu/<model>/tokens:<n>
+//   rms_norm/<model>/rows:<n>, rope_neox/<model>/tokens:<n> (angles and rotation),
+//   rope_neox_apply/<model>/tokens:<n> (rotation by precomputed angles), geglu/<model>/tokens:<n>,
+//   swiglu/<model>/tokens:<n>; in the full suite rms_norm_ref/... and rope_neox_apply_ref/...
 #include <fmt/format.h>
 
 #include <random>
@@ -17,14 +18,15 @@
 namespace draftbench {
 namespace {
 
-void register_rms_norm(const BenchSuite& s, const ModelShape& m, int64_t rows) {
-  benchmark::RegisterBenchmark(fmt::format("rms_norm/{}/rows:{}", m.name, rows).c_str(), [s, m, rows](benchmark::State& state) {
+void register_rms_norm(const BenchSuite& s, const ModelShape& m, int64_t rows, bool reference = false) {
+  const auto kernel = reference ? rms_norm_ref : rms_norm;
+  benchmark::RegisterBenchmark(fmt::format("rms_norm{}/{}/rows:{}", reference ? "_ref" : "", m.name, rows).c_str(), [s, m, rows, kernel](benchmark::State& state) {
     std::mt19937 rng(3);
     const std::vector<float> x = random_activations(rows * m.hidden, rng), w = random_activations(m.hidden, rng);
     std::vector<float> out(x.size());
     const LoopClock clock;
     for (auto _ : state) {
-      rms_norm(x.data(), w.data(), out.data(), rows, m.hidden, 1e-6f);
+      kernel(x.data(), w.data(), out.data(), rows, m.hidden, 1e-6f);
       benchmark::ClobberMemory();
     }
     const double n = static_cast<double>(rows * m.hidden);
@@ -32,13 +34,24 @@ void register_rms_norm(const BenchSuite& s, const ModelShape& m, int64_t rows) {
   })->Unit(benchmark::kNanosecond);
 }
 
-void register_rope(const BenchSuite& s, const ModelShape& m, int64_t tokens) {
-  benchmark::RegisterBenchmark(fmt::format("rope_neox/{}/tokens:{}", m.name, tokens).c_str(), [s, m, tokens](benchmark::State& state) {
+// rope_neox: angles and rotation per token, as one call; rope_neox_apply: the rotation with
+// the angles computed beforehand, which is what each layer of a forward pass does.
+void register_rope(const BenchSuite& s, const ModelShape& m, int64_t tokens, bool apply_only, bool reference = false) {
+  const std::string name = fmt::format("rope_neox{}{}/{}/tokens:{}", apply_only ? "_apply" : "", reference ? "_ref" : "", m.name, tokens);
+  benchmark::RegisterBenchmark(name.c_str(), [s, m, tokens, apply_only, reference](benchmark::State& state) {
     std::mt19937 rng(4);
     std::vector<float> x = random_activations(tokens * m.n_heads * m.head_dim, rng);
+    const int64_t half = m.head_dim / 2;
+    std::vector<float> cos(tokens * half), sin(tokens * half);
+    for (int64_t t = 0; t < tokens; ++t) rope_angles(1000 + t, m.head_dim, 10000.0f, cos.data() + t * half, sin.data() + t * half);
+    const auto apply = reference ? rope_neox_apply_ref : rope_neox_apply;
     const LoopClock clock;
     for (auto _ : state) {
-      for (int64_t t = 0; t < tokens; ++t) rope_neox(x.data() + t * m.n_heads * m.head_dim, m.n_heads, m.head_dim, 1000 + t, 10000.0f);
+      for (int64_t t = 0; t < tokens; ++t) {
+        float* xt = x.data() + t * m.n_heads * m.head_dim;
+        if (apply_only) apply(xt, m.n_heads, m.head_dim, cos.data() + t * half, sin.data() + t * half);
+        else rope_neox(xt, m.n_heads, m.head_dim, 1000 + t, 10000.0f);
+      }
       benchmark::ClobberMemory();
     }
     const double n = static_cast<double>(x.size());
@@ -72,7 +85,12 @@ void register_ops_benchmarks(const BenchSuite& s) {
     if (!gemma && !s.full()) continue;
     for (int64_t n : {1, 64}) {
       register_rms_norm(s, *model, n);
-      register_rope(s, *model, n);
+      register_rope(s, *model, n, false);
+      register_rope(s, *model, n, true);
+      if (s.full()) {
+        register_rms_norm(s, *model, n, true);
+        register_rope(s, *model, n, true, true);
+      }
       register_gated(s, *model, n, gemma);
       if (s.full()) register_gated(s, *model, n, gemma, true);
     }

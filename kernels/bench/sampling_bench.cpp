@@ -1,5 +1,6 @@
 // The vocabulary-wide sampling kernels, one thread, over one row of logits:
-//   argmax/<model>, softmax_exp/<model>/T:<t>, top_k/<model>/k:<k>, top_mass/<model>/p:<p>
+//   argmax/<model>, softmax_exp/<model>/T:<t>, top_k/<model>/k:<k>, top_mass/<model>/p:<p>,
+//   beam_top_k/bw:<W>/vocab:<V> (the best W of W x V beam extensions)
 // and, in the full suite, the references beside them (argmax_ref/..., softmax_exp_ref/...,
 // top_k_ref/..., top_mass_ref/...). Bytes count the logits read and the weights written;
 // softmax FLOPs count the exp polynomial (about 20 per value).
@@ -70,6 +71,21 @@ void register_selection(const BenchSuite& s, const ModelShape& m, int64_t k, boo
   })->Unit(benchmark::kMicrosecond);
 }
 
+// Beam search's step: the best W of W beams x V draft tokens (summed log-probabilities).
+void register_beam_top_k(const BenchSuite& s, int64_t width, int64_t vocab) {
+  benchmark::RegisterBenchmark(fmt::format("beam_top_k/bw:{}/vocab:{}", width, vocab).c_str(), [s, width, vocab](benchmark::State& state) {
+    std::mt19937 rng(10);
+    const std::vector<float> scores = random_activations(width * vocab, rng, 3.0f);
+    std::vector<int32_t> ids;
+    const LoopClock clock;
+    for (auto _ : state) {
+      top_k(scores.data(), width * vocab, width, ids);
+      benchmark::DoNotOptimize(ids.data());
+    }
+    report_work(state, clock, {4.0 * width * vocab, 1.0 * width * vocab}, s.one_thread);
+  })->Unit(benchmark::kMicrosecond);
+}
+
 }  // namespace
 
 void register_sampling_benchmarks(const BenchSuite& s) {
@@ -83,6 +99,8 @@ void register_sampling_benchmarks(const BenchSuite& s) {
       if (s.full()) register_selection(s, *model, -1, reference);
     }
   }
+  for (int64_t width : {1, 4, 16, 64})
+    if (s.full() || width == 16) register_beam_top_k(s, width, kVicuna7B.vocab);
 }
 
 }  // namespace draftbench

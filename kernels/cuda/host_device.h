@@ -68,4 +68,17 @@ struct DeviceBlock {
 };
 #endif
 
+// A block-wide tree over `threads` (a power of two) partial results in shared memory: at
+// each level the lower half folds in the upper half, fold(t, half) for every thread t, with
+// a barrier between levels; the result ends in slot 0.
+template <class Block, class Fold>
+DB_HOST_DEVICE void fold_tree(const Block& block, unsigned threads, Fold&& fold) {
+  for (unsigned half = threads / 2; half > 0; half /= 2) {
+    block.each_thread([&](Dim3 t) {
+      if (t.x < half) fold(t.x, half);
+    });
+    block.sync();
+  }
+}
+
 }  // namespace draftbench::cuda

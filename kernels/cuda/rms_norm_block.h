@@ -35,11 +35,6 @@ DB_HOST_DEVICE inline void rms_norm_partial_sum(const RmsNormArgs& a, int64_t ro
   sh.partial[t] = sum;
 }
 
-// One level of the tree: the lower half adds the upper half (disjoint reads and writes).
-DB_HOST_DEVICE inline void rms_norm_fold(unsigned t, unsigned half, RmsNormShared& sh) {
-  if (t < half) sh.partial[t] += sh.partial[t + half];
-}
-
 DB_HOST_DEVICE inline void rms_norm_scale_row(const RmsNormArgs& a, int64_t row, unsigned t, const RmsNormShared& sh) {
   const float scale = 1.0f / sqrtf(static_cast<float>(sh.partial[0] / static_cast<double>(a.n)) + a.eps);
   const float* x = a.x + row * a.n;
@@ -53,10 +48,7 @@ DB_HOST_DEVICE void rms_norm_block(const Block& block, const RmsNormArgs& a, Rms
   const int64_t row = block.index().x;
   block.each_thread([&](Dim3 t) { rms_norm_partial_sum(a, row, t.x, sh); });
   block.sync();
-  for (unsigned half = kRmsNormThreads / 2; half > 0; half /= 2) {
-    block.each_thread([&](Dim3 t) { rms_norm_fold(t.x, half, sh); });
-    block.sync();
-  }
+  fold_tree(block, kRmsNormThreads, [&](unsigned t, unsigned half) { sh.partial[t] += sh.partial[t + half]; });
   block.each_thread([&](Dim3 t) { rms_norm_scale_row(a, row, t.x, sh); });
 }
 
