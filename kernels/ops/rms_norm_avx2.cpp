@@ -10,10 +10,10 @@ namespace draftbench {
 namespace {
 
 // The CMake option DRAFTBENCH_INJECT_SLOWDOWN (off by default) makes this kernel take the
-// sum of squares twice: the kernel-benchmark gate's self-test needs one kernel that is
+// sum of squares four times: the kernel-benchmark gate's self-test needs one kernel that is
 // measurably slower, and only that one (tests/kernels/bench_gate_test.sh).
 #ifdef DRAFTBENCH_INJECT_SLOWDOWN
-constexpr int kSumPasses = 2;
+constexpr int kSumPasses = 4;
 #else
 constexpr int kSumPasses = 1;
 #endif
