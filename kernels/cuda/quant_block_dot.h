@@ -4,7 +4,8 @@
 // for each of the type's kLanes float lanes and, for types with a min, then `lane[0] -=
 // sub`, with add and sub rounded exactly as it forms them. The caller folds the terms in
 // block order and then the lanes (quant_matvec_block.h). 32-value types have eight lanes
-// (kernels/quant/block_lanes.h), K-quants one.
+// per block, which the row adds into one of two lane sets (kernels/quant/block_lanes.h);
+// K-quants one.
 #pragma once
 
 #include <cstdint>

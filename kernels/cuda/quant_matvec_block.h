@@ -31,10 +31,15 @@ struct QuantMatvecArgs {
   float* y;            // [n_rows]
 };
 
+// The row's float lanes: one per K-quant row; block_lanes.h's two sets of eight for the
+// 32-value types (block i into set i mod 2).
+template <class Dot>
+inline constexpr int kRowLanes = Dot::kLanes == kBlockLanes ? kBlockLaneSets * kBlockLanes : Dot::kLanes;
+
 template <class Dot>
 struct QuantMatvecShared {
   BlockTerms<Dot::kLanes> terms[kQuantRowsPerBlock][kWarpLanes];  // this chunk's terms, by lane
-  float row_lanes[kQuantRowsPerBlock][Dot::kLanes];               // the row's float lanes so far
+  float row_lanes[kQuantRowsPerBlock][kRowLanes<Dot>];            // the row's float lanes so far
 };
 
 // Lane `lane` of warp `warp`: the terms of block chunk * 32 + lane of its row, if any.
@@ -55,8 +60,9 @@ DB_HOST_DEVICE void quant_matvec_fold_chunk(const QuantMatvecArgs& a, int64_t ro
   if (lane != 0 || row >= a.n_rows) return;
   const int64_t left = a.n_blocks - chunk * kWarpLanes;
   const int count = left < kWarpLanes ? static_cast<int>(left) : static_cast<int>(kWarpLanes);
-  float* sum = sh.row_lanes[warp];
   for (int k = 0; k < count; ++k) {
+    // A chunk starts at an even block (32 k), so block chunk * 32 + k is in set k mod 2.
+    float* sum = sh.row_lanes[warp] + (kRowLanes<Dot> > Dot::kLanes ? (k % kBlockLaneSets) * Dot::kLanes : 0);
     for (int l = 0; l < Dot::kLanes; ++l) sum[l] += sh.terms[warp][k].add[l];
     if constexpr (Dot::kHasMin) sum[0] -= sh.terms[warp][k].sub;
   }
@@ -76,7 +82,7 @@ DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs
   const int64_t first_row = static_cast<int64_t>(block.index().x) * kQuantRowsPerBlock;
   block.each_thread([&](Dim3 t) {
     if (t.x == 0)
-      for (int l = 0; l < Dot::kLanes; ++l) sh.row_lanes[t.y][l] = 0.0f;
+      for (int l = 0; l < kRowLanes<Dot>; ++l) sh.row_lanes[t.y][l] = 0.0f;
   });
   block.sync();
   const int64_t chunks = (a.n_blocks + kWarpLanes - 1) / kWarpLanes;

@@ -2,13 +2,14 @@
 // maddubs+madd pair; the integers, and so the results, are identical to the AVX2 build.
 //
 // One activation row against 32-value blocks (decode's mat-vec) also has a 512-bit kernel
-// here: two blocks per instruction for the integer work. The activation row is prepared
+// here: two blocks per instruction for the integer work. (Q4_K in the same style, two
+// sub-blocks per vpdpbusd, measured within noise of the 256-bit kernel and was dropped.) The activation row is prepared
 // once per call, which the weight rows then share: its codes packed back to back (two
 // blocks per 64-byte load), its block scales as floats, and, for weights stored as unsigned
 // codes with an offset (Q4_0: code - 8, Q5_0: code - 16), offset x each lane's activation
 // sum, so that vpdpbusd takes the unsigned codes as they are. The integer lane sums are
 // exact either way, and the float steps (block_lanes.h) are the reference's, block after
-// block: results stay bit-identical.
+// block in each lane set: results stay bit-identical.
 #include <immintrin.h>
 
 #include <cstring>
@@ -67,20 +68,14 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
   return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), _mm512_castps128_ps512(s));
 }
 
-// Adds block 2k's eight products, then block 2k + 1's, in the reference's order.
-inline __m256 add_two_blocks(__m256 acc, __m512 products) {
-  acc = _mm256_add_ps(acc, _mm512_castps512_ps256(products));
-  return _mm256_add_ps(acc, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(products), 1)));
-}
-
 // One weight row against a prepared activation row. Q4_0/Q5_0 take unsigned codes with the
-// offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time,
-// though its running sum is a chain of dependent adds: two or four rows side by side,
-// whatever the prefetching, ran 1.3-3x slower here (their weights arrived late).
+// offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
+// two or four rows side by side, whatever the prefetching, ran 1.3-3x slower here (their
+// weights arrived late). A block pair's products are one add onto both lane sets.
 template <typename Block>
 float row_2blocks(const Block* w, const PreparedActivation& a, int64_t nb) {
   constexpr bool kSigned = std::is_same_v<Block, BlockQ8_0>;
-  __m256 acc = _mm256_setzero_ps();
+  __m512 acc = _mm512_setzero_ps();  // block_lanes.h's set 0 (even blocks) low, set 1 high
   int64_t i = 0;
   for (; i + 2 <= nb; i += 2) {
     const __m512i x = _mm512_load_si512(a.qs[i]);
@@ -93,7 +88,7 @@ float row_2blocks(const Block* w, const PreparedActivation& a, int64_t nb) {
     } else {
       isum = _mm512_dpbusd_epi32(_mm512_load_si512(a.offset_sums[i]), codes_2(w[i], w[i + 1]), x);
     }
-    acc = add_two_blocks(acc, _mm512_mul_ps(_mm512_cvtepi32_ps(isum), scales_2(w[i], w[i + 1], a.d + i)));
+    acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_cvtepi32_ps(isum), scales_2(w[i], w[i + 1], a.d + i)));
   }
   if (i < nb) {  // an odd last block
     const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(a.qs[i]));
@@ -104,9 +99,10 @@ float row_2blocks(const Block* w, const PreparedActivation& a, int64_t nb) {
     } else {
       isum = _mm512_castsi512_si256(_mm512_dpbusd_epi32(_mm512_load_si512(a.offset_sums[i]), codes_2(w[i], w[i]), _mm512_castsi256_si512(x)));
     }
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), _mm512_castps512_ps256(scales_2(w[i], w[i], a.d + i))));
+    const __m256 products = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), _mm512_castps512_ps256(scales_2(w[i], w[i], a.d + i)));
+    acc = _mm512_mask_add_ps(acc, 0x00FF, acc, _mm512_castps256_ps512(products));  // set 0 only
   }
-  return fold_lanes(acc);
+  return fold_lanes(_mm512_castps512_ps256(acc), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc), 1)));
 }
 
 template <typename Block, typename RowAt>
@@ -116,7 +112,7 @@ void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedActivation& a, in
 
 // The 512-bit kernel for one activation row, or false (other types, or rows too long).
 template <typename RowAt>
-bool rows_32block_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
+bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
   const int64_t nb = n / 32;
   if (nb > kMaxPreparedBlocks || n_rows == 0) return false;
   const int offset = type == GgmlType::Q5_0 ? 16 : type == GgmlType::Q4_0 ? 8 : 0;
@@ -134,13 +130,13 @@ bool rows_32block_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* x
 }  // namespace
 
 void dot_rows_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
-  if (rows_32block_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, n, y)) return;
+  if (rows_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, n, y)) return;
   dot_rows_x86(type, w, w_stride, n_rows, xq, n, y);
 }
 
 void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
                                  int64_t n, float* y) {
-  if (rows_32block_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; }, n_ids, xq, n, y)) return;
+  if (rows_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; }, n_ids, xq, n, y)) return;
   dot_rows_indexed_x86(type, w, row_bytes, ids, n_ids, xq, n, y);
 }
 

@@ -29,16 +29,18 @@ float dot_float(Load load, const float* x, int64_t n) {
   return acc[0];
 }
 
-// 32-value blocks: block_lanes.h's lanes. code(block, v) is value v's signed code.
+// 32-value blocks: block_lanes.h's lanes (block i into set i mod 2). code(block, v) is
+// value v's signed code.
 template <typename Block, typename Code>
 float dot_32block(const Block* b, const BlockQ8_0* y, int64_t nb, Code code) {
-  float lane[kBlockLanes] = {};
+  float lane[kBlockLaneSets * kBlockLanes] = {};
   for (int64_t i = 0; i < nb; ++i) {
     const float d = fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d);
+    float* set = lane + (i % kBlockLaneSets) * kBlockLanes;
     for (int l = 0; l < kBlockLanes; ++l) {
       int s = 0;
       for (int v = kValuesPerLane * l; v < kValuesPerLane * (l + 1); ++v) s += code(b[i], v) * y[i].qs[v];
-      lane[l] += static_cast<float>(s) * d;
+      set[l] += static_cast<float>(s) * d;
     }
   }
   return fold_block_lanes(lane);

@@ -2,8 +2,8 @@
 // unit is compiled with its own ISA flags and gets its own copy of the kernels with its
 // integer-dot primitive (see dot_abs_s8). Integer sums are exact, so both give the same
 // integers, and only the float steps matter for bit-identity with vec_dot_ref.cpp:
-//   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, the eight float lanes of a
-//     register being block_lanes.h's lanes;
+//   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, two registers of eight
+//     float lanes being block_lanes.h's two sets;
 //   K-quants (Q4_K, Q6_K): one weight row at a time too, the per-super-block float steps in
 //     scalar code as in the reference.
 // Everything here has internal linkage on purpose.
@@ -62,8 +62,9 @@ inline __m256i or_clear_bits_0xf0(__m256i nibbles, const uint8_t* qh) {
 #endif
 }
 
-// block_lanes.h's fold of the eight lanes.
-inline float fold_lanes(__m256 v) {
+// block_lanes.h's fold of the two sets of eight lanes.
+inline float fold_lanes(__m256 set0, __m256 set1) {
+  const __m256 v = _mm256_add_ps(set0, set1);
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));  // l + (l + 4)
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));                                          // (0 + 2), (1 + 3)
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
@@ -82,9 +83,9 @@ inline __m128 block_scale(const Block* b) {
 
 template <int X, typename Block, typename Unpack>
 void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride, Unpack unpack) {
-  __m256 acc[X];
-  for (int x = 0; x < X; ++x) acc[x] = _mm256_setzero_ps();
-  for (int64_t i = 0; i < nb; ++i) {
+  __m256 acc[2][X];  // block_lanes.h's two sets: even and odd blocks
+  for (int x = 0; x < X; ++x) acc[0][x] = acc[1][x] = _mm256_setzero_ps();
+  const auto add_block = [&](int64_t i, __m256* set) {
     const __m256i q = unpack(w + i);
     const __m256i abs_q = _mm256_sign_epi8(q, q);
     const __m128 dw = block_scale(w + i);
@@ -92,10 +93,16 @@ void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int6
       const BlockQ8_0& y = reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x) * xq_stride)[i];
       const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
       const __m256 lanes = _mm256_cvtepi32_ps(dot_abs_s8(abs_q, _mm256_sign_epi8(a, q)));
-      acc[x] = _mm256_add_ps(acc[x], _mm256_mul_ps(lanes, _mm256_broadcastss_ps(_mm_mul_ss(dw, block_scale(&y)))));
+      set[x] = _mm256_add_ps(set[x], _mm256_mul_ps(lanes, _mm256_broadcastss_ps(_mm_mul_ss(dw, block_scale(&y)))));
     }
+  };
+  int64_t i = 0;
+  for (; i + 2 <= nb; i += 2) {
+    add_block(i, acc[0]);
+    add_block(i + 1, acc[1]);
   }
-  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[x]);
+  if (i < nb) add_block(i, acc[0]);
+  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[0][x], acc[1][x]);
 }
 
 // Lambdas, not functions: each is its own type, so the kernels inline them (a function

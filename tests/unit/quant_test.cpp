@@ -40,7 +40,7 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
     // Odd and even block counts: the AVX-512 kernel takes blocks in pairs.
     std::vector<int64_t> lengths{block, 2 * block, 3 * block, 4 * block, 5 * block};
     if (float_type) lengths.insert(lengths.end(), {1, 7, 45, 640});  // float rows take any length: the 16-lane tails too
-    if (block == 32 && !float_type) lengths.push_back(513 * 32);      // past the AVX-512 kernel's prepared row: its fallback
+    if (block == 32 && !float_type) lengths.push_back(513 * 32);      // past the AVX-512 kernels' prepared row: their fallback
     for (int64_t n : lengths) {
       for (int64_t rows : {1, 7, 8, 9, 17, 64}) {
         const auto w = random_rows(type, n, rows, rng);
