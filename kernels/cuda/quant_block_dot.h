@@ -23,7 +23,8 @@ struct BlockTerms {
   float sub = 0.0f;  // only read when the type has a min term
 };
 
-// A 32-value block's eight lanes of 4 values, each an integer sum times the scale product.
+// A 32-value block's eight lanes of 4 values, each an integer sum times the scale product
+// (added into the lane set of the block's parity by quant_matvec_block.h).
 DB_HOST_DEVICE inline BlockTerms<kBlockLanes> block_lane_terms(const int* code, const BlockQ8_0& a, float w_scale) {
   BlockTerms<kBlockLanes> t;
   const float d = w_scale * half_to_float(a.d);

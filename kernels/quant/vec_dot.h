@@ -2,11 +2,15 @@
 //
 //   dot_rows_ref  plain scalar code: integer sums, then float multiply-adds in block
 //                 order: per block for K-quants and float weights, per lane of four values
-//                 for the 32-value types (block_lanes.h). This order is the contract.
-//   dot_rows_avx2 the same integer sums with AVX2; the float part runs in SIMD lanes with
-//                 exactly the reference's operations (the 32-value types' lanes, or 8
-//                 K-quant rows side by side), so results are bit-identical to it.
-//   dot_rows_avx512vnni  the same with vpdpbusd (AVX-512 VNNI + VL); identical results.
+//                 (two lane sets, even and odd blocks) for the 32-value types
+//                 (block_lanes.h). This order is the contract.
+//   dot_rows_avx2 the same integer sums with AVX2, one weight row at a time; the float part
+//                 performs exactly the reference's operations (the 32-value types' lanes in
+//                 SIMD registers, the K-quants' per-block steps in scalar code), so results
+//                 are bit-identical to it.
+//   dot_rows_avx512vnni  the same with vpdpbusd (AVX-512 VNNI, BW, VL), and for the
+//                 32-value types a 512-bit kernel taking two blocks per instruction;
+//                 identical results.
 //   dot_rows      runtime dispatch.
 //
 // Because every path is bit-identical to the reference and each (weight row, activation
