@@ -162,11 +162,11 @@ bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t
 // Per super-block the integer sum is exact, so only the reference's float steps matter:
 // one multiply-add per block (Q4_K: two), done in scalar float exactly as there.
 
-inline int hsum_epi32(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+inline int hsum_epi32(__m128i s) {
   s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
   return _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 1)));
 }
+inline int hsum_epi32(__m256i v) { return hsum_epi32(_mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1))); }
 
 // Shuffle masks: row j (0..7) selects 16-bit word j into all eight words of a 128-bit half.
 // Rows j and j + 1 read as one 256-bit mask put word j in the low half and word j + 1 in the
@@ -229,7 +229,7 @@ void row_q4_k_batch(const BlockQ4_K* w, const uint8_t* xq, size_t xq_stride, int
       const BlockQ8_K& y = reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x) * xq_stride)[i];
       const __m128i bs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums)),
                                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums + 8)));  // 32-value sums
-      const int imin = hsum_epi32(_mm256_castsi128_si256(_mm_madd_epi16(mins16, bs)));
+      const int imin = hsum_epi32(_mm_madd_epi16(mins16, bs));
       sum[x] += static_cast<float>(hsum_epi32(acc[x])) * (d * y.d);
       sum[x] -= static_cast<float>(imin) * (dmin * y.d);
     }
