@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "kernels/runtime/cpu_features.h"
-#include "kernels/sampling/softmax_math.h"
+#include "kernels/ops/double_lanes.h"
 
 namespace draftbench {
 float rms_norm_scale(double sum_of_squares, int64_t n, float eps) {
@@ -12,8 +12,8 @@ float rms_norm_scale(double sum_of_squares, int64_t n, float eps) {
 
 void rms_norm_ref(const float* x, const float* weight, float* out, int64_t n_rows, int64_t n, float eps) {
   for (int64_t r = 0; r < n_rows; ++r, x += n, out += n) {
-    double lane[kSoftmaxLanes] = {};
-    for (int64_t i = 0; i < n; ++i) lane[i % kSoftmaxLanes] += static_cast<double>(x[i]) * x[i];
+    double lane[kDoubleLanes] = {};
+    for (int64_t i = 0; i < n; ++i) lane[i % kDoubleLanes] += static_cast<double>(x[i]) * x[i];
     const float scale = rms_norm_scale(fold_double_lanes(lane), n, eps);
     if (weight)
       for (int64_t i = 0; i < n; ++i) out[i] = x[i] * scale * weight[i];

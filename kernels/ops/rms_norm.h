@@ -1,7 +1,6 @@
 // RMSNorm: out = x / sqrt(mean(x^2) + eps) * weight. The sum of squares is taken in double
-// in eight lanes (lane = index mod 8, folded as fold_double_lanes in
-// kernels/sampling/softmax_math.h), so the result is the same for a row alone or in a batch,
-// and the AVX2 build, which keeps the lanes in two registers, gives the same bits.
+// in kernels/ops/double_lanes.h's eight lanes, so the result is the same for a row alone or
+// in a batch, and the AVX2 build, which keeps the lanes in two registers, gives the same bits.
 // x and out are [n_rows][n]; weight is [n] (nullptr for no weight). In-place allowed.
 //   rms_norm_ref   plain loops (the contract)
 //   rms_norm_avx2  the same operations, eight values at a time

@@ -4,7 +4,7 @@
 #include <immintrin.h>
 
 #include "kernels/ops/rms_norm.h"
-#include "kernels/sampling/softmax_math.h"
+#include "kernels/ops/double_lanes.h"
 
 namespace draftbench {
 namespace {
@@ -34,7 +34,7 @@ void rms_norm_avx2(const float* x, const float* weight, float* out, int64_t n_ro
       }
       if constexpr (kSumPasses > 1) asm volatile("" : "+x"(lo), "+x"(hi));  // keep the repeated pass
     }
-    alignas(32) double lane[kSoftmaxLanes];
+    alignas(32) double lane[kDoubleLanes];
     _mm256_store_pd(lane, lo);
     _mm256_store_pd(lane + 4, hi);
     for (int l = 0; i < n; ++i, ++l) lane[l] += static_cast<double>(x[i]) * x[i];

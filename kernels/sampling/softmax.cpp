@@ -14,10 +14,10 @@ int64_t argmax_ref(const float* x, int64_t n) {
 }
 
 double softmax_exp_ref(const float* logits, int64_t n, float max_logit, float inv_t, float* w) {
-  double lane[kSoftmaxLanes] = {};
+  double lane[kDoubleLanes] = {};
   for (int64_t i = 0; i < n; ++i) {
     w[i] = softmax_weight(logits[i], max_logit, inv_t);
-    lane[i % kSoftmaxLanes] += w[i];
+    lane[i % kDoubleLanes] += w[i];
   }
   return fold_double_lanes(lane);
 }

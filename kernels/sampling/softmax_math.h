@@ -4,25 +4,19 @@
 // A token's unnormalised probability is w = exp((logit - max) / T), with activation_math's
 // polynomial exp (no FMA): a logit more than 87 temperature-units below the maximum gets
 // w = 0 exactly (exp's clamp would otherwise give every such token 1.6e-38), so the sampler
-// can skip it. The sum of the weights is taken in double, in eight lanes (lane = index mod
-// 8), folded as fold_double_lanes says.
+// can skip it. The sum of the weights is taken in double, in kernels/ops/double_lanes.h's
+// eight lanes.
 #pragma once
 
 #include "kernels/ops/activation_math.h"
+#include "kernels/ops/double_lanes.h"
 #include "kernels/runtime/host_device.h"
 
 namespace draftbench {
 
-inline constexpr int kSoftmaxLanes = 8;
-
 DB_HOST_DEVICE inline float softmax_weight(float logit, float max_logit, float inv_t) {
   const float t = (logit - max_logit) * inv_t;
   return t < -activation_math::kExpLimit ? 0.0f : activation_math::exp_clamped(t);
-}
-
-// ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)), the order of a two-register reduction.
-DB_HOST_DEVICE inline double fold_double_lanes(const double* lane) {
-  return ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]));
 }
 
 }  // namespace draftbench
