@@ -1,6 +1,5 @@
 #include "engine/decoding/sampling.h"
 
-#include <algorithm>
 
 #include "engine/common/error.h"
 #include "kernels/sampling/softmax.h"
@@ -24,12 +23,8 @@ void target_distribution(std::span<const float> logits, const SamplingParams& pa
   const bool filtered = params.top_k > 0 || params.top_p < 1.0f;
   if (params.top_k > 0) {
     top_k(w.data(), n, params.top_k, ids);
-    if (params.top_p < 1.0f) {  // the nucleus of the whole distribution, cut to the top k
-      double kept = 0.0;
-      size_t m = 0;
-      while (m < ids.size() && kept < params.top_p * sum) kept += w[ids[m++]];
-      ids.resize(std::max<size_t>(m, 1));
-    }
+    // top-p too: the nucleus of the whole distribution (mass top_p * sum), within the top k.
+    if (params.top_p < 1.0f) keep_mass_prefix(w.data(), params.top_p * sum, ids);
   } else if (params.top_p < 1.0f) {
     top_mass(w.data(), n, params.top_p * sum, ids);
   }

@@ -12,18 +12,19 @@ struct Better {
   bool operator()(int32_t a, int32_t b) const { return w[a] > w[b] || (w[a] == w[b] && a < b); }
 };
 
-// How many ids of the prefix reach `mass`: the first m with a running sum >= mass, or
-// ids.size() + 1 when the whole list falls short.
-size_t mass_prefix(const float* w, const std::vector<int32_t>& ids, double mass) {
+}  // namespace
+
+bool keep_mass_prefix(const float* w, double mass, std::vector<int32_t>& ids) {
   double kept = 0.0;
   for (size_t m = 0; m < ids.size(); ++m) {
     kept += w[ids[m]];
-    if (kept >= mass) return m + 1;
+    if (kept >= mass) {
+      ids.resize(m + 1);
+      return true;
+    }
   }
-  return ids.size() + 1;
+  return false;
 }
-
-}  // namespace
 
 void top_k_ref(const float* w, int64_t n, int64_t k, std::vector<int32_t>& ids) {
   ids.resize(static_cast<size_t>(n));
@@ -54,7 +55,7 @@ void top_k(const float* w, int64_t n, int64_t k, std::vector<int32_t>& ids) {
 
 void top_mass_ref(const float* w, int64_t n, double mass, std::vector<int32_t>& ids) {
   top_k_ref(w, n, n, ids);
-  ids.resize(std::min(ids.size(), mass_prefix(w, ids, mass)));
+  keep_mass_prefix(w, mass, ids);
 }
 
 void top_mass(const float* w, int64_t n, double mass, std::vector<int32_t>& ids) {
@@ -62,11 +63,7 @@ void top_mass(const float* w, int64_t n, double mass, std::vector<int32_t>& ids)
   // widen eightfold while the kept mass falls short.
   for (int64_t k = 64;; k *= 8) {
     top_k(w, n, k, ids);
-    const size_t m = mass_prefix(w, ids, mass);
-    if (m <= ids.size() || k >= n) {
-      ids.resize(std::min(ids.size(), m));
-      return;
-    }
+    if (keep_mass_prefix(w, mass, ids) || k >= n) return;
   }
 }
 

@@ -21,4 +21,8 @@ void top_k(const float* w, int64_t n, int64_t k, std::vector<int32_t>& ids);
 void top_mass_ref(const float* w, int64_t n, double mass, std::vector<int32_t>& ids);
 void top_mass(const float* w, int64_t n, double mass, std::vector<int32_t>& ids);
 
+// Cuts ids (already in the order) to the shortest prefix reaching `mass`, and says whether
+// one did; ids stay whole if not. top-p over ids that top-k chose uses it directly.
+bool keep_mass_prefix(const float* w, double mass, std::vector<int32_t>& ids);
+
 }  // namespace draftbench
