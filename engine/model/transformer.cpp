@@ -66,7 +66,7 @@ void Transformer::attention_layer(int64_t il, const std::vector<Row>& rows, KvCa
       rms_norm(k, L.k_norm, k, c_.n_kv_heads, HD, c_.rms_eps);
     }
     auto rope = c_.rope_style == RopeStyle::neox ? rope_neox_apply : rope_norm_apply;
-    const size_t angles = static_cast<size_t>(((local ? n : 0) + r) * (HD / 2));
+    const size_t angles = static_cast<size_t>(((local && separate_local_angles() ? n : 0) + r) * (HD / 2));
     rope(q, static_cast<int>(c_.n_heads), static_cast<int>(HD), rope_cos_.data() + angles, rope_sin_.data() + angles);
     rope(k, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), rope_cos_.data() + angles, rope_sin_.data() + angles);
     const int64_t slot = cache.committed(rows[r].seq) + rows[r].node;
@@ -186,9 +186,10 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
 
 void Transformer::compute_rope_angles(const std::vector<Row>& rows) {
   const int64_t n = static_cast<int64_t>(rows.size()), half = c_.head_dim / 2;
-  rope_cos_.resize(static_cast<size_t>(2 * n * half));
+  const int sets = separate_local_angles() ? 2 : 1;
+  rope_cos_.resize(static_cast<size_t>(sets * n * half));
   rope_sin_.resize(rope_cos_.size());
-  for (int local = 0; local < 2; ++local)
+  for (int local = 0; local < sets; ++local)
     for (int64_t r = 0; r < n; ++r) {
       const size_t at = static_cast<size_t>((local * n + r) * half);
       rope_angles(rows[r].pos, static_cast<int>(c_.head_dim), local ? c_.rope_base_local : c_.rope_base, rope_cos_.data() + at, rope_sin_.data() + at);

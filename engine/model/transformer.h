@@ -42,6 +42,8 @@ class Transformer {
   void attention_layer(int64_t il, const std::vector<Row>& rows, KvCache& cache);
   void mlp_layer(int64_t il, int64_t n_rows);
   void compute_rope_angles(const std::vector<Row>& rows);
+  // Local layers have angles of their own only with a base of their own (Gemma 3, not Llama).
+  bool separate_local_angles() const { return c_.rope_base_local != c_.rope_base; }
   std::span<uint8_t> scratch(const WeightMatrix& w, int64_t n_x);
   void soft_cap(float* logits, int64_t n) const;  // Gemma's final logit soft-capping, if any
 
@@ -53,7 +55,8 @@ class Transformer {
   std::vector<float> x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_, act_, scores_;
   std::vector<uint8_t> quant_scratch_;
   // RoPE's cos and sin per row of this forward, [base][row][head_dim / 2] with base 0 the
-  // global layers' and 1 the local (sliding-window) layers': computed once, used by every layer.
+  // global layers' and 1, if separate, the local (sliding-window) layers': computed once,
+  // used by every layer.
   std::vector<float> rope_cos_, rope_sin_;
   std::vector<Row> rows_;
   std::vector<float> picked_;
