@@ -81,14 +81,14 @@ void register_quant_benchmarks(const BenchSuite& s) {
     // The weight types the issue names, at one shape, optimised and reference side by side:
     // ffn_down's, whose input length is a whole number of 256-value K-quant super-blocks in
     // both models (Gemma's 640-long ffn_up rows are not, and a K-quant row would be cut short).
-    const MatrixShape& up = *std::ranges::find(model->matrices, std::string_view("ffn_down"), &MatrixShape::name);
+    const MatrixShape& shape = *std::ranges::find(model->matrices, std::string_view("ffn_down"), &MatrixShape::name);
     for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_0, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16, GgmlType::BF16}) {
       if (!s.full() && t != GgmlType::Q4_K && t != GgmlType::Q8_0) continue;
-      const MatrixShape typed{up.name, up.n_in, up.n_out, t};
-      if (t != up.type)
-        register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, up.name, ggml_type_name(t)), typed, &dot_rows);
+      const MatrixShape typed{shape.name, shape.n_in, shape.n_out, t};
+      if (t != shape.type)
+        register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, shape.name, ggml_type_name(t)), typed, &dot_rows);
       if (s.full())
-        register_dot_rows(s, arena, fmt::format("dot_rows_ref/{}/{}/{}", model->name, up.name, ggml_type_name(t)), typed, &dot_rows_ref);
+        register_dot_rows(s, arena, fmt::format("dot_rows_ref/{}/{}/{}", model->name, shape.name, ggml_type_name(t)), typed, &dot_rows_ref);
     }
     // Batched products as verification runs them: every weight row meets n activation rows.
     const std::vector<int64_t> batches = s.full() ? std::vector<int64_t>{1, 4, 16, 64, 256} : std::vector<int64_t>{1, 16};

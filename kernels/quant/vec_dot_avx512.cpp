@@ -3,8 +3,8 @@
 //
 // One activation row against 32-value blocks (decode's mat-vec) also has a 512-bit kernel
 // here: two blocks per instruction for the integer work. (Q4_K in the same style, two
-// sub-blocks per vpdpbusd, measured within noise of the 256-bit kernel and was dropped.) The activation row is prepared
-// once per call, which the weight rows then share: its codes packed back to back (two
+// sub-blocks per vpdpbusd, measured within noise of the 256-bit kernel and was dropped.)
+// The activation row is prepared once per call, which the weight rows then share: its codes packed back to back (two
 // blocks per 64-byte load), its block scales as floats, and, for weights stored as unsigned
 // codes with an offset (Q4_0: code - 8, Q5_0: code - 16), offset x each lane's activation
 // sum, so that vpdpbusd takes the unsigned codes as they are. The integer lane sums are
@@ -70,7 +70,7 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
 
 // One weight row against a prepared activation row. Q4_0/Q5_0 take unsigned codes with the
 // offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
-// two or four rows side by side, whatever the prefetching, ran 1.3-3x slower here (their
+// two or four rows side by side, whatever the prefetching, ran 1.3-3.5x slower here (their
 // weights arrived late). A block pair's products are one add onto both lane sets.
 template <typename Block>
 float row_2blocks(const Block* w, const PreparedActivation& a, int64_t nb) {
@@ -115,16 +115,18 @@ template <typename RowAt>
 bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
   const int64_t nb = n / 32;
   if (nb > kMaxPreparedBlocks || n_rows == 0) return false;
-  const int offset = type == GgmlType::Q5_0 ? 16 : type == GgmlType::Q4_0 ? 8 : 0;
-  if (type != GgmlType::Q5_0 && type != GgmlType::Q4_0 && type != GgmlType::Q8_0) return false;
   PreparedActivation a;
-  prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, offset, a);
+  const auto run = [&]<typename Block>(int offset) {
+    prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, offset, a);
+    rows_prepared<Block>(row_at, n_rows, a, nb, y);
+    return true;
+  };
   switch (type) {
-    case GgmlType::Q5_0: rows_prepared<BlockQ5_0>(row_at, n_rows, a, nb, y); break;
-    case GgmlType::Q4_0: rows_prepared<BlockQ4_0>(row_at, n_rows, a, nb, y); break;
-    default: rows_prepared<BlockQ8_0>(row_at, n_rows, a, nb, y); break;
+    case GgmlType::Q5_0: return run.template operator()<BlockQ5_0>(16);
+    case GgmlType::Q4_0: return run.template operator()<BlockQ4_0>(8);
+    case GgmlType::Q8_0: return run.template operator()<BlockQ8_0>(0);
+    default: return false;
   }
-  return true;
 }
 
 }  // namespace

@@ -70,9 +70,6 @@ inline float fold_lanes(__m256 set0, __m256 set1) {
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
 
-// One weight row of 32-value blocks against X activation rows: each block is unpacked once,
-// with its |w|, for all X. Lane l of acc[x] performs exactly the reference's operations for
-// lane l (block_lanes.h), so the result does not depend on X: matmul stays batch-invariant.
 // A 32-value block's fp16 scale (its first field) as a float in lane 0: one load-and-convert
 // of the block's first 8 bytes, instead of an insert into a register and a convert.
 template <typename Block>
@@ -81,6 +78,10 @@ inline __m128 block_scale(const Block* b) {
   return _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b)));
 }
 
+// One weight row of 32-value blocks against X activation rows: each block is unpacked once,
+// with its |w|, for all X. Lane l of acc[s][x] performs exactly the reference's operations
+// for lane l of set s (block_lanes.h), so the result does not depend on X: matmul stays
+// batch-invariant.
 template <int X, typename Block, typename Unpack>
 void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride, Unpack unpack) {
   __m256 acc[2][X];  // block_lanes.h's two sets: even and odd blocks
