@@ -1,12 +1,16 @@
-#include <cublas_v2.h>
+#include <cublasLt.h>
+#include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <climits>
+#include <cstring>
 
 #include "kernels/cuda/gemm_cublas.h"
 
 namespace draftbench::cuda {
 namespace {
+
+constexpr size_t kWorkspaceBytes = size_t{4} << 20;
 
 cudaDataType_t cuda_data_type(GgmlType type) {
   switch (type) {
@@ -16,36 +20,109 @@ cudaDataType_t cuda_data_type(GgmlType type) {
   }
 }
 
+// One product's descriptors, destroyed with it. cuBLAS is column-major: row-major y
+// [n_x][n_out] is column-major y^T (n_out x n_x), and y^T = W x^T: row-major W
+// [n_out][n_in] read column-major is W^T (n_in x n_out), hence op(A) = T with ld n_in;
+// row-major x is column-major x^T (n_in x n_x), op(B) = N.
+struct Product {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+
+  Product(GgmlType type, int64_t n_out, int64_t n_in, int64_t n_x) {
+    const cudaDataType_t t = cuda_data_type(type);
+    const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+    auto step = [this](cublasStatus_t s) {
+      if (status == CUBLAS_STATUS_SUCCESS) status = s;
+    };
+    step(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    if (status == CUBLAS_STATUS_SUCCESS) {
+      step(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
+      step(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
+    }
+    step(cublasLtMatrixLayoutCreate(&a, t, static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_out), n_in));
+    step(cublasLtMatrixLayoutCreate(&b, t, static_cast<uint64_t>(n_in), static_cast<uint64_t>(n_x), n_in));
+    step(cublasLtMatrixLayoutCreate(&c, CUDA_R_32F, static_cast<uint64_t>(n_out), static_cast<uint64_t>(n_x), n_out));
+  }
+  ~Product() {
+    if (c) cublasLtMatrixLayoutDestroy(c);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (op) cublasLtMatmulDescDestroy(op);
+  }
+  Product(const Product&) = delete;
+  Product& operator=(const Product&) = delete;
+};
+
+// The heuristic's first algorithm for kPinnedRows rows, without split-K.
+cublasStatus_t choose_algorithm(cublasLtHandle_t handle, GgmlType type, int64_t n_out, int64_t n_in, cublasLtMatmulAlgo_t& algo) {
+  Product reference(type, n_out, n_in, CublasGemm::kPinnedRows);
+  if (reference.status != CUBLAS_STATUS_SUCCESS) return reference.status;
+  cublasLtMatmulPreference_t preference = nullptr;
+  cublasStatus_t status = cublasLtMatmulPreferenceCreate(&preference);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  const uint64_t workspace = kWorkspaceBytes;
+  const uint32_t no_reduction = CUBLASLT_REDUCTION_SCHEME_NONE;
+  status = cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &no_reduction, sizeof no_reduction);
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasLtMatmulAlgoGetHeuristic(handle, reference.op, reference.a, reference.b, reference.c, reference.c, preference, 1, &result,
+                                            &found);
+  cublasLtMatmulPreferenceDestroy(preference);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  if (found < 1) return CUBLAS_STATUS_NOT_SUPPORTED;
+  algo = result.algo;
+  // Said on the algorithm itself, not only asked of the heuristic: one K pass per element.
+  const int32_t one_split = 1;
+  return cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &one_split, sizeof one_split);
+}
+
 }  // namespace
 
 CublasGemm::CublasGemm() {
-  init_status_ = static_cast<int>(cublasCreate(&handle_));
-  // Said explicitly because it is the contract: the default math mode never lets
-  // CUBLAS_COMPUTE_32F use TF32 (that takes CUBLAS_TF32_TENSOR_OP_MATH), so F32 stays f32.
-  if (init_status_ == CUBLAS_STATUS_SUCCESS) init_status_ = static_cast<int>(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+  init_status_ = static_cast<int>(cublasLtCreate(&handle_));
+  if (init_status_ == CUBLAS_STATUS_SUCCESS && cudaMalloc(&workspace_, kWorkspaceBytes) != cudaSuccess) init_status_ = CUBLAS_STATUS_ALLOC_FAILED;
 }
 
 CublasGemm::~CublasGemm() {
-  if (handle_) cublasDestroy(handle_);
+  if (workspace_) cudaFree(workspace_);
+  if (handle_) cublasLtDestroy(handle_);
 }
 
 bool CublasGemm::supports(GgmlType type) { return type == GgmlType::F32 || type == GgmlType::F16 || type == GgmlType::BF16; }
 
-int CublasGemm::matmul(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) const {
+int CublasGemm::matmul(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) {
   if (init_status_ != CUBLAS_STATUS_SUCCESS) return init_status_;
   if (!supports(type) || n_out > INT_MAX || n_in > INT_MAX || n_x > INT_MAX || n_out < 0 || n_in < 0 || n_x < 0)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n_out == 0 || n_x == 0) return CUBLAS_STATUS_SUCCESS;
-  // cuBLAS is column-major. Row-major y [n_x][n_out] is column-major y^T (n_out x n_x),
-  // and y^T = W x^T: row-major W [n_out][n_in] read column-major is W^T (n_in x n_out),
-  // hence op(A) = T with lda = n_in; row-major x is column-major x^T (n_in x n_x), op(B) = N.
-  const cudaDataType_t t = cuda_data_type(type);
+  cublasLtMatmulAlgo_t algo;
+  const auto key = std::make_tuple(type, n_out, n_in);
+  if (auto it = pinned_.find(key); it != pinned_.end()) {
+    std::memcpy(&algo, it->second.data(), sizeof algo);
+  } else {
+    const cublasStatus_t chosen = choose_algorithm(handle_, type, n_out, n_in, algo);
+    if (chosen != CUBLAS_STATUS_SUCCESS) return chosen;
+    static_assert(sizeof(Algorithm) == sizeof(cublasLtMatmulAlgo_t));
+    Algorithm bytes;
+    std::memcpy(bytes.data(), &algo, sizeof algo);
+    pinned_.emplace(key, bytes);
+  }
+  Product product(type, n_out, n_in, n_x);
+  if (product.status != CUBLAS_STATUS_SUCCESS) return product.status;
+  // The pinned tile shape must also take this n_x; if not, fail rather than let cuBLAS
+  // choose another algorithm silently.
+  cublasLtMatmulHeuristicResult_t check{};
+  cublasStatus_t status = cublasLtMatmulAlgoCheck(handle_, product.op, product.a, product.b, product.c, product.c, &algo, &check);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  if (check.workspaceSize > kWorkspaceBytes) return CUBLAS_STATUS_NOT_SUPPORTED;
   const float alpha = 1.0f, beta = 0.0f;
-  nvtxRangePushA("gemm_cublas");
-  const cublasStatus_t status =
-      cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n_out), static_cast<int>(n_x), static_cast<int>(n_in), &alpha, w, t,
-                   static_cast<int>(n_in), x, t, static_cast<int>(n_in), &beta, y, CUDA_R_32F, static_cast<int>(n_out), CUBLAS_COMPUTE_32F,
-                   CUBLAS_GEMM_DEFAULT);
+  nvtxRangePushA("gemm_cublaslt");
+  status = cublasLtMatmul(handle_, product.op, &alpha, w, product.a, x, product.b, &beta, y, product.c, y, product.c, &algo, workspace_,
+                          kWorkspaceBytes, nullptr);
   nvtxRangePop();
   return static_cast<int>(status);
 }

@@ -1,6 +1,7 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/cuda/quant_matvec_block.h"
 #include "kernels/cuda/quant_matvec_cuda.h"
 
@@ -28,9 +29,7 @@ int launch(const char* range, const QuantMatvecArgs& args, int64_t n) {
 
 }  // namespace
 
-bool quant_matvec_supports(GgmlType type) {
-  return type == GgmlType::Q8_0 || type == GgmlType::Q5_0 || type == GgmlType::Q4_K || type == GgmlType::Q6_K;
-}
+bool quant_matvec_supports(GgmlType type) { return device_quant_matvec_supports(type); }
 
 int quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
   QuantMatvecArgs args{w, w_stride, n_rows, xq, 0, y};

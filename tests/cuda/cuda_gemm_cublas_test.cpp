@@ -1,5 +1,6 @@
-// The cuBLAS GEMM wrapper against dot_rows_ref on F32, F16 and BF16 matrices; skipped
-// (exit 77) without a GPU.
+// The cuBLASLt GEMM wrapper against dot_rows_ref on F32, F16 and BF16 matrices, and its
+// batch invariance (a row alone gives the bits it gives in a batch); skipped (exit 77)
+// without a GPU.
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cuda/gemm_cublas.h"
+#include "kernels/cuda/quant_layout.h"
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/vec_dot.h"
@@ -39,9 +41,7 @@ EncodedActivations encode(GgmlType type, const std::vector<float>& x) {
       h = fp32_to_fp16(x[i]);
       e.rounded[i] = fp16_to_fp32(h);
     } else {
-      uint32_t bits;
-      std::memcpy(&bits, &x[i], 4);
-      h = static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);  // finite inputs only
+      h = cuda::float_to_bf16(x[i]);
       e.rounded[i] = bf16_to_fp32(h);
     }
     std::memcpy(&e.bytes[2 * i], &h, 2);
@@ -65,7 +65,7 @@ float element(GgmlType type, const uint8_t* row, int64_t i) {
 int main() {
   gpu_test::skip_without_device();
   gpu_test::Mismatches mismatches;
-  const cuda::CublasGemm gemm;
+  cuda::CublasGemm gemm;
   gpu_test::check_cuda(gemm.init_status() == 0 ? 0 : 1, "cublasCreate");
   std::mt19937 rng(17);
   for (const GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
@@ -83,6 +83,16 @@ int main() {
           return 1;
         }
         const auto got = dy.download();
+        // Batch invariance: the first and last rows alone give the bits they gave in the batch.
+        for (const int64_t r : {int64_t{0}, n_x - 1}) {
+          gpu_test::DeviceBuffer<float> alone{std::vector<float>(n_out)};
+          const size_t offset = static_cast<size_t>(r * n_in) * (type == GgmlType::F32 ? 4 : 2);
+          gpu_test::check_cuda(gemm.matmul(type, dw.data(), n_out, n_in, dx.data() + offset, 1, alone.data()) == 0 ? 0 : 1, "gemm alone");
+          const auto one = alone.download();
+          for (int64_t o = 0; o < n_out; ++o)
+            mismatches.check(std::memcmp(&one[o], &got[r * n_out + o], 4) == 0, "gemm_cublas batch invariance", static_cast<size_t>(r * n_out + o),
+                             one[o], got[r * n_out + o]);
+        }
         std::vector<float> ref(n_out);
         for (int64_t r = 0; r < n_x; ++r) {
           dot_rows_ref(type, w.data(), row_bytes, n_out, x.rounded.data() + r * n_in, n_in, ref.data());
