@@ -6,10 +6,16 @@
 
 namespace draftbench {
 
-KvCache::KvCache(const ModelConfig& c, int n_sequences, int64_t capacity)
-    : n_layers_(c.n_layers), kv_dim_(c.kv_dim()), capacity_(capacity), committed_(static_cast<size_t>(n_sequences), 0) {
+KvCache::KvCache(const ModelConfig& c, int n_sequences, int64_t capacity, cuda::DeviceKernels* device)
+    : n_layers_(c.n_layers),
+      kv_dim_(c.kv_dim()),
+      capacity_(capacity),
+      bytes_(bytes_for(c, n_sequences, capacity)),
+      committed_(static_cast<size_t>(n_sequences), 0),
+      device_(device) {
   DB_CHECK(n_sequences >= 1 && capacity >= 1);
-  data_.assign(bytes_for(c, n_sequences, capacity) / sizeof(float), 0.0f);
+  if (device) device_data_ = cuda::DeviceBuffer(*device, bytes_);
+  else host_data_.assign(bytes_ / sizeof(float), 0.0f);
 }
 
 size_t KvCache::bytes_for(const ModelConfig& c, int n_sequences, int64_t capacity) {
@@ -27,8 +33,10 @@ void KvCache::commit(int seq, std::span<const int32_t> path) {
     if (path[k] == static_cast<int32_t>(k)) continue;
     for (int64_t il = 0; il < n_layers_; ++il)
       for (int kind = 0; kind < 2; ++kind) {
-        float* d = data_.data() + offset(seq, il, kind);
-        std::memcpy(d + (base + static_cast<int64_t>(k)) * kv_dim_, d + (base + path[k]) * kv_dim_, row);
+        float* d = data() + offset(seq, il, kind);
+        float *to = d + (base + static_cast<int64_t>(k)) * kv_dim_, *from = d + (base + path[k]) * kv_dim_;
+        if (device_) device_->copy(to, from, row);
+        else std::memcpy(to, from, row);
       }
   }
   committed_[seq] = base + static_cast<int64_t>(path.size());

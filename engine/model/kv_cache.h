@@ -5,6 +5,9 @@
 // positions 0..committed-1 in order; the tokens of the forward pass in flight (a tree)
 // occupy the scratch slots committed + i for tree node i. commit(path) moves the accepted
 // nodes' K/V to contiguous committed slots; everything else in scratch is dropped.
+//
+// On a device (a DeviceTransformer's cache) the floats live in device memory: keys() and
+// values() are device pointers, and commit moves rows with device copies.
 #pragma once
 
 #include <cstdint>
@@ -12,22 +15,25 @@
 #include <vector>
 
 #include "engine/model/model_config.h"
+#include "kernels/cuda/device_kernels.h"
 
 namespace draftbench {
 
 class KvCache {
  public:
-  KvCache(const ModelConfig& config, int n_sequences, int64_t capacity);
+  // device: where the floats live (null = host memory); it must outlive the cache.
+  KvCache(const ModelConfig& config, int n_sequences, int64_t capacity, cuda::DeviceKernels* device = nullptr);
 
   int n_sequences() const { return static_cast<int>(committed_.size()); }
   int64_t capacity() const { return capacity_; }
   int64_t kv_dim() const { return kv_dim_; }
   int64_t committed(int seq) const { return committed_.at(seq); }
-  size_t bytes() const { return data_.size() * sizeof(float); }
+  size_t bytes() const { return bytes_; }
+  bool on_device() const { return device_ != nullptr; }
   static size_t bytes_for(const ModelConfig& config, int n_sequences, int64_t capacity);
 
-  float* keys(int seq, int64_t layer) { return data_.data() + offset(seq, layer, 0); }
-  float* values(int seq, int64_t layer) { return data_.data() + offset(seq, layer, 1); }
+  float* keys(int seq, int64_t layer) { return data() + offset(seq, layer, 0); }
+  float* values(int seq, int64_t layer) { return data() + offset(seq, layer, 1); }
 
   // Make scratch nodes `path` (indices into the tree just forwarded, in root-to-leaf
   // order, strictly increasing) the next committed positions.
@@ -42,9 +48,14 @@ class KvCache {
     return ((static_cast<size_t>(seq) * n_layers_ + static_cast<size_t>(layer)) * 2 + kind) * static_cast<size_t>(capacity_ * kv_dim_);
   }
 
+  float* data() { return device_ ? device_data_.get<float>() : host_data_.data(); }
+
   int64_t n_layers_, kv_dim_, capacity_;
+  size_t bytes_;
   std::vector<int64_t> committed_;
-  std::vector<float> data_;
+  cuda::DeviceKernels* device_;
+  std::vector<float> host_data_;
+  cuda::DeviceBuffer device_data_;
 };
 
 }  // namespace draftbench

@@ -42,7 +42,7 @@ std::span<uint8_t> Transformer::scratch(const WeightMatrix& w, int64_t n_x) {
   return quant_scratch_;
 }
 
-void Transformer::attention_layer(int64_t il, const std::vector<Row>& rows, KvCache& cache) {
+void Transformer::attention_layer(int64_t il, const std::vector<ForwardRow>& rows, KvCache& cache) {
   const LayerWeights& L = w_.layers[static_cast<size_t>(il)];
   const int64_t n = static_cast<int64_t>(rows.size());
   const int64_t E = c_.n_embd, QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
@@ -106,30 +106,15 @@ void Transformer::mlp_layer(int64_t il, int64_t n) {
 }
 
 void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) {
-  std::vector<Row>& rows = rows_;
-  rows.clear();
-  int64_t n_logit_rows = 0, n_hidden_rows = 0;
+  DB_CHECK(!cache.on_device());
+  std::vector<ForwardRow>& rows = rows_;
+  list_forward_rows(batch, cache, c_, rows);
   size_t score_floats = 0;
-  for (const SequenceInput& s : batch.sequences) {
-    DB_CHECK(s.seq >= 0 && s.seq < cache.n_sequences());
-    DB_CHECK(s.tree.size() == static_cast<int32_t>(s.tokens.size()));
-    DB_CHECK(s.n_cached >= 0 && s.n_cached <= s.tree.size());
-    const int64_t committed = cache.committed(s.seq);
-    if (committed + s.tree.size() > cache.capacity())
-      throw InputError("forward", fmt::format("sequence {}", s.seq),
-                       fmt::format("{} committed + {} new tokens exceed the context capacity {}", committed, s.tree.size(), cache.capacity()));
-    for (int32_t i = s.n_cached; i < s.tree.size(); ++i) {
-      if (s.tokens[i] < 0 || s.tokens[i] >= c_.n_vocab)
-        throw InputError("forward", fmt::format("sequence {} token {}", s.seq, i), fmt::format("id {} outside the vocabulary [0, {})", s.tokens[i], c_.n_vocab));
-      rows.push_back(Row{s.seq, i, committed + s.tree.depth[i], &s});
-    }
+  for (const SequenceInput& s : batch.sequences)
     if (s.n_cached < s.tree.size()) {
       const AttentionShape heads{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim)};
-      score_floats = std::max(score_floats, tree_attention_scratch_floats(heads, committed, s.tree.size(), s.n_cached, pool_.size()));
+      score_floats = std::max(score_floats, tree_attention_scratch_floats(heads, cache.committed(s.seq), s.tree.size(), s.n_cached, pool_.size()));
     }
-    n_logit_rows += static_cast<int64_t>(s.logit_rows.size());
-    n_hidden_rows += static_cast<int64_t>(s.hidden_rows.size());
-  }
   const int64_t n = static_cast<int64_t>(rows.size());
   ensure_buffers(std::max<int64_t>(n, 1), score_floats);
   const int64_t E = c_.n_embd;
@@ -152,39 +137,34 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
 
   // Final norm only for the rows someone asked for.
   std::vector<float>& picked = picked_;
-  auto gather = [&](auto member, int64_t count) {
+  auto gather = [&](const std::vector<int64_t>& wanted) {
+    const int64_t count = static_cast<int64_t>(wanted.size());
     picked.resize(static_cast<size_t>(count * E));
-    int64_t out = 0, base = 0;
-    for (const SequenceInput& s : batch.sequences) {
-      for (int32_t node : s.*member) {
-        DB_CHECK(node >= s.n_cached && node < s.tree.size());  // cached nodes did not run
-        std::memcpy(picked.data() + out * E, x_.data() + (base + node - s.n_cached) * E, static_cast<size_t>(E) * sizeof(float));
-        ++out;
-      }
-      base += s.tree.size() - s.n_cached;
-    }
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(picked.data() + i * E, x_.data() + wanted[i] * E, static_cast<size_t>(E) * sizeof(float));
     if (w_.output_norm) rms_norm(picked.data(), w_.output_norm, picked.data(), count, E, c_.rms_eps);
+    return count;
   };
 
   result.hidden_width = E;
-  gather(&SequenceInput::hidden_rows, n_hidden_rows);
+  gather(wanted_rows(batch, &SequenceInput::hidden_rows));
   result.hidden = picked;
 
-  gather(&SequenceInput::logit_rows, n_logit_rows);
+  const int64_t n_logit_rows = gather(wanted_rows(batch, &SequenceInput::logit_rows));
   const bool subset = !batch.vocab_subset.empty();
   result.logit_width = subset ? static_cast<int64_t>(batch.vocab_subset.size()) : c_.n_vocab;
   result.logits.resize(static_cast<size_t>(n_logit_rows * result.logit_width));
   if (n_logit_rows > 0) {
     if (subset) {
       matmul_rows(w_.output, batch.vocab_subset, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(w_.output, n_logit_rows));
-      soft_cap(result.logits.data(), n_logit_rows * result.logit_width);
+      soft_cap_logits(c_, result.logits.data(), n_logit_rows * result.logit_width);
     } else {
       logits_from_hidden(picked.data(), n_logit_rows, result.logits.data());
     }
   }
 }
 
-void Transformer::compute_rope_angles(const std::vector<Row>& rows) {
+void Transformer::compute_rope_angles(const std::vector<ForwardRow>& rows) {
   const int64_t n = static_cast<int64_t>(rows.size()), half = c_.head_dim / 2;
   const int sets = separate_local_angles() ? 2 : 1;
   rope_cos_.resize(static_cast<size_t>(sets * n * half));
@@ -198,12 +178,7 @@ void Transformer::compute_rope_angles(const std::vector<Row>& rows) {
 
 void Transformer::logits_from_hidden(const float* hidden, int64_t n, float* logits) {
   matmul(w_.output, hidden, n, logits, pool_, scratch(w_.output, n));
-  soft_cap(logits, n * c_.n_vocab);
-}
-
-void Transformer::soft_cap(float* logits, int64_t n) const {
-  if (c_.final_logit_softcap > 0.0f)
-    for (int64_t i = 0; i < n; ++i) logits[i] = std::tanh(logits[i] / c_.final_logit_softcap) * c_.final_logit_softcap;
+  soft_cap_logits(c_, logits, n * c_.n_vocab);
 }
 
 }  // namespace draftbench

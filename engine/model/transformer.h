@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/model/forward_batch.h"
+#include "engine/model/forward_rows.h"
 #include "engine/model/kv_cache.h"
 #include "engine/model/model_config.h"
 #include "engine/model/model_weights.h"
@@ -32,20 +33,13 @@ class Transformer {
   void logits_from_hidden(const float* hidden, int64_t n, float* logits);
 
  private:
-  struct Row {  // one token of the flattened batch
-    int seq;
-    int32_t node;
-    int64_t pos;
-    const SequenceInput* input;
-  };
   void ensure_buffers(int64_t n_rows, size_t score_floats);
-  void attention_layer(int64_t il, const std::vector<Row>& rows, KvCache& cache);
+  void attention_layer(int64_t il, const std::vector<ForwardRow>& rows, KvCache& cache);
   void mlp_layer(int64_t il, int64_t n_rows);
-  void compute_rope_angles(const std::vector<Row>& rows);
+  void compute_rope_angles(const std::vector<ForwardRow>& rows);
   // Local layers have angles of their own only with a base of their own (Gemma 3, not Llama).
   bool separate_local_angles() const { return c_.rope_base_local != c_.rope_base; }
   std::span<uint8_t> scratch(const WeightMatrix& w, int64_t n_x);
-  void soft_cap(float* logits, int64_t n) const;  // Gemma's final logit soft-capping, if any
 
   const ModelConfig& c_;
   const ModelWeights& w_;
@@ -58,7 +52,7 @@ class Transformer {
   // global layers' and 1, if separate, the local (sliding-window) layers': computed once,
   // used by every layer.
   std::vector<float> rope_cos_, rope_sin_;
-  std::vector<Row> rows_;
+  std::vector<ForwardRow> rows_;
   std::vector<float> picked_;
 };
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "kernels/attention/tree_attention.h"
 #include "kernels/cuda/elementwise_thread.h"
@@ -58,6 +59,42 @@ class DeviceKernels {
   // kernels/cuda/tree_attention_cuda.h; the tree's arrays are device pointers too.
   virtual void tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache,
                               int64_t kv_stride, int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) = 0;
+};
+
+// One device allocation, released with its owner; moves, does not copy.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(DeviceKernels& device, size_t bytes) : device_(&device), data_(device.allocate(bytes)), bytes_(bytes) {}
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : device_(other.device_), data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      reset();
+      device_ = other.device_;
+      data_ = std::exchange(other.data_, nullptr);
+      bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+  }
+  template <class T = void>
+  T* get() const { return static_cast<T*>(data_); }
+  size_t bytes() const { return bytes_; }
+  // At least `bytes` long afterwards; a reallocation drops the contents.
+  void reserve(DeviceKernels& device, size_t bytes) {
+    if (bytes > bytes_ || data_ == nullptr) *this = DeviceBuffer(device, bytes);
+  }
+
+ private:
+  void reset() noexcept {
+    if (data_) device_->release(data_);
+    data_ = nullptr;
+    bytes_ = 0;
+  }
+  DeviceKernels* device_ = nullptr;
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
 };
 
 // Throws std::runtime_error when this build has no CUDA or no device is usable.

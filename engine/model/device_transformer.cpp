@@ -1,0 +1,251 @@
+#include "engine/model/device_transformer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/common/error.h"
+#include "engine/model/token_embedding.h"
+#include "kernels/quant/quantize_activation.h"
+
+namespace draftbench {
+
+using cuda::DeviceBuffer;
+
+DeviceTransformer::DeviceTransformer(const ModelConfig& config, const ModelWeights& weights, cuda::DeviceKernels& device)
+    : c_(config), w_(weights), device_(device) {
+  for (int64_t il = 0; il < c_.n_layers; ++il) {
+    const LayerWeights& L = w_.layers[static_cast<size_t>(il)];
+    Layer d;
+    d.attn_norm = upload_vector(L.attn_norm, c_.n_embd);
+    d.q_norm = upload_vector(L.q_norm, c_.head_dim);
+    d.k_norm = upload_vector(L.k_norm, c_.head_dim);
+    d.post_attn_norm = upload_vector(L.post_attn_norm, c_.n_embd);
+    d.ffn_norm = upload_vector(L.ffn_norm, c_.n_embd);
+    d.post_ffn_norm = upload_vector(L.post_ffn_norm, c_.n_embd);
+    d.wq = upload_matrix(L.wq, "attn_q", il);
+    d.wk = upload_matrix(L.wk, "attn_k", il);
+    d.wv = upload_matrix(L.wv, "attn_v", il);
+    d.wo = upload_matrix(L.wo, "attn_output", il);
+    d.w_gate = upload_matrix(L.w_gate, "ffn_gate", il);
+    d.w_up = upload_matrix(L.w_up, "ffn_up", il);
+    d.w_down = upload_matrix(L.w_down, "ffn_down", il);
+    layers_.push_back(std::move(d));
+  }
+  output_ = upload_matrix(w_.output, "output", -1);
+  output_norm_ = upload_vector(w_.output_norm, c_.n_embd);
+}
+
+DeviceTransformer::Matrix DeviceTransformer::upload_matrix(const WeightMatrix& w, const char* name, int64_t layer) {
+  if (!cuda::device_quant_matvec_supports(w.type) && !cuda::device_gemm_supports(w.type))
+    throw InputError(layer >= 0 ? fmt::format("blk.{}.{}", layer, name) : std::string(name), "type",
+                     fmt::format("{} has no device product (Q8_0, Q5_0, Q4_K, Q6_K, F32, F16 or BF16 expected)", ggml_type_name(w.type)));
+  const size_t bytes = w.row_bytes() * static_cast<size_t>(w.n_out);
+  Matrix m{w, DeviceBuffer(device_, bytes)};
+  m.shape.data = nullptr;
+  device_.upload(m.data.get(), w.data, bytes);
+  weight_bytes_ += bytes;
+  return m;
+}
+
+DeviceBuffer DeviceTransformer::upload_vector(const float* v, int64_t n) {
+  if (!v) return {};
+  DeviceBuffer b(device_, static_cast<size_t>(n) * sizeof(float));
+  device_.upload(b.get(), v, b.bytes());
+  weight_bytes_ += b.bytes();
+  return b;
+}
+
+void DeviceTransformer::ensure_buffers(int64_t n) {
+  if (n <= capacity_rows_) return;
+  capacity_rows_ = n;
+  auto grow = [&](DeviceBuffer& b, int64_t width) { b = DeviceBuffer(device_, static_cast<size_t>(n * width) * sizeof(float)); };
+  grow(x_, c_.n_embd);
+  grow(xn_, c_.n_embd);
+  grow(q_, c_.q_dim());
+  grow(k_, c_.kv_dim());
+  grow(v_, c_.kv_dim());
+  grow(attn_, c_.q_dim());
+  grow(proj_, c_.n_embd);
+  grow(gate_, c_.n_ff);
+  grow(up_, c_.n_ff);
+  grow(act_, c_.n_ff);
+  positions_ = DeviceBuffer(device_, static_cast<size_t>(n) * sizeof(int64_t));
+}
+
+// Quantised weights: each activation row quantised on the device, then one product per
+// row (a row's result never sees another's). Float weights: the rows rounded to the
+// weight's type, then one cuBLASLt product with its pinned algorithm.
+void DeviceTransformer::matmul(const Matrix& w, const float* x, int64_t n_x, float* y) {
+  const GgmlType type = w.shape.type;
+  const int64_t n_in = w.shape.n_in, n_out = w.shape.n_out;
+  if (cuda::device_quant_matvec_supports(type)) {
+    const size_t row = activation_row_bytes(type, n_in);
+    quantised_.reserve(device_, row * static_cast<size_t>(n_x));
+    device_.quantize_rows(type, x, n_in, n_x, n_in, quantised_.get());
+    for (int64_t r = 0; r < n_x; ++r)
+      device_.quant_matvec(type, w.data.get<uint8_t>(), w.shape.row_bytes(), n_out, quantised_.get<uint8_t>() + static_cast<size_t>(r) * row, n_in,
+                           y + r * n_out);
+    return;
+  }
+  const void* in = x;
+  if (type != GgmlType::F32) {
+    rounded_.reserve(device_, static_cast<size_t>(n_x * n_in) * sizeof(uint16_t));
+    device_.elementwise(type == GgmlType::F16 ? cuda::ElementwiseOp::kToHalf : cuda::ElementwiseOp::kToBf16, x, rounded_.get(), n_x * n_in);
+    in = rounded_.get();
+  }
+  device_.gemm(type, w.data.get(), n_out, n_in, in, n_x, y);
+}
+
+void DeviceTransformer::attention_layer(int64_t il, const ForwardBatch& batch, int64_t n, KvCache& cache) {
+  const Layer& L = layers_[static_cast<size_t>(il)];
+  const int64_t E = c_.n_embd, QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
+  const bool local = c_.is_local_layer(il);
+  float *x = x_.get<float>(), *xn = xn_.get<float>(), *q = q_.get<float>(), *k = k_.get<float>(), *v = v_.get<float>();
+
+  const float* in = x;
+  if (L.attn_norm.get()) {
+    device_.rms_norm(x, L.attn_norm.get<float>(), xn, n, E, c_.rms_eps);
+    in = xn;
+  }
+  matmul(L.wq, in, n, q);
+  matmul(L.wk, in, n, k);
+  matmul(L.wv, in, n, v);
+  if (c_.qk_norm) {  // q and k rows are [heads][head_dim]: one norm row per head
+    device_.rms_norm(q, L.q_norm.get<float>(), q, n * c_.n_heads, HD, c_.rms_eps);
+    device_.rms_norm(k, L.k_norm.get<float>(), k, n * c_.n_kv_heads, HD, c_.rms_eps);
+  }
+  const cuda::RopePairing pairing = c_.rope_style == RopeStyle::neox ? cuda::RopePairing::kNeox : cuda::RopePairing::kNorm;
+  const float base = local ? c_.rope_base_local : c_.rope_base;
+  const int64_t* positions = positions_.get<int64_t>();
+  device_.rope(pairing, q, n, QD, positions, static_cast<int>(c_.n_heads), static_cast<int>(HD), base);
+  device_.rope(pairing, k, n, KD, positions, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), base);
+
+  const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), c_.attention_scale,
+                             local ? c_.sliding_window : 0};
+  int64_t r0 = 0;
+  for (size_t i = 0; i < batch.sequences.size(); ++i) {
+    const SequenceInput& s = batch.sequences[i];
+    const int32_t m = s.tree.size();
+    if (m == 0) continue;
+    // A sequence's rows are its tree's nodes in order, so their K/V fill consecutive slots.
+    const int64_t committed = cache.committed(s.seq);
+    const size_t bytes = static_cast<size_t>(m * KD) * sizeof(float);
+    device_.copy(cache.keys(s.seq, il) + committed * KD, k + r0 * KD, bytes);
+    device_.copy(cache.values(s.seq, il) + committed * KD, v + r0 * KD, bytes);
+    const int32_t* tree = trees_.get<int32_t>() + tree_offsets_[i];
+    const TreeView view{m, tree, tree + m, tree + 2 * m};
+    device_.tree_attention(shape, q + r0 * QD, QD, cache.keys(s.seq, il), cache.values(s.seq, il), KD, committed, view,
+                           attn_.get<float>() + r0 * QD, QD);
+    r0 += m;
+  }
+
+  matmul(L.wo, attn_.get<float>(), n, proj_.get<float>());
+  if (c_.post_norms) device_.rms_norm(proj_.get<float>(), L.post_attn_norm.get<float>(), proj_.get<float>(), n, E, c_.rms_eps);
+  device_.elementwise(cuda::ElementwiseOp::kAdd, proj_.get<float>(), x, n * E);
+}
+
+void DeviceTransformer::mlp_layer(int64_t il, int64_t n) {
+  const Layer& L = layers_[static_cast<size_t>(il)];
+  const int64_t E = c_.n_embd, F = c_.n_ff;
+  device_.rms_norm(x_.get<float>(), L.ffn_norm.get<float>(), xn_.get<float>(), n, E, c_.rms_eps);
+  matmul(L.w_gate, xn_.get<float>(), n, gate_.get<float>());
+  matmul(L.w_up, xn_.get<float>(), n, up_.get<float>());
+  device_.gated_activation(c_.activation == MlpActivation::geglu_tanh ? cuda::GateFunction::kGeluTanh : cuda::GateFunction::kSilu,
+                           gate_.get<float>(), up_.get<float>(), act_.get<float>(), n * F);
+  matmul(L.w_down, act_.get<float>(), n, proj_.get<float>());
+  if (c_.post_norms) device_.rms_norm(proj_.get<float>(), L.post_ffn_norm.get<float>(), proj_.get<float>(), n, E, c_.rms_eps);
+  device_.elementwise(cuda::ElementwiseOp::kAdd, proj_.get<float>(), x_.get<float>(), n * E);
+}
+
+// The layer-0 input, the positions and the trees' arrays: everything per forward that
+// starts on the host.
+void DeviceTransformer::upload_rows(const ForwardBatch& batch, const std::vector<ForwardRow>& rows) {
+  const int64_t n = static_cast<int64_t>(rows.size()), E = c_.n_embd;
+  if (!batch.input_embeddings.empty()) {
+    DB_CHECK(static_cast<int64_t>(batch.input_embeddings.size()) == n * E);
+    device_.upload(x_.get(), batch.input_embeddings.data(), static_cast<size_t>(n * E) * sizeof(float));
+  } else {
+    host_rows_.resize(static_cast<size_t>(n * E));
+    for (int64_t r = 0; r < n; ++r) {
+      const int32_t tok = rows[r].input->tokens[rows[r].node];
+      embed_tokens(c_, w_, std::span<const int32_t>(&tok, 1), host_rows_.data() + r * E);
+    }
+    device_.upload(x_.get(), host_rows_.data(), host_rows_.size() * sizeof(float));
+  }
+  std::vector<int64_t> positions(static_cast<size_t>(n));
+  for (int64_t r = 0; r < n; ++r) positions[r] = rows[r].pos;
+  device_.upload(positions_.get(), positions.data(), positions.size() * sizeof(int64_t));
+
+  std::vector<int32_t> trees;
+  tree_offsets_.clear();
+  for (const SequenceInput& s : batch.sequences) {
+    tree_offsets_.push_back(static_cast<int64_t>(trees.size()));
+    trees.insert(trees.end(), s.tree.dfs_start.begin(), s.tree.dfs_start.end());
+    trees.insert(trees.end(), s.tree.dfs_end.begin(), s.tree.dfs_end.end());
+    trees.insert(trees.end(), s.tree.depth.begin(), s.tree.depth.end());
+  }
+  trees_.reserve(device_, std::max<size_t>(trees.size(), 1) * sizeof(int32_t));
+  device_.upload(trees_.get(), trees.data(), trees.size() * sizeof(int32_t));
+}
+
+void DeviceTransformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) {
+  DB_CHECK(cache.on_device());
+  for (const SequenceInput& s : batch.sequences)
+    if (s.n_cached != 0)
+      throw InputError("forward", fmt::format("sequence {}", s.seq), "incremental trees (n_cached > 0) run on the CPU transformer only");
+  list_forward_rows(batch, cache, c_, rows_);
+  const int64_t n = static_cast<int64_t>(rows_.size()), E = c_.n_embd;
+  ensure_buffers(std::max<int64_t>(n, 1));
+  upload_rows(batch, rows_);
+  for (int64_t il = 0; il < c_.n_layers; ++il) {
+    attention_layer(il, batch, n, cache);
+    mlp_layer(il, n);
+  }
+
+  // The wanted rows, final-normed, gathered into picked_.
+  auto gather = [&](const std::vector<int64_t>& wanted) {
+    const int64_t count = static_cast<int64_t>(wanted.size());
+    picked_.reserve(device_, static_cast<size_t>(std::max<int64_t>(count, 1) * E) * sizeof(float));
+    for (int64_t i = 0; i < count; ++i)
+      device_.copy(picked_.get<float>() + i * E, x_.get<float>() + wanted[i] * E, static_cast<size_t>(E) * sizeof(float));
+    if (output_norm_.get()) device_.rms_norm(picked_.get<float>(), output_norm_.get<float>(), picked_.get<float>(), count, E, c_.rms_eps);
+    return count;
+  };
+  result.hidden_width = E;
+  const int64_t n_hidden = gather(wanted_rows(batch, &SequenceInput::hidden_rows));
+  result.hidden.resize(static_cast<size_t>(n_hidden * E));
+  device_.download(result.hidden.data(), picked_.get(), result.hidden.size() * sizeof(float));
+
+  const int64_t n_logit_rows = gather(wanted_rows(batch, &SequenceInput::logit_rows));
+  const bool subset = !batch.vocab_subset.empty();
+  result.logit_width = subset ? static_cast<int64_t>(batch.vocab_subset.size()) : c_.n_vocab;
+  result.logits.resize(static_cast<size_t>(n_logit_rows * result.logit_width));
+  if (n_logit_rows == 0) return;
+  if (!subset) return logits_of_picked(n_logit_rows, result.logits.data());
+  // A vocabulary subset is picked from full rows: the LM head is one product either way,
+  // and the device has no gathered-rows product.
+  host_rows_.resize(static_cast<size_t>(n_logit_rows * c_.n_vocab));
+  logits_of_picked(n_logit_rows, host_rows_.data());
+  for (int64_t r = 0; r < n_logit_rows; ++r)
+    for (size_t k = 0; k < batch.vocab_subset.size(); ++k)
+      result.logits[static_cast<size_t>(r * result.logit_width) + k] = host_rows_[static_cast<size_t>(r * c_.n_vocab + batch.vocab_subset[k])];
+}
+
+// LM head over the first n rows of picked_, into host logits.
+void DeviceTransformer::logits_of_picked(int64_t n, float* logits) {
+  logits_.reserve(device_, static_cast<size_t>(n * c_.n_vocab) * sizeof(float));
+  matmul(output_, picked_.get<float>(), n, logits_.get<float>());
+  device_.download(logits, logits_.get(), static_cast<size_t>(n * c_.n_vocab) * sizeof(float));
+  soft_cap_logits(c_, logits, n * c_.n_vocab);
+}
+
+void DeviceTransformer::logits_from_hidden(const float* hidden, int64_t n, float* logits) {
+  if (n == 0) return;
+  picked_.reserve(device_, static_cast<size_t>(n * c_.n_embd) * sizeof(float));
+  device_.upload(picked_.get(), hidden, static_cast<size_t>(n * c_.n_embd) * sizeof(float));
+  logits_of_picked(n, logits);
+}
+
+}  // namespace draftbench

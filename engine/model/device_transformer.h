@@ -1,0 +1,79 @@
+// The transformer forward pass on a device (kernels/cuda/device_kernels.h: a GPU, or the
+// CPU emulation of its kernels). Same contract as the CPU Transformer (transformer.h),
+// with the weights copied to the device once, at construction, and the K/V in a device
+// KvCache (KvCache(..., &device)); only the wanted hidden states and logits come back.
+//
+// What differs from the CPU pass, and why:
+//   * token embeddings are looked up on the host (one row per token, read from the mapped
+//     file) and uploaded: cheaper than a dequantising gather kernel per weight type;
+//   * float (F32/F16/BF16) weights multiply through cuBLASLt with activations rounded to
+//     the weight's type, so those logits are not the CPU's bits; quantised weights go
+//     through the block products, bit-identical to the CPU's given the same inputs;
+//   * incremental trees (n_cached > 0, EAGLE's draft layer) are the CPU pass's alone.
+// It is batch-invariant like the CPU pass: every kernel computes a row on its own
+// (activations are quantised per row, products run one activation row at a time or
+// through a pinned cuBLASLt algorithm), so lossless decoding holds on the device too.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/model/forward_batch.h"
+#include "engine/model/forward_rows.h"
+#include "engine/model/kv_cache.h"
+#include "engine/model/model_config.h"
+#include "engine/model/model_weights.h"
+#include "kernels/cuda/device_kernels.h"
+
+namespace draftbench {
+
+class DeviceTransformer {
+ public:
+  // Throws InputError naming a weight whose type has no device product.
+  DeviceTransformer(const ModelConfig& config, const ModelWeights& weights, cuda::DeviceKernels& device);
+
+  void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result);
+  // As Transformer::logits_from_hidden; hidden and logits are host arrays.
+  void logits_from_hidden(const float* hidden, int64_t n, float* logits);
+
+  cuda::DeviceKernels& device() const { return device_; }
+  size_t weight_bytes() const { return weight_bytes_; }
+
+ private:
+  struct Matrix {
+    WeightMatrix shape;  // type and dimensions; its data pointer is the host's, unused here
+    cuda::DeviceBuffer data;
+  };
+  struct Layer {
+    cuda::DeviceBuffer attn_norm, q_norm, k_norm, post_attn_norm, ffn_norm, post_ffn_norm;
+    Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
+  };
+  Matrix upload_matrix(const WeightMatrix& w, const char* name, int64_t layer);
+  cuda::DeviceBuffer upload_vector(const float* v, int64_t n);
+  void ensure_buffers(int64_t n_rows);
+  void matmul(const Matrix& w, const float* x, int64_t n_x, float* y);
+  void attention_layer(int64_t il, const ForwardBatch& batch, int64_t n, KvCache& cache);
+  void mlp_layer(int64_t il, int64_t n);
+  void upload_rows(const ForwardBatch& batch, const std::vector<ForwardRow>& rows);
+  void logits_of_picked(int64_t n, float* logits);
+
+  const ModelConfig& c_;
+  const ModelWeights& w_;
+  cuda::DeviceKernels& device_;
+  std::vector<Layer> layers_;
+  Matrix output_;
+  cuda::DeviceBuffer output_norm_;
+  size_t weight_bytes_ = 0;
+
+  // Activations, sized for the largest batch seen.
+  int64_t capacity_rows_ = 0;
+  cuda::DeviceBuffer x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_, act_;
+  cuda::DeviceBuffer quantised_, rounded_;  // a product's activations as it multiplies them
+  cuda::DeviceBuffer positions_, trees_;    // per row; per sequence (dfs_start, dfs_end, depth)
+  cuda::DeviceBuffer picked_, logits_;
+  std::vector<int64_t> tree_offsets_;     // where each sequence's tree starts in trees_ (int32s)
+  std::vector<ForwardRow> rows_;
+  std::vector<float> host_rows_;
+};
+
+}  // namespace draftbench
