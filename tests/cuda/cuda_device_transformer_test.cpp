@@ -12,6 +12,7 @@
 #include "engine/model/device_transformer.h"
 #include "engine/model/model.h"
 #include "tests/cuda/gpu_test_support.h"
+#include "tests/support/logit_compare.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
 
@@ -40,13 +41,9 @@ void compare(const Model& m, double tolerance, const char* what, gpu_test::Misma
   auto emulated = cuda::make_emulated_kernels();
   DeviceTransformer gpu(c, m.weights(), *gpu_kernels), host(c, m.weights(), *emulated);
   const auto got = chain_logits(gpu, c, kTokens), want = chain_logits(host, c, kTokens);
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(got[i]) - want[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(want[i])));
-  }
-  std::printf("%s: GPU vs emulation, relative difference %.3g\n", what, diff / scale);
-  mismatches.check(diff / scale <= tolerance, what, 0, diff / scale, tolerance);
+  const double relative = test::relative_difference(got, want);
+  std::printf("%s: GPU vs emulation, relative difference %.3g\n", what, relative);
+  mismatches.check(relative <= tolerance, what, 0, relative, tolerance);
   const int64_t V = c.n_vocab;
   KvCache cache(c, 1, 64, gpu_kernels.get());
   for (size_t r = 0; r < kTokens.size(); ++r) {

@@ -12,6 +12,7 @@
 #include "engine/model/model.h"
 #include "engine/model/transformer.h"
 #include "tests/support/default_model.h"
+#include "tests/support/logit_compare.h"
 
 using namespace draftbench;
 using draftbench::test::default_model;
@@ -46,13 +47,9 @@ TEST_CASE("real model: emulated device forward agrees with the CPU forward, and 
   // order: an ulp there flips int8 codes of the next product's quantised activations
   // (each worth 1/127 of its block's largest value), and 18 layers carry that on. Measured
   // 0.046 of the largest logit (2026-11-23); the greedy choice is the same at every position.
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(got[i]) - want[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(want[i])));
-  }
-  INFO("relative difference " << diff / scale);
-  CHECK(diff / scale < 0.1);
+  const double relative = test::relative_difference(got, want);
+  INFO("relative difference " << relative);
+  CHECK(relative < 0.1);
   for (int32_t r = 0; r < n; ++r) {
     const auto top = [&](const std::vector<float>& l) { return std::max_element(l.begin() + r * V, l.begin() + (r + 1) * V) - l.begin(); };
     CHECK(top(got) == top(want));

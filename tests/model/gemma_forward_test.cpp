@@ -8,10 +8,12 @@
 #include "engine/decoding/prefill.h"
 #include "engine/model/model.h"
 #include "tests/support/default_model.h"
+#include "tests/support/logit_compare.h"
 #include "engine/model/transformer.h"
 
 using namespace draftbench;
 using draftbench::test::default_model;
+using draftbench::test::same_bits;
 
 namespace {
 
@@ -24,9 +26,6 @@ std::vector<float> last_logits_alone(const Model& m, Transformer& tf, const std:
   return r.logits;
 }
 
-bool same_bits(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 }  // namespace
 

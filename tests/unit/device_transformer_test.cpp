@@ -12,6 +12,7 @@
 #include "engine/model/device_transformer.h"
 #include "engine/model/model.h"
 #include "engine/model/transformer.h"
+#include "tests/support/logit_compare.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
 
@@ -35,19 +36,6 @@ std::vector<float> chain_logits(Pass& pass, KvCache cache, const std::vector<int
   return r.logits;
 }
 
-double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(a[i]) - b[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(b[i])));
-  }
-  return diff / scale;
-}
-
-bool same_bits(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 std::unique_ptr<Model> tiny_model(const TempDir& dir, GgmlType dtype) {
   const TinyLlama tiny = make_tiny_llama();

@@ -30,6 +30,7 @@
 #include "engine/model/transformer.h"
 #include "engine/model/safetensors_writer.h"
 #include "tests/support/greedy_reference.h"
+#include "tests/support/logit_compare.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
 
@@ -64,20 +65,6 @@ std::vector<float> prompt_logits(const Model& m, const std::vector<int32_t>& tok
   return r.logits;
 }
 
-// max |a - b| / max |b| over the whole set of logits.
-double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(a[i]) - b[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(b[i])));
-  }
-  return diff / scale;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 struct Agreement {
   double worst_relative = 0;
