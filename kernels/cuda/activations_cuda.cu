@@ -1,8 +1,6 @@
-#include <cuda_runtime.h>
-#include <nvtx3/nvToolsExt.h>
-
 #include "kernels/cuda/activations_cuda.h"
 #include "kernels/cuda/gated_activation_thread.h"
+#include "kernels/cuda/launch.cuh"
 
 namespace draftbench::cuda {
 namespace {
@@ -13,13 +11,7 @@ __global__ void gated_activation_kernel(GatedActivationArgs args) {
 
 int launch_gated_activation(const char* range, GateFunction function, const float* gate, const float* up, float* out, int64_t n) {
   if (n == 0) return cudaSuccess;
-  const int64_t blocks = (n + kGatedActivationThreads - 1) / kGatedActivationThreads;
-  if (blocks > 0x7fffffff) return cudaErrorInvalidValue;  // grid x limit
-  nvtxRangePushA(range);
-  gated_activation_kernel<<<static_cast<unsigned>(blocks), kGatedActivationThreads>>>(GatedActivationArgs{gate, up, out, n, function});
-  const cudaError_t err = cudaGetLastError();
-  nvtxRangePop();
-  return static_cast<int>(err);
+  return launch_kernel(range, gated_activation_launch(n), gated_activation_kernel, GatedActivationArgs{gate, up, out, n, function});
 }
 
 }  // namespace

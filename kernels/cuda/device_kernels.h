@@ -21,9 +21,12 @@
 #include "kernels/attention/tree_attention.h"
 #include "kernels/cuda/elementwise_thread.h"
 #include "kernels/cuda/gated_activation_thread.h"
+#include "kernels/cuda/grid_emulator.h"
+#include "kernels/cuda/quant_block_dot.h"
 #include "kernels/cuda/quantize_activation_thread.h"
 #include "kernels/cuda/rope_thread.h"
 #include "kernels/quant/ggml_type.h"
+#include "kernels/quant/quantize_activation.h"
 
 namespace draftbench::cuda {
 
@@ -81,6 +84,7 @@ class DeviceBuffer {
   template <class T = void>
   T* get() const { return static_cast<T*>(data_); }
   size_t bytes() const { return bytes_; }
+  DeviceKernels* device() const { return device_; }  // null for an empty buffer
   // At least `bytes` long afterwards; a reallocation drops the contents.
   void reserve(DeviceKernels& device, size_t bytes) {
     if (bytes > bytes_ || data_ == nullptr) *this = DeviceBuffer(device, bytes);
@@ -99,17 +103,18 @@ class DeviceBuffer {
 
 // Throws std::runtime_error when this build has no CUDA or no device is usable.
 std::unique_ptr<DeviceKernels> make_cuda_kernels();
-std::unique_ptr<DeviceKernels> make_emulated_kernels();
+// `order`: the order the emulator visits a phase's threads; tests run both to catch races.
+std::unique_ptr<DeviceKernels> make_emulated_kernels(ThreadOrder order = ThreadOrder::kForward);
 
 // Whether quant_matvec / gemm take this weight type.
 inline bool device_quant_matvec_supports(GgmlType type) {
-  return type == GgmlType::Q8_0 || type == GgmlType::Q5_0 || type == GgmlType::Q4_K || type == GgmlType::Q6_K;
+  return visit_quant_dot(type, [](auto) {});
 }
 inline bool device_gemm_supports(GgmlType type) { return type == GgmlType::F32 || type == GgmlType::F16 || type == GgmlType::BF16; }
 
 // The block type quantize_rows writes for a quant_matvec weight type.
 inline ActivationBlocks activation_blocks_for(GgmlType weight_type) {
-  return weight_type == GgmlType::Q4_K || weight_type == GgmlType::Q6_K ? ActivationBlocks::kQ8_K : ActivationBlocks::kQ8_0;
+  return activation_type_for(weight_type) == GgmlType::Q8_K ? ActivationBlocks::kQ8_K : ActivationBlocks::kQ8_0;
 }
 
 }  // namespace draftbench::cuda

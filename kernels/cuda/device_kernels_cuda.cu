@@ -1,9 +1,6 @@
 // DeviceKernels on a GPU: the launches of kernels/cuda, cuBLASLt for float weights, and
 // the two kernels only the forward pass needs (activation quantisation, element-wise
 // steps), whose bodies the emulation runs too. NVTX names every launch.
-#include <cuda_runtime.h>
-#include <nvtx3/nvToolsExt.h>
-
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +8,7 @@
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/cuda/device_query.h"
 #include "kernels/cuda/gemm_cublas.h"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/quant_matvec_cuda.h"
 #include "kernels/cuda/rms_norm_cuda.h"
 #include "kernels/cuda/rope_cuda.h"
@@ -36,8 +34,6 @@ void check(int err, const char* what) {
 void check_cublas(int status, const char* what) {
   if (status != 0) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(status));
 }
-
-unsigned blocks_for(int64_t n, unsigned per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
 
 class CudaKernels final : public DeviceKernels {
  public:
@@ -73,23 +69,14 @@ class CudaKernels final : public DeviceKernels {
 
   void elementwise(ElementwiseOp op, const float* x, void* out, int64_t n) override {
     if (n == 0) return;
-    nvtxRangePushA(op == ElementwiseOp::kAdd ? "add" : "to_half");
-    elementwise_kernel<<<blocks_for(n, kElementwiseThreads), kElementwiseThreads>>>(ElementwiseArgs{x, out, n, op});
-    const cudaError_t err = cudaGetLastError();
-    nvtxRangePop();
-    check(err, "elementwise");
+    const char* range = op == ElementwiseOp::kAdd ? "add" : op == ElementwiseOp::kToHalf ? "to_half" : "to_bf16";
+    check(launch_kernel(range, elementwise_launch(n), elementwise_kernel, ElementwiseArgs{x, out, n, op}), range);
   }
 
   void quantize_rows(GgmlType weight_type, const float* x, int64_t x_stride, int64_t n_rows, int64_t n, void* xq) override {
     if (n_rows == 0) return;
-    if (n_rows > 65535) check(cudaErrorInvalidValue, "quantize_activation (rows over the grid's y limit)");
     const QuantizeActivationArgs args{x, x_stride, n_rows, n, xq, activation_row_bytes(weight_type, n), activation_blocks_for(weight_type)};
-    const int64_t blocks = n / (args.blocks == ActivationBlocks::kQ8_0 ? 32 : QK_K);
-    nvtxRangePushA("quantize_activation");
-    quantize_activation_kernel<<<dim3(blocks_for(blocks, kQuantizeThreads), static_cast<unsigned>(n_rows)), kQuantizeThreads>>>(args);
-    const cudaError_t err = cudaGetLastError();
-    nvtxRangePop();
-    check(err, "quantize_activation");
+    check(launch_kernel("quantize_activation", quantize_activation_launch(args), quantize_activation_kernel, args), "quantize_activation");
   }
 
   void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) override {

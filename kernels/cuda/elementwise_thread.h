@@ -21,7 +21,8 @@ struct ElementwiseArgs {
   ElementwiseOp op;
 };
 
-// Launch shape: grid (ceil(n / kElementwiseThreads)), block (kElementwiseThreads).
+inline Launch elementwise_launch(int64_t n) { return {blocks_for(n, kElementwiseThreads), 1, Dim3{kElementwiseThreads}}; }
+
 DB_HOST_DEVICE inline void elementwise_thread(const ElementwiseArgs& a, Dim3 block, Dim3 thread) {
   const int64_t i = static_cast<int64_t>(block.x) * kElementwiseThreads + thread.x;
   if (i >= a.n) return;

@@ -25,7 +25,8 @@ struct GatedActivationArgs {
   GateFunction function;
 };
 
-// Launch shape: grid (ceil(n / kGatedActivationThreads)), block (kGatedActivationThreads).
+inline Launch gated_activation_launch(int64_t n) { return {blocks_for(n, kGatedActivationThreads), 1, Dim3{kGatedActivationThreads}}; }
+
 DB_HOST_DEVICE inline void gated_activation_thread(const GatedActivationArgs& a, Dim3 block, Dim3 thread) {
   const int64_t i = static_cast<int64_t>(block.x) * kGatedActivationThreads + thread.x;
   if (i >= a.n) return;

@@ -68,6 +68,21 @@ struct DeviceBlock {
 };
 #endif
 
+// A kernel's launch shape, written once beside its body and used by both the CUDA launch
+// and the emulator. The grid stays 64-bit until fits() has checked CUDA's limits.
+struct Launch {
+  int64_t grid_x = 1, grid_y = 1;
+  Dim3 block;
+  bool fits() const { return grid_x >= 1 && grid_x <= 0x7fffffff && grid_y >= 1 && grid_y <= 65535; }
+  Dim3 grid() const { return Dim3{static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y)}; }
+};
+
+inline int64_t blocks_for(int64_t n, unsigned per_block) { return (n + per_block - 1) / per_block; }
+
+#if defined(__CUDACC__)
+inline dim3 as_dim3(Dim3 d) { return dim3(d.x, d.y, d.z); }
+#endif
+
 // A block-wide tree over `threads` (a power of two) partial results in shared memory: at
 // each level the lower half folds in the upper half, fold(t, half) for every thread t, with
 // a barrier between levels; the result ends in slot 0.

@@ -38,6 +38,7 @@ DB_HOST_DEVICE inline BlockTerms<kBlockLanes> block_lane_terms(const int* code, 
 
 // Q8_0 weights with Q8_0 activations: 32 values, sum of code products times both scales.
 struct Q8_0Dot {
+  static constexpr const char* kRange = "quant_matvec Q8_0";  // its NVTX range
   using Weight = BlockQ8_0;
   using Activation = BlockQ8_0;
   static constexpr int kValues = 32;
@@ -53,6 +54,7 @@ struct Q8_0Dot {
 // Q5_0 weights with Q8_0 activations: value v's code is the nibble (low nibbles are values
 // 0..15, high nibbles 16..31) plus bit v of qh as bit 4, offset by 16.
 struct Q5_0Dot {
+  static constexpr const char* kRange = "quant_matvec Q5_0";  // its NVTX range
   using Weight = BlockQ5_0;
   using Activation = BlockQ8_0;
   static constexpr int kValues = 32;
@@ -73,6 +75,7 @@ struct Q5_0Dot {
 // Q4_K weights with Q8_K activations: 8 sub-blocks of 32 with 6-bit scale and min. Value v
 // sits in byte 32 * (v / 64) + v % 32, low nibble for the first 32 of each 64.
 struct Q4_KDot {
+  static constexpr const char* kRange = "quant_matvec Q4_K";  // its NVTX range
   using Weight = BlockQ4_K;
   using Activation = BlockQ8_K;
   static constexpr int kValues = QK_K;
@@ -101,6 +104,7 @@ struct Q4_KDot {
 // Value v = 128 h + 32 q + l (half h, quarter q, lane l) takes the low (q < 2) or high
 // nibble of ql[64 h + 32 (q % 2) + l] and bits 2q, 2q+1 of qh[32 h + l].
 struct Q6_KDot {
+  static constexpr const char* kRange = "quant_matvec Q6_K";  // its NVTX range
   using Weight = BlockQ6_K;
   using Activation = BlockQ8_K;
   static constexpr int kValues = QK_K;
@@ -122,5 +126,18 @@ struct Q6_KDot {
     return {{static_cast<float>(isum) * (half_to_float(w.d) * a.d)}};
   }
 };
+
+// fn(Dot{}) with the product type of `type`'s weights; false, without calling fn, for a
+// type that has none (device_quant_matvec_supports, kernels/cuda/device_kernels.h).
+template <class Fn>
+bool visit_quant_dot(GgmlType type, Fn&& fn) {
+  switch (type) {
+    case GgmlType::Q8_0: fn(Q8_0Dot{}); return true;
+    case GgmlType::Q5_0: fn(Q5_0Dot{}); return true;
+    case GgmlType::Q4_K: fn(Q4_KDot{}); return true;
+    case GgmlType::Q6_K: fn(Q6_KDot{}); return true;
+    default: return false;
+  }
+}
 
 }  // namespace draftbench::cuda

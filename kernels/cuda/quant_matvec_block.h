@@ -74,7 +74,8 @@ DB_HOST_DEVICE float fold_row_lanes(const float* lanes) {
   else return lanes[0];
 }
 
-// Launch shape: grid (ceil(n_rows / kQuantRowsPerBlock)), block (kWarpLanes, kQuantRowsPerBlock).
+inline Launch quant_matvec_launch(int64_t n_rows) { return {blocks_for(n_rows, kQuantRowsPerBlock), 1, Dim3{kWarpLanes, kQuantRowsPerBlock}}; }
+
 // Every thread runs every phase (rows past the end included), so the barriers are uniform.
 template <class Dot, class Block>
 DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs& a, QuantMatvecShared<Dot>& sh) {

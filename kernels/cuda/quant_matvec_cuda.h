@@ -12,9 +12,6 @@
 
 namespace draftbench::cuda {
 
-// Whether quant_matvec takes this weight type.
-bool quant_matvec_supports(GgmlType type);
-
 // Device pointers; default stream. y[r] = row r of w . xq for r < n_rows; n must be a
 // multiple of the type's block size. Returns the CUDA error code of the launch (0 =
 // success; cudaErrorInvalidValue for an unsupported type or a bad n).

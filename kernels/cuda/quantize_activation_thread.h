@@ -69,7 +69,10 @@ DB_HOST_DEVICE inline void quantize_block_q8_k(const float* x, BlockQ8_K& y) {
   y.d = 1.0f / iscale;
 }
 
-// Launch shape: grid (ceil(blocks per row / kQuantizeThreads), n_rows), block (kQuantizeThreads).
+inline Launch quantize_activation_launch(const QuantizeActivationArgs& a) {
+  return {blocks_for(a.n / (a.blocks == ActivationBlocks::kQ8_0 ? 32 : QK_K), kQuantizeThreads), a.n_rows, Dim3{kQuantizeThreads}};
+}
+
 DB_HOST_DEVICE inline void quantize_activation_thread(const QuantizeActivationArgs& a, Dim3 block, Dim3 thread) {
   const int64_t row = block.y, b = static_cast<int64_t>(block.x) * kQuantizeThreads + thread.x;
   const int64_t size = a.blocks == ActivationBlocks::kQ8_0 ? 32 : QK_K;

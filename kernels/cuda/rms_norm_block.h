@@ -42,7 +42,8 @@ DB_HOST_DEVICE inline void rms_norm_scale_row(const RmsNormArgs& a, int64_t row,
   for (int64_t i = t; i < a.n; i += kRmsNormThreads) y[i] = a.weight ? x[i] * scale * a.weight[i] : x[i] * scale;
 }
 
-// Launch shape: grid (n_rows), block (kRmsNormThreads).
+inline Launch rms_norm_launch(int64_t n_rows) { return {n_rows, 1, Dim3{kRmsNormThreads}}; }
+
 template <class Block>
 DB_HOST_DEVICE void rms_norm_block(const Block& block, const RmsNormArgs& a, RmsNormShared& sh) {
   const int64_t row = block.index().x;

@@ -1,6 +1,4 @@
-#include <cuda_runtime.h>
-#include <nvtx3/nvToolsExt.h>
-
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/rms_norm_block.h"
 #include "kernels/cuda/rms_norm_cuda.h"
 
@@ -16,11 +14,7 @@ __global__ void rms_norm_kernel(RmsNormArgs args) {
 
 int rms_norm(const float* x, const float* weight, float* out, int64_t n_rows, int64_t n, float eps) {
   if (n_rows == 0) return cudaSuccess;
-  nvtxRangePushA("rms_norm");
-  rms_norm_kernel<<<static_cast<unsigned>(n_rows), kRmsNormThreads>>>(RmsNormArgs{x, weight, out, n, eps});
-  const cudaError_t err = cudaGetLastError();
-  nvtxRangePop();
-  return static_cast<int>(err);
+  return launch_kernel("rms_norm", rms_norm_launch(n_rows), rms_norm_kernel, RmsNormArgs{x, weight, out, n, eps});
 }
 
 }  // namespace draftbench::cuda

@@ -1,6 +1,4 @@
-#include <cuda_runtime.h>
-#include <nvtx3/nvToolsExt.h>
-
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/rope_cuda.h"
 #include "kernels/cuda/rope_thread.h"
 
@@ -13,16 +11,9 @@ __global__ void rope_kernel(RopeArgs args) {
 
 int launch_rope(const char* range, RopePairing pairing, float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions,
                 int n_heads, int head_dim, float base) {
-  const int64_t pairs = static_cast<int64_t>(n_heads) * (head_dim / 2);
-  if (n_tokens == 0 || pairs == 0) return cudaSuccess;
-  if (n_tokens > 65535) return cudaErrorInvalidValue;  // grid y limit
+  if (n_tokens == 0 || n_heads == 0 || head_dim < 2) return cudaSuccess;
   const RopeArgs args{x, token_stride, positions, n_heads, head_dim, rope_theta_scale(base, head_dim), pairing};
-  const dim3 grid(static_cast<unsigned>((pairs + kRopeThreads - 1) / kRopeThreads), static_cast<unsigned>(n_tokens));
-  nvtxRangePushA(range);
-  rope_kernel<<<grid, kRopeThreads>>>(args);
-  const cudaError_t err = cudaGetLastError();
-  nvtxRangePop();
-  return static_cast<int>(err);
+  return launch_kernel(range, rope_launch(n_tokens, n_heads, head_dim), rope_kernel, args);
 }
 
 }  // namespace

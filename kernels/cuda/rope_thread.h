@@ -34,7 +34,10 @@ struct RopeArgs {
 // Same expression as the reference's, evaluated by the host compiler.
 inline float rope_theta_scale(float base, int head_dim) { return powf(base, -2.0f / static_cast<float>(head_dim)); }
 
-// Launch shape: grid (ceil(n_heads * (head_dim / 2) / kRopeThreads), n_tokens), block (kRopeThreads).
+inline Launch rope_launch(int64_t n_tokens, int n_heads, int head_dim) {
+  return {blocks_for(static_cast<int64_t>(n_heads) * (head_dim / 2), kRopeThreads), n_tokens, Dim3{kRopeThreads}};
+}
+
 DB_HOST_DEVICE inline void rope_thread(const RopeArgs& a, Dim3 block, Dim3 thread) {
   const int half = a.head_dim / 2;
   const int64_t pair = static_cast<int64_t>(block.x) * kRopeThreads + thread.x;

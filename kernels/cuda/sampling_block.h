@@ -17,6 +17,9 @@ namespace draftbench::cuda {
 
 inline constexpr unsigned kSamplingThreads = 256;  // a power of two: the trees halve it
 
+// Both kernels: one block per row.
+inline Launch sampling_launch(int64_t n_rows) { return {n_rows, 1, Dim3{kSamplingThreads}}; }
+
 struct ArgmaxArgs {
   const float* x;  // [n_rows][n]
   int64_t n;
@@ -46,7 +49,6 @@ DB_HOST_DEVICE inline void argmax_fold(unsigned t, unsigned half, ArgmaxShared& 
   }
 }
 
-// Launch shape: grid (n_rows), block (kSamplingThreads).
 template <class Block>
 DB_HOST_DEVICE void argmax_block(const Block& block, const ArgmaxArgs& a, ArgmaxShared& sh) {
   const int64_t row = block.index().x;
@@ -82,7 +84,6 @@ DB_HOST_DEVICE inline void softmax_partial(const SoftmaxArgs& a, int64_t row, un
   sh.partial[t] = sum;
 }
 
-// Launch shape: grid (n_rows), block (kSamplingThreads).
 template <class Block>
 DB_HOST_DEVICE void softmax_block(const Block& block, const SoftmaxArgs& a, SoftmaxShared& sh) {
   const int64_t row = block.index().x;

@@ -136,7 +136,14 @@ DB_HOST_DEVICE inline void tree_attention_write(const TreeAttentionArgs& a, cons
   for (int d = static_cast<int>(t); d < a.shape.head_dim; d += kTreeAttentionThreads) out[d] = sh.acc[d] / sh.running_sum;
 }
 
-// Launch shape: grid (n_heads, n_nodes), block (kTreeAttentionThreads); head_dim <= 256.
+// The head shapes the block program handles: head_dim up to kTreeAttentionMaxHeadDim,
+// query heads a multiple of the key/value heads.
+inline bool tree_attention_supports(const AttentionShape& s) {
+  return s.head_dim > 0 && s.head_dim <= kTreeAttentionMaxHeadDim && s.n_kv_heads > 0 && s.n_heads % s.n_kv_heads == 0;
+}
+
+inline Launch tree_attention_launch(const AttentionShape& shape, int32_t n_nodes) { return {shape.n_heads, n_nodes, Dim3{kTreeAttentionThreads}}; }
+
 template <class Block>
 DB_HOST_DEVICE void tree_attention_block(const Block& block, const TreeAttentionArgs& a, TreeAttentionShared& sh) {
   const TreeQuery tq = tree_query(a, block.index());

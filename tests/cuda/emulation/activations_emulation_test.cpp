@@ -1,17 +1,16 @@
-// The CUDA gated-activation body, run by the grid emulator, against the CPU kernel's scalar build.
+// The CUDA gated-activation body, run by the grid emulator (make_emulated_kernels), against
+// the CPU kernel's scalar build.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
-#include "kernels/cuda/gated_activation_thread.h"
-#include "kernels/cuda/grid_emulator.h"
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/ops/activations.h"
 
 using namespace draftbench;
-using draftbench::cuda::Dim3;
 
 TEST_CASE("emulated CUDA geglu_tanh and swiglu are bit-identical to the CPU kernels", "[cuda-emulation]") {
   std::mt19937 rng(31);
@@ -23,9 +22,7 @@ TEST_CASE("emulated CUDA geglu_tanh and swiglu are bit-identical to the CPU kern
       std::vector<float> ref(n), got(n + 1, -7.0f);  // one sentinel past the end
       if (function == cuda::GateFunction::kGeluTanh) geglu_tanh_scalar(gate.data(), up.data(), ref.data(), n);
       else swiglu_scalar(gate.data(), up.data(), ref.data(), n);
-      const cuda::GatedActivationArgs args{gate.data(), up.data(), got.data(), n, function};
-      const Dim3 grid{static_cast<unsigned>((n + cuda::kGatedActivationThreads - 1) / cuda::kGatedActivationThreads)};
-      cuda::emulate_grid(grid, Dim3{cuda::kGatedActivationThreads}, [&](Dim3 block, Dim3 thread) { cuda::gated_activation_thread(args, block, thread); });
+      cuda::make_emulated_kernels()->gated_activation(function, gate.data(), up.data(), got.data(), n);
       // The same float operations in the same order (activation_math.h): exact.
       INFO("gelu = " << (function == cuda::GateFunction::kGeluTanh) << ", n = " << n);
       REQUIRE(got[n] == -7.0f);

@@ -1,5 +1,6 @@
-// The CUDA quantised products, run by the grid emulator, against dot_rows_ref; and the
-// host-device block layouts and fp16 decode against kernels/quant/blocks.h.
+// The CUDA quantised products, run by the grid emulator (make_emulated_kernels), against
+// dot_rows_ref; and the host-device block layouts and fp16 decode against
+// kernels/quant/blocks.h.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -8,15 +9,13 @@
 #include <random>
 #include <vector>
 
-#include "kernels/cuda/grid_emulator.h"
-#include "kernels/cuda/quant_matvec_block.h"
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/quant/vec_dot.h"
 
 using namespace draftbench;
-using draftbench::cuda::Dim3;
 
 // The device reads the shared structs (kernels/quant/block_layout.h): they must be the
 // file's layout (ggml-common.h), field for field.
@@ -25,32 +24,6 @@ static_assert(offsetof(BlockQ8_0, qs) == 2);
 static_assert(offsetof(BlockQ4_K, dmin) == 2 && offsetof(BlockQ4_K, scales) == 4 && offsetof(BlockQ4_K, qs) == 16);
 static_assert(offsetof(BlockQ6_K, qh) == 128 && offsetof(BlockQ6_K, scales) == 192 && offsetof(BlockQ6_K, d) == 208);
 static_assert(offsetof(BlockQ8_K, qs) == 4 && offsetof(BlockQ8_K, bsums) == 260);
-
-namespace {
-
-template <class Dot>
-void emulate_quant_matvec(const cuda::QuantMatvecArgs& args, cuda::ThreadOrder order) {
-  const Dim3 grid{static_cast<unsigned>((args.n_rows + cuda::kQuantRowsPerBlock - 1) / cuda::kQuantRowsPerBlock)};
-  cuda::emulate_blocks(
-      grid, Dim3{cuda::kWarpLanes, cuda::kQuantRowsPerBlock},
-      [&](const cuda::EmulatedBlock& block) {
-        cuda::QuantMatvecShared<Dot> shared{};
-        cuda::quant_matvec_block<Dot>(block, args, shared);
-      },
-      order);
-}
-
-void emulate_for_type(GgmlType type, const cuda::QuantMatvecArgs& args, cuda::ThreadOrder order) {
-  switch (type) {
-    case GgmlType::Q8_0: return emulate_quant_matvec<cuda::Q8_0Dot>(args, order);
-    case GgmlType::Q5_0: return emulate_quant_matvec<cuda::Q5_0Dot>(args, order);
-    case GgmlType::Q4_K: return emulate_quant_matvec<cuda::Q4_KDot>(args, order);
-    case GgmlType::Q6_K: return emulate_quant_matvec<cuda::Q6_KDot>(args, order);
-    default: FAIL("no CUDA product for this type");
-  }
-}
-
-}  // namespace
 
 TEST_CASE("host-device fp16 decode equals fp16_to_fp32 on every code", "[cuda-emulation]") {
   for (uint32_t h = 0; h < 65536; ++h) {
@@ -84,7 +57,7 @@ TEST_CASE("emulated CUDA quantised products are bit-identical to dot_rows_ref", 
         dot_rows_ref(type, w.data(), stride, rows, xq.data(), n, ref.data());
         for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
           std::vector<float> got(rows + 1, -3.0f);  // a sentinel past the last row
-          emulate_for_type(type, cuda::QuantMatvecArgs{w.data(), stride, rows, xq.data(), n / bs, got.data()}, order);
+          cuda::make_emulated_kernels(order)->quant_matvec(type, w.data(), stride, rows, xq.data(), n, got.data());
           INFO(ggml_type_name(type) << ", blocks = " << blocks << ", rows = " << rows);
           REQUIRE(got[rows] == -3.0f);
           got.pop_back();

@@ -1,4 +1,5 @@
-// The CUDA RMSNorm block program, run by the grid emulator, against the CPU reference.
+// The CUDA RMSNorm block program, run by the grid emulator (make_emulated_kernels), against
+// the CPU reference.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -7,27 +8,18 @@
 #include <random>
 #include <vector>
 
-#include "kernels/cuda/grid_emulator.h"
-#include "kernels/cuda/rms_norm_block.h"
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/ops/rms_norm.h"
 
 using namespace draftbench;
-using draftbench::cuda::Dim3;
 
 namespace {
 
 std::vector<float> emulate_rms_norm(const std::vector<float>& x, const float* weight, int64_t rows, int64_t n, float eps,
                                     cuda::ThreadOrder order) {
   std::vector<float> out(x.size());
-  const cuda::RmsNormArgs args{x.data(), weight, out.data(), n, eps};
-  cuda::emulate_blocks(
-      Dim3{static_cast<unsigned>(rows)}, Dim3{cuda::kRmsNormThreads},
-      [&](const cuda::EmulatedBlock& block) {
-        cuda::RmsNormShared shared{};
-        cuda::rms_norm_block(block, args, shared);
-      },
-      order);
+  cuda::make_emulated_kernels(order)->rms_norm(x.data(), weight, out.data(), rows, n, eps);
   return out;
 }
 
@@ -64,10 +56,6 @@ TEST_CASE("emulated CUDA rms_norm works in place", "[cuda-emulation]") {
   auto x = random_activations(rows * n, rng);
   std::vector<float> ref(x.size());
   rms_norm(x.data(), nullptr, ref.data(), rows, n, 1e-5f);
-  const cuda::RmsNormArgs args{x.data(), nullptr, x.data(), n, 1e-5f};
-  cuda::emulate_blocks(Dim3{static_cast<unsigned>(rows)}, Dim3{cuda::kRmsNormThreads}, [&](const cuda::EmulatedBlock& block) {
-    cuda::RmsNormShared shared{};
-    cuda::rms_norm_block(block, args, shared);
-  });
+  cuda::make_emulated_kernels()->rms_norm(x.data(), nullptr, x.data(), rows, n, 1e-5f);
   for (size_t i = 0; i < x.size(); ++i) REQUIRE(std::fabs(x[i] - ref[i]) <= 2.0f * std::numeric_limits<float>::epsilon() * std::fabs(ref[i]));
 }

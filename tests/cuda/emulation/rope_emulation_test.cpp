@@ -1,17 +1,16 @@
-// The CUDA rotary-embedding body, run by the grid emulator, against the CPU reference.
+// The CUDA rotary-embedding body, run by the grid emulator (make_emulated_kernels), against
+// the CPU reference.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
-#include "kernels/cuda/grid_emulator.h"
-#include "kernels/cuda/rope_thread.h"
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/ops/rope.h"
 
 using namespace draftbench;
-using draftbench::cuda::Dim3;
 
 TEST_CASE("emulated CUDA rope is bit-identical to the reference", "[cuda-emulation]") {
   std::mt19937 rng(21);
@@ -30,10 +29,7 @@ TEST_CASE("emulated CUDA rope is bit-identical to the reference", "[cuda-emulati
             if (pairing == cuda::RopePairing::kNeox) rope_neox(xt, n_heads, head_dim, positions[t], base);
             else rope_norm(xt, n_heads, head_dim, positions[t], base);
           }
-          const cuda::RopeArgs args{got.data(), stride, positions.data(), n_heads, head_dim, cuda::rope_theta_scale(base, head_dim), pairing};
-          const int64_t pairs = static_cast<int64_t>(n_heads) * (head_dim / 2);
-          const Dim3 grid{static_cast<unsigned>((pairs + cuda::kRopeThreads - 1) / cuda::kRopeThreads), static_cast<unsigned>(n_tokens)};
-          cuda::emulate_grid(grid, Dim3{cuda::kRopeThreads}, [&](Dim3 block, Dim3 thread) { cuda::rope_thread(args, block, thread); });
+          cuda::make_emulated_kernels()->rope(pairing, got.data(), n_tokens, stride, positions.data(), n_heads, head_dim, base);
           // Same angles (same running product), same cosf/sinf, same four products: exact.
           INFO("neox = " << (pairing == cuda::RopePairing::kNeox) << ", heads = " << n_heads << ", head_dim = " << head_dim);
           REQUIRE(got == ref);

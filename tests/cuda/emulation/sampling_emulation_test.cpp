@@ -14,7 +14,6 @@
 #include "kernels/sampling/softmax.h"
 
 using namespace draftbench;
-using draftbench::cuda::Dim3;
 
 TEST_CASE("emulated CUDA argmax and softmax weights match the references", "[cuda-emulation]") {
   std::mt19937 rng(31);
@@ -22,10 +21,11 @@ TEST_CASE("emulated CUDA argmax and softmax weights match the references", "[cud
     const int64_t rows = 3;
     auto x = random_activations(rows * n, rng, 6.0f);
     if (n > 300) x[17] = x[n - 3] = 50.0f;  // a tie for the maximum in the first row, far apart
+    const cuda::Launch launch = cuda::sampling_launch(rows);
     for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
       std::vector<int64_t> index(rows);
       const cuda::ArgmaxArgs aa{x.data(), n, index.data()};
-      cuda::emulate_blocks(Dim3{static_cast<unsigned>(rows)}, Dim3{cuda::kSamplingThreads}, [&](const cuda::EmulatedBlock& block) {
+      cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
         cuda::ArgmaxShared shared{};
         cuda::argmax_block(block, aa, shared);
       }, order);
@@ -37,7 +37,7 @@ TEST_CASE("emulated CUDA argmax and softmax weights match the references", "[cud
         max[r] = x[r * n + index[r]];
       }
       const cuda::SoftmaxArgs sa{x.data(), max.data(), 1.0f / 0.8f, n, w.data(), sum.data()};
-      cuda::emulate_blocks(Dim3{static_cast<unsigned>(rows)}, Dim3{cuda::kSamplingThreads}, [&](const cuda::EmulatedBlock& block) {
+      cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
         cuda::SoftmaxShared shared{};
         cuda::softmax_block(block, sa, shared);
       }, order);

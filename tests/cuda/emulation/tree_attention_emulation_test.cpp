@@ -1,4 +1,4 @@
-// The CUDA tree-attention block program, run by the grid emulator, against
+// The CUDA tree-attention block program, run by the grid emulator (make_emulated_kernels), against
 // tree_attention_head on random trees (forests included), GQA and sliding windows.
 #include <catch2/catch.hpp>
 
@@ -10,13 +10,11 @@
 #include <vector>
 
 #include "kernels/attention/tree_attention.h"
-#include "kernels/cuda/grid_emulator.h"
-#include "kernels/cuda/tree_attention_block.h"
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/fixtures/random_blocks.h"
 #include "tests/cuda/tree_attention_case.h"
 
 using namespace draftbench;
-using draftbench::cuda::Dim3;
 
 namespace {
 
@@ -24,14 +22,8 @@ std::vector<float> emulate(const cuda_test::AttentionCase& c, cuda::ThreadOrder 
   const int64_t row = static_cast<int64_t>(c.shape.n_heads) * c.shape.head_dim;
   const int32_t n = c.tree.size();
   std::vector<float> out(n * row, NAN);
-  const cuda::TreeAttentionArgs args{c.shape, c.q.data(), row, c.k.data(), c.v.data(), c.kv_stride, c.n_committed, c.tree.view(), out.data(), row};
-  cuda::emulate_blocks(
-      Dim3{static_cast<unsigned>(c.shape.n_heads), static_cast<unsigned>(n)}, Dim3{cuda::kTreeAttentionThreads},
-      [&](const cuda::EmulatedBlock& block) {
-        cuda::TreeAttentionShared shared{};
-        cuda::tree_attention_block(block, args, shared);
-      },
-      order);
+  cuda::make_emulated_kernels(order)->tree_attention(c.shape, c.q.data(), row, c.k.data(), c.v.data(), c.kv_stride, c.n_committed,
+                                                     c.tree.view(), out.data(), row);
   return out;
 }
 
