@@ -1,6 +1,5 @@
 #include "engine/decoding/sampling.h"
 
-
 #include "engine/common/error.h"
 #include "kernels/sampling/softmax.h"
 #include "kernels/sampling/top_k.h"

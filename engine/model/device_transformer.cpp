@@ -45,7 +45,6 @@ DeviceTransformer::Matrix DeviceTransformer::upload_matrix(const WeightMatrix& w
   Matrix m{w, DeviceBuffer(device_, bytes)};
   m.shape.data = nullptr;
   device_.upload(m.data.get(), w.data, bytes);
-  weight_bytes_ += bytes;
   return m;
 }
 
@@ -53,7 +52,6 @@ DeviceBuffer DeviceTransformer::upload_vector(const float* v, int64_t n) {
   if (!v) return {};
   DeviceBuffer b(device_, static_cast<size_t>(n) * sizeof(float));
   device_.upload(b.get(), v, b.bytes());
-  weight_bytes_ += b.bytes();
   return b;
 }
 
@@ -174,11 +172,13 @@ void DeviceTransformer::upload_rows(const ForwardBatch& batch, const std::vector
     }
     device_.upload(x_.get(), host_rows_.data(), host_rows_.size() * sizeof(float));
   }
-  std::vector<int64_t> positions(static_cast<size_t>(n));
+  std::vector<int64_t>& positions = host_positions_;
+  positions.resize(static_cast<size_t>(n));
   for (int64_t r = 0; r < n; ++r) positions[r] = rows[r].pos;
   device_.upload(positions_.get(), positions.data(), positions.size() * sizeof(int64_t));
 
-  std::vector<int32_t> trees;
+  std::vector<int32_t>& trees = host_trees_;
+  trees.clear();
   tree_offsets_.clear();
   for (const SequenceInput& s : batch.sequences) {
     tree_offsets_.push_back(static_cast<int64_t>(trees.size()));
@@ -205,7 +205,9 @@ void DeviceTransformer::forward(const ForwardBatch& batch, KvCache& cache, Forwa
   }
 
   // The wanted rows, final-normed, gathered into picked_.
-  auto gather = [&](const std::vector<int64_t>& wanted) {
+  auto gather = [&](std::vector<int32_t> SequenceInput::*member) {
+    std::vector<int64_t>& wanted = wanted_;
+    wanted_rows(batch, member, wanted);
     const int64_t count = static_cast<int64_t>(wanted.size());
     picked_.reserve(device_, static_cast<size_t>(std::max<int64_t>(count, 1) * E) * sizeof(float));
     for (int64_t i = 0; i < count; ++i)
@@ -214,11 +216,11 @@ void DeviceTransformer::forward(const ForwardBatch& batch, KvCache& cache, Forwa
     return count;
   };
   result.hidden_width = E;
-  const int64_t n_hidden = gather(wanted_rows(batch, &SequenceInput::hidden_rows));
+  const int64_t n_hidden = gather(&SequenceInput::hidden_rows);
   result.hidden.resize(static_cast<size_t>(n_hidden * E));
   device_.download(result.hidden.data(), picked_.get(), result.hidden.size() * sizeof(float));
 
-  const int64_t n_logit_rows = gather(wanted_rows(batch, &SequenceInput::logit_rows));
+  const int64_t n_logit_rows = gather(&SequenceInput::logit_rows);
   const bool subset = !batch.vocab_subset.empty();
   result.logit_width = subset ? static_cast<int64_t>(batch.vocab_subset.size()) : c_.n_vocab;
   result.logits.resize(static_cast<size_t>(n_logit_rows * result.logit_width));

@@ -37,11 +37,10 @@ class DeviceTransformer {
   void logits_from_hidden(const float* hidden, int64_t n, float* logits);
 
   cuda::DeviceKernels& device() const { return device_; }
-  size_t weight_bytes() const { return weight_bytes_; }
 
  private:
   struct Matrix {
-    WeightMatrix shape;  // type and dimensions; its data pointer is the host's, unused here
+    WeightMatrix shape;  // type and dimensions (data null: the bytes are in `data`)
     cuda::DeviceBuffer data;
   };
   struct Layer {
@@ -63,7 +62,6 @@ class DeviceTransformer {
   std::vector<Layer> layers_;
   Matrix output_;
   cuda::DeviceBuffer output_norm_;
-  size_t weight_bytes_ = 0;
 
   // Activations, sized for the largest batch seen.
   int64_t capacity_rows_ = 0;
@@ -71,9 +69,13 @@ class DeviceTransformer {
   cuda::DeviceBuffer quantised_, rounded_;  // a product's activations as it multiplies them
   cuda::DeviceBuffer positions_, trees_;    // per row; per sequence (dfs_start, dfs_end, depth)
   cuda::DeviceBuffer picked_, logits_;
-  std::vector<int64_t> tree_offsets_;     // where each sequence's tree starts in trees_ (int32s)
+  // Host staging, reused from forward to forward.
   std::vector<ForwardRow> rows_;
-  std::vector<float> host_rows_;
+  std::vector<int64_t> wanted_;         // rows whose hidden states or logits were asked for
+  std::vector<float> host_rows_;        // embeddings going up, full logit rows coming down
+  std::vector<int64_t> host_positions_;
+  std::vector<int32_t> host_trees_;     // per sequence: dfs_start, dfs_end, depth
+  std::vector<int64_t> tree_offsets_;   // where each sequence's tree starts in host_trees_ / trees_
 };
 
 }  // namespace draftbench

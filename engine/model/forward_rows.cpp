@@ -26,8 +26,8 @@ void list_forward_rows(const ForwardBatch& batch, const KvCache& cache, const Mo
   }
 }
 
-std::vector<int64_t> wanted_rows(const ForwardBatch& batch, std::vector<int32_t> SequenceInput::*member) {
-  std::vector<int64_t> out;
+void wanted_rows(const ForwardBatch& batch, std::vector<int32_t> SequenceInput::*member, std::vector<int64_t>& out) {
+  out.clear();
   int64_t base = 0;
   for (const SequenceInput& s : batch.sequences) {
     for (int32_t node : s.*member) {
@@ -36,7 +36,6 @@ std::vector<int64_t> wanted_rows(const ForwardBatch& batch, std::vector<int32_t>
     }
     base += s.tree.size() - s.n_cached;
   }
-  return out;
 }
 
 void soft_cap_logits(const ModelConfig& c, float* logits, int64_t n) {

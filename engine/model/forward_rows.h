@@ -24,8 +24,8 @@ struct ForwardRow {  // one token of the flattened batch
 void list_forward_rows(const ForwardBatch& batch, const KvCache& cache, const ModelConfig& config, std::vector<ForwardRow>& rows);
 
 // Indices into the flattened rows of the nodes listed in each sequence's `member`
-// (logit_rows or hidden_rows), in order.
-std::vector<int64_t> wanted_rows(const ForwardBatch& batch, std::vector<int32_t> SequenceInput::*member);
+// (logit_rows or hidden_rows), in order, into `out` (reused: no allocation once warm).
+void wanted_rows(const ForwardBatch& batch, std::vector<int32_t> SequenceInput::*member, std::vector<int64_t>& out);
 
 // Gemma's final soft-capping, tanh(x / cap) * cap, when the model has one.
 void soft_cap_logits(const ModelConfig& config, float* logits, int64_t n);

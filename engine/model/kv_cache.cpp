@@ -11,8 +11,7 @@ KvCache::KvCache(const ModelConfig& c, int n_sequences, int64_t capacity, cuda::
       kv_dim_(c.kv_dim()),
       capacity_(capacity),
       bytes_(bytes_for(c, n_sequences, capacity)),
-      committed_(static_cast<size_t>(n_sequences), 0),
-      device_(device) {
+      committed_(static_cast<size_t>(n_sequences), 0) {
   DB_CHECK(n_sequences >= 1 && capacity >= 1);
   if (device) device_data_ = cuda::DeviceBuffer(*device, bytes_);
   else host_data_.assign(bytes_ / sizeof(float), 0.0f);
@@ -35,7 +34,7 @@ void KvCache::commit(int seq, std::span<const int32_t> path) {
       for (int kind = 0; kind < 2; ++kind) {
         float* d = data() + offset(seq, il, kind);
         float *to = d + (base + static_cast<int64_t>(k)) * kv_dim_, *from = d + (base + path[k]) * kv_dim_;
-        if (device_) device_->copy(to, from, row);
+        if (on_device()) device_data_.device()->copy(to, from, row);
         else std::memcpy(to, from, row);
       }
   }

@@ -29,7 +29,7 @@ class KvCache {
   int64_t kv_dim() const { return kv_dim_; }
   int64_t committed(int seq) const { return committed_.at(seq); }
   size_t bytes() const { return bytes_; }
-  bool on_device() const { return device_ != nullptr; }
+  bool on_device() const { return device_data_.device() != nullptr; }
   static size_t bytes_for(const ModelConfig& config, int n_sequences, int64_t capacity);
 
   float* keys(int seq, int64_t layer) { return data() + offset(seq, layer, 0); }
@@ -48,13 +48,12 @@ class KvCache {
     return ((static_cast<size_t>(seq) * n_layers_ + static_cast<size_t>(layer)) * 2 + kind) * static_cast<size_t>(capacity_ * kv_dim_);
   }
 
-  float* data() { return device_ ? device_data_.get<float>() : host_data_.data(); }
+  float* data() { return on_device() ? device_data_.get<float>() : host_data_.data(); }
 
   int64_t n_layers_, kv_dim_, capacity_;
   size_t bytes_;
   std::vector<int64_t> committed_;
-  cuda::DeviceKernels* device_;
-  std::vector<float> host_data_;
+  std::vector<float> host_data_;   // one of the two holds the floats
   cuda::DeviceBuffer device_data_;
 };
 

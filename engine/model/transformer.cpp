@@ -137,7 +137,9 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
 
   // Final norm only for the rows someone asked for.
   std::vector<float>& picked = picked_;
-  auto gather = [&](const std::vector<int64_t>& wanted) {
+  auto gather = [&](std::vector<int32_t> SequenceInput::*member) {
+    std::vector<int64_t>& wanted = wanted_;
+    wanted_rows(batch, member, wanted);
     const int64_t count = static_cast<int64_t>(wanted.size());
     picked.resize(static_cast<size_t>(count * E));
     for (int64_t i = 0; i < count; ++i)
@@ -147,10 +149,10 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   };
 
   result.hidden_width = E;
-  gather(wanted_rows(batch, &SequenceInput::hidden_rows));
+  gather(&SequenceInput::hidden_rows);
   result.hidden = picked;
 
-  const int64_t n_logit_rows = gather(wanted_rows(batch, &SequenceInput::logit_rows));
+  const int64_t n_logit_rows = gather(&SequenceInput::logit_rows);
   const bool subset = !batch.vocab_subset.empty();
   result.logit_width = subset ? static_cast<int64_t>(batch.vocab_subset.size()) : c_.n_vocab;
   result.logits.resize(static_cast<size_t>(n_logit_rows * result.logit_width));

@@ -53,6 +53,7 @@ class Transformer {
   // used by every layer.
   std::vector<float> rope_cos_, rope_sin_;
   std::vector<ForwardRow> rows_;
+  std::vector<int64_t> wanted_;  // rows whose hidden states or logits were asked for
   std::vector<float> picked_;
 };
 
