@@ -15,7 +15,7 @@
 #include "engine/decoding/counter_rng.h"
 #include "engine/decoding/sampling.h"
 #include "engine/model/model.h"
-#include "engine/model/transformer.h"
+#include "engine/model/forward_pass.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
 
@@ -25,6 +25,7 @@ namespace {
 struct BenchArgs {
   std::string model = default_model_path();
   int prompt_tokens = 512, gen_tokens = 128, threads = 0, repeats = 5;
+  ForwardDevice device = ForwardDevice::kCpu;
   bool json = false;
 };
 
@@ -49,9 +50,9 @@ int run_bench_decode(const BenchArgs& a) {
   const ModelConfig& c = model->config();
   const int threads = a.threads > 0 ? a.threads : ThreadPool::default_threads();
   ThreadPool pool(threads);
-  Transformer transformer(c, model->weights(), pool);
+  const auto target = make_forward_pass(a.device, c, model->weights(), pool);
   const int64_t context = std::max(a.prompt_tokens, a.gen_tokens) + 1;
-  KvCache cache(c, 1, context);
+  KvCache cache(c, 1, context, target->device());
 
   // Random prompt ids from a fixed key, avoiding the special ids at the start of the vocabulary.
   std::vector<int32_t> prompt(static_cast<size_t>(a.prompt_tokens));
@@ -65,7 +66,7 @@ int run_bench_decode(const BenchArgs& a) {
     cache.truncate(0, 0);
     const PrefillInput input{0, prompt, false};
     const auto t0 = std::chrono::steady_clock::now();
-    prefill(transformer, cache, std::span(&input, 1), prefilled);
+    prefill(*target, cache, std::span(&input, 1), prefilled);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   auto decode = [&]() {
@@ -74,7 +75,7 @@ int run_bench_decode(const BenchArgs& a) {
     b.sequences.push_back(SequenceInput{0, {prompt.empty() ? 2 : prompt[0]}, TokenTree::chain(1), {0}, {}});
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < a.gen_tokens; ++i) {
-      transformer.forward(b, cache, out);
+      target->forward(b, cache, out);
       cache.commit_prefix(0, 1);
       b.sequences[0].tokens[0] = argmax(out.logits_row(0));
     }
@@ -92,6 +93,7 @@ int run_bench_decode(const BenchArgs& a) {
   nlohmann::json j;
   j["model"] = a.model;
   j["threads"] = threads;
+  j["device"] = target->describe();
   j["prompt_tokens"] = a.prompt_tokens;
   j["gen_tokens"] = a.gen_tokens;
   j["repeats"] = a.repeats;
@@ -117,7 +119,7 @@ int run_bench_decode(const BenchArgs& a) {
       const Spread s = spread(tg);
       fmt::print("tg{}: {:.1f} tokens/s (median of {}, min {:.1f}, max {:.1f})\n", a.gen_tokens, s.median, tg.size(), s.min, s.max);
     }
-    fmt::print("threads {}, backend {}, peak RSS {:.1f} MiB\n", threads, dot_rows_backend(), peak_rss_bytes() / 1048576.0);
+    fmt::print("device {}, threads {}, backend {}, peak RSS {:.1f} MiB\n", target->describe(), threads, dot_rows_backend(), peak_rss_bytes() / 1048576.0);
   }
   return 0;
 }
@@ -132,6 +134,7 @@ Run add_bench(CLI::App& app) {
   sub->add_option("--prompt-tokens", a->prompt_tokens, "Prefill length")->capture_default_str()->check(CLI::Range(0, 1 << 20));
   sub->add_option("--gen-tokens", a->gen_tokens, "Decode steps")->capture_default_str()->check(CLI::Range(0, 1 << 20));
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)");
+  add_device_option(*sub, a->device);
   sub->add_option("--repeats", a->repeats, "Measured repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   sub->add_flag("--json", a->json, "JSON output");
   return [sub, a]() -> int { return sub->parsed() ? run_bench_decode(*a) : -1; };

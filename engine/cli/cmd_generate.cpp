@@ -27,6 +27,7 @@ struct GenerateArgs {
   int max_new_tokens = 128, threads = 0, sampling_top_k = 0, batch_size = 1;
   float temperature = 0.0f, top_p = 1.0f;
   uint64_t seed = 0;
+  ForwardDevice device = ForwardDevice::kCpu;
   DrafterOptions drafter;
   std::string tree_attention = "on", verification = "exact";
 };
@@ -42,14 +43,14 @@ VerificationRule parse_rule(const std::string& name) {
 // decoding of one prompt keeps them.
 int run_first_logits(const GenerateArgs& a, const Model& model, const std::vector<int32_t>& prompt) {
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
-  Transformer transformer(model.config(), model.weights(), pool);
-  KvCache cache(model.config(), 1, static_cast<int64_t>(prompt.size()) + a.max_new_tokens);
+  const auto target = make_forward_pass(a.device, model.config(), model.weights(), pool);
+  KvCache cache(model.config(), 1, static_cast<int64_t>(prompt.size()) + a.max_new_tokens, target->device());
   GenerationOptions opt;
   opt.max_new_tokens = a.max_new_tokens;
   opt.sampling = SamplingParams{a.temperature, a.sampling_top_k, a.top_p};
   opt.seed = a.seed;
   opt.ignore_eos = a.ignore_eos;
-  const GenerationResult r = generate_autoregressive(model, transformer, cache, 0, prompt, opt, true, nullptr);
+  const GenerationResult r = generate_autoregressive(model, *target, cache, 0, prompt, opt, true, nullptr);
   std::ofstream f(a.first_logits_out, std::ios::binary);
   f.write(reinterpret_cast<const char*>(r.first_logits.data()), static_cast<std::streamsize>(r.first_logits.size() * sizeof(float)));
   if (!f) throw InputError(a.first_logits_out, "", "cannot write the logits file");
@@ -81,12 +82,12 @@ int run_generate(GenerateArgs a) {
   opt.rule = parse_rule(a.verification);
   a.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
-  Transformer transformer(model->config(), model->weights(), pool);
+  const auto target = make_forward_pass(a.device, model->config(), model->weights(), pool);
   // The shipped drafters were trained for the default model and only serve it.
   if (a.drafter.weights_dir.empty() && a.drafter.kind != "autoregressive" && is_default_model(a.model))
     a.drafter.weights_dir = shipped_drafter_dir(a.drafter.kind);
   auto drafter = make_drafter(a.drafter, *model, pool);
-  Decoder decoder(*model, transformer, *drafter);
+  Decoder decoder(*model, *target, *drafter);
   opt.max_new_tokens = a.max_new_tokens;
   opt.sampling = SamplingParams{a.temperature, a.sampling_top_k, a.top_p};
   opt.seed = a.seed;
@@ -114,7 +115,8 @@ int run_generate(GenerateArgs a) {
         nlohmann::json j{{"id", e.id}, {"category", e.category}, {"prompt_tokens", r.prompt_tokens}, {"prompt_ids", batch[i]},
                          {"tokens", r.tokens}, {"text", tok.decode(r.tokens)}, {"drafter", drafter->name()},
                          {"verification", opt.sampling.greedy() ? "greedy" : verification_rule_name(opt.rule)}, {"lossy", lossy},
-                         {"stopped_on_eos", r.stopped_on_eos}, {"metrics", to_json(m)}};
+                         {"stopped_on_eos", r.stopped_on_eos}, {"device", target->describe()},
+                         {"metrics", to_json(m)}};
         std::cout << j.dump() << std::endl;
       } else if (stream) {
         std::cout << streamer.finish() << std::endl;
@@ -132,9 +134,9 @@ int run_generate(GenerateArgs a) {
   }
   const double step_ms = steps > 0 ? 1e3 / steps : 0;
   fmt::print(stderr,
-             "drafter: {}, prompts: {}, generated tokens: {:.0f}, tokens/step: {:.2f}, tokens/s per request: {:.1f}, "
+             "drafter: {}, device: {}, prompts: {}, generated tokens: {:.0f}, tokens/step: {:.2f}, tokens/s per request: {:.1f}, "
              "per step: draft {:.2f} ms, verify {:.2f} ms, accept {:.2f} ms, other {:.2f} ms\n",
-             drafter->name(), prompts.size(), tokens, steps > 0 ? tokens / steps : 0.0, seconds > 0 ? tokens / seconds : 0.0,
+             drafter->name(), target->describe(), prompts.size(), tokens, steps > 0 ? tokens / steps : 0.0, seconds > 0 ? tokens / seconds : 0.0,
              total.draft_s * step_ms, total.verify_s * step_ms, total.accept_s * step_ms, total.other_s * step_ms);
   return 0;
 }
@@ -157,6 +159,7 @@ Run add_generate(CLI::App& app) {
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--seed", a->seed, "Random seed")->capture_default_str();
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)");
+  add_device_option(*sub, a->device);
   sub->add_option("--batch-size", a->batch_size, "Prompts decoded together (one target forward per step for the batch)")
       ->capture_default_str()->check(CLI::Range(1, 4096));
   sub->add_flag("--json", a->json, "Print one JSON object per prompt (tokens, text, metrics) instead of text");

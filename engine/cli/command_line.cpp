@@ -1,4 +1,5 @@
 #include <string>
+#include <vector>
 
 #include "engine/cli/commands.h"
 
@@ -19,6 +20,17 @@ std::string command_line(int argc, char** argv) {
     line += '\'';
   }
   return line;
+}
+
+void add_device_option(CLI::App& sub, ForwardDevice& device) {
+  std::vector<std::string> names;
+  for (ForwardDevice d : kForwardDevices) names.emplace_back(forward_device_name(d));
+  sub.add_option_function<std::string>(
+         "--device", [&device](const std::string& name) { device = *forward_device_named(name); },
+         "Where the target model runs: cpu, cuda (a GPU: the kernels of kernels/cuda and cuBLASLt), or emulated "
+         "(those CUDA kernels run on the CPU by the grid emulator: slow, for checking the device path without a GPU)")
+      ->check(CLI::IsMember(names))
+      ->default_str(forward_device_name(device));
 }
 
 }  // namespace draftbench::cli

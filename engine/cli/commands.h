@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "engine/model/forward_pass.h"
+
 namespace draftbench::cli {
 
 using Run = std::function<int()>;
@@ -34,6 +36,9 @@ std::string shipped_drafter_dir(const std::string& kind);
 // The checkout (the directory holding experiments/, models/, datasets/): the working
 // directory or the one the binary was built in; "." when neither is.
 std::string checkout_root();
+
+// --device cpu|cuda|emulated: where the target model's forward pass runs.
+void add_device_option(CLI::App& sub, ForwardDevice& device);
 
 // argv as one shell-quoted line (for provenance records).
 std::string command_line(int argc, char** argv);

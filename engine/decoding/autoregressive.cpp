@@ -15,7 +15,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-GenerationResult generate_autoregressive(const Model& model, Transformer& transformer, KvCache& cache, int seq,
+GenerationResult generate_autoregressive(const Model& model, ForwardPass& target, KvCache& cache, int seq,
                                          std::span<const int32_t> prompt, const GenerationOptions& options, bool keep_first_logits,
                                          const std::function<void(int32_t)>& on_token) {
   if (prompt.empty()) throw InputError("prompt", "", "is empty (expected at least one token)");
@@ -40,10 +40,10 @@ GenerationResult generate_autoregressive(const Model& model, Transformer& transf
     std::span<const float> logits;
     if (step == 0) {
       const PrefillInput input{seq, prompt, false};
-      prefill(transformer, cache, std::span(&input, 1), prefilled);
+      prefill(target, cache, std::span(&input, 1), prefilled);
       logits = prefilled.logits_of(0);
     } else {
-      transformer.forward(batch, cache, out);
+      target.forward(batch, cache, out);
       cache.commit_prefix(seq, 1);
       logits = out.logits_row(0);
     }

@@ -10,7 +10,7 @@
 #include "engine/decoding/sampling.h"
 #include "engine/model/kv_cache.h"
 #include "engine/model/model.h"
-#include "engine/model/transformer.h"
+#include "engine/model/forward_pass.h"
 
 namespace draftbench {
 
@@ -32,7 +32,7 @@ struct GenerationResult {
 };
 
 // `on_token` is called with each new token as soon as it is chosen (for streaming).
-GenerationResult generate_autoregressive(const Model& model, Transformer& transformer, KvCache& cache, int seq,
+GenerationResult generate_autoregressive(const Model& model, ForwardPass& target, KvCache& cache, int seq,
                                          std::span<const int32_t> prompt, const GenerationOptions& options, bool keep_first_logits,
                                          const std::function<void(int32_t)>& on_token);
 

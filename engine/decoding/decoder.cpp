@@ -33,7 +33,7 @@ struct Sequence {
 // bit-identical to one computed inside the forward pass.
 class NodeLogits final : public LazyLogits {
  public:
-  NodeLogits(Transformer& transformer, int64_t n_vocab, int64_t n_embd) : transformer_(transformer), n_vocab_(n_vocab), n_embd_(n_embd) {}
+  NodeLogits(ForwardPass& target, int64_t n_vocab, int64_t n_embd) : target_(target), n_vocab_(n_vocab), n_embd_(n_embd) {}
   // `root`: node 0's logits when already computed (empty: compute them here too).
   void reset(const float* hidden, int32_t n_nodes, std::span<const float> root = {}) {
     hidden_ = hidden;
@@ -47,14 +47,14 @@ class NodeLogits final : public LazyLogits {
     if (slot < 0) {
       if (used_ == slots_.size()) slots_.emplace_back(static_cast<size_t>(n_vocab_));
       slot = static_cast<int32_t>(used_++);
-      transformer_.logits_from_hidden(hidden_ + static_cast<int64_t>(node) * n_embd_, 1, slots_[static_cast<size_t>(slot)].data());
+      target_.logits_from_hidden(hidden_ + static_cast<int64_t>(node) * n_embd_, 1, slots_[static_cast<size_t>(slot)].data());
     }
     return slots_[static_cast<size_t>(slot)];
   }
   int64_t n_vocab() const { return n_vocab_; }
 
  private:
-  Transformer& transformer_;
+  ForwardPass& target_;
   int64_t n_vocab_, n_embd_;
   const float* hidden_ = nullptr;
   std::span<const float> root_;
@@ -117,8 +117,8 @@ size_t Decoder::kv_bytes(const ModelConfig& config, std::span<const int64_t> pro
   return KvCache::bytes_for(config, static_cast<int>(prompt_lengths.size()), capacity_for(longest, max_new_tokens, max_tree_nodes));
 }
 
-Decoder::Decoder(const Model& model, Transformer& transformer, Drafter& drafter)
-    : model_(model), transformer_(transformer), drafter_(drafter) {}
+Decoder::Decoder(const Model& model, ForwardPass& target, Drafter& drafter)
+    : model_(model), target_(target), drafter_(drafter) {}
 
 std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_t>> prompts, const DecodeOptions& options) {
   const int n = static_cast<int>(prompts.size());
@@ -134,14 +134,14 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
     throw InputError("prompt", "", std::to_string(longest) + " tokens + " + std::to_string(options.max_new_tokens) +
                                        " new + a tree of " + std::to_string(max_tree_nodes) + " exceed the model's context of " +
                                        std::to_string(model_.config().context_length));
-  KvCache cache(model_.config(), n, capacity);
+  KvCache cache(model_.config(), n, capacity, target_.device());
   const int64_t E = model_.config().n_embd;
   const std::vector<int32_t> stops = model_.tokenizer().stop_ids();
   std::vector<SequenceResult> results(static_cast<size_t>(n));
   std::vector<Sequence> seqs(static_cast<size_t>(n));
   DistributionScratch dist_scratch;
   VerifyScratch verify_scratch;  // shared: [n_vocab] arrays, restored after each use
-  NodeLogits node_logits(transformer_, model_.config().n_vocab, E);
+  NodeLogits node_logits(target_, model_.config().n_vocab, E);
   drafter_.reset(n);
 
   // Prefill: logits of each prompt's last token, hidden states of the last token or, for
@@ -150,7 +150,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
   std::vector<PrefillInput> prefill_inputs;
   for (int s = 0; s < n; ++s) prefill_inputs.push_back(PrefillInput{s, prompts[s], drafter_.wants_prompt_hidden()});
   PrefillOutput prefilled;
-  prefill(transformer_, cache, prefill_inputs, prefilled);
+  prefill(target_, cache, prefill_inputs, prefilled);
   for (int s = 0; s < n; ++s) {
     Sequence& q = seqs[s];
     q.context = prompts[s];
@@ -214,7 +214,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
 
     // Verify: one forward over every active sequence's tree.
     const auto t_verify = Clock::now();
-    transformer_.forward(batch, cache, out);
+    target_.forward(batch, cache, out);
     // Verification visits every root: their logits in one LM-head call for the batch, which
     // reads the LM head once instead of once per sequence (the same per-row kernel, so the
     // same bits as computing them one by one).
@@ -222,7 +222,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
     for (size_t a = 0, row = 0; a < active.size(); row += static_cast<size_t>(batch.sequences[a].tree.size()), ++a)
       std::copy_n(out.hidden.begin() + static_cast<int64_t>(row) * E, E, root_hidden.begin() + static_cast<int64_t>(a) * E);
     root_logits.resize(active.size() * static_cast<size_t>(V));
-    transformer_.logits_from_hidden(root_hidden.data(), static_cast<int64_t>(active.size()), root_logits.data());
+    target_.logits_from_hidden(root_hidden.data(), static_cast<int64_t>(active.size()), root_logits.data());
     const double verify_seconds = seconds(t_verify, Clock::now());
 
     // Accept: longest acceptable path, commit it, emit its tokens and the next root.

@@ -19,7 +19,7 @@
 #include "engine/drafters/drafter.h"
 #include "engine/model/kv_cache.h"
 #include "engine/model/model.h"
-#include "engine/model/transformer.h"
+#include "engine/model/forward_pass.h"
 
 namespace draftbench {
 
@@ -72,7 +72,7 @@ struct SequenceResult {
 
 class Decoder {
  public:
-  Decoder(const Model& model, Transformer& transformer, Drafter& drafter);
+  Decoder(const Model& model, ForwardPass& target, Drafter& drafter);
 
   // One result per prompt. The cache is sized here: prompt + max_new_tokens + the
   // drafter's largest tree, per sequence; a configuration that does not fit the model's
@@ -84,7 +84,7 @@ class Decoder {
 
  private:
   const Model& model_;
-  Transformer& transformer_;
+  ForwardPass& target_;
   Drafter& drafter_;
 };
 

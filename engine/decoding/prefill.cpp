@@ -6,7 +6,7 @@
 
 namespace draftbench {
 
-void prefill(Transformer& transformer, KvCache& cache, std::span<const PrefillInput> inputs, PrefillOutput& out, int32_t chunk) {
+void prefill(ForwardPass& target, KvCache& cache, std::span<const PrefillInput> inputs, PrefillOutput& out, int32_t chunk) {
   DB_CHECK(chunk >= 1);
   const size_t n = inputs.size();
   int64_t longest = 0, hidden_rows = 0;
@@ -39,7 +39,7 @@ void prefill(Transformer& transformer, KvCache& cache, std::span<const PrefillIn
       batch.sequences.push_back(std::move(in));
       which.push_back(i);
     }
-    transformer.forward(batch, cache, result);
+    target.forward(batch, cache, result);
     if (out.logits.empty()) {
       out.n_vocab = result.logit_width;
       out.n_embd = result.hidden_width;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/model/kv_cache.h"
-#include "engine/model/transformer.h"
+#include "engine/model/forward_pass.h"
 
 namespace draftbench {
 
@@ -35,7 +35,7 @@ struct PrefillOutput {
 };
 
 // Runs and commits every prompt, `chunk` tokens per sequence per forward call.
-void prefill(Transformer& transformer, KvCache& cache, std::span<const PrefillInput> inputs, PrefillOutput& out,
+void prefill(ForwardPass& target, KvCache& cache, std::span<const PrefillInput> inputs, PrefillOutput& out,
              int32_t chunk = kPrefillChunk);
 
 }  // namespace draftbench

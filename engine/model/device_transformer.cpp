@@ -37,6 +37,11 @@ DeviceTransformer::DeviceTransformer(const ModelConfig& config, const ModelWeigh
   output_norm_ = upload_vector(w_.output_norm, c_.n_embd);
 }
 
+DeviceTransformer::DeviceTransformer(const ModelConfig& config, const ModelWeights& weights, std::unique_ptr<cuda::DeviceKernels> device)
+    : DeviceTransformer(config, weights, *device) {
+  owned_device_ = std::move(device);  // declared before the buffers, so released after them
+}
+
 DeviceTransformer::Matrix DeviceTransformer::upload_matrix(const WeightMatrix& w, const char* name, int64_t layer) {
   if (!cuda::device_quant_matvec_supports(w.type) && !cuda::device_gemm_supports(w.type))
     throw InputError(layer >= 0 ? fmt::format("blk.{}.{}", layer, name) : std::string(name), "type",

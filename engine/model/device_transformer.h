@@ -18,25 +18,23 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/model/forward_batch.h"
+#include "engine/model/forward_pass.h"
 #include "engine/model/forward_rows.h"
-#include "engine/model/kv_cache.h"
-#include "engine/model/model_config.h"
-#include "engine/model/model_weights.h"
 #include "kernels/cuda/device_kernels.h"
 
 namespace draftbench {
 
-class DeviceTransformer {
+class DeviceTransformer final : public ForwardPass {
  public:
   // Throws InputError naming a weight whose type has no device product.
   DeviceTransformer(const ModelConfig& config, const ModelWeights& weights, cuda::DeviceKernels& device);
+  // The same, owning the kernels (make_forward_pass).
+  DeviceTransformer(const ModelConfig& config, const ModelWeights& weights, std::unique_ptr<cuda::DeviceKernels> device);
 
-  void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result);
-  // As Transformer::logits_from_hidden; hidden and logits are host arrays.
-  void logits_from_hidden(const float* hidden, int64_t n, float* logits);
-
-  cuda::DeviceKernels& device() const { return device_; }
+  void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) override;
+  void logits_from_hidden(const float* hidden, int64_t n, float* logits) override;
+  cuda::DeviceKernels* device() const override { return &device_; }
+  std::string describe() const override { return device_.describe(); }
 
  private:
   struct Matrix {
@@ -58,6 +56,7 @@ class DeviceTransformer {
 
   const ModelConfig& c_;
   const ModelWeights& w_;
+  std::unique_ptr<cuda::DeviceKernels> owned_device_;  // when constructed owning it
   cuda::DeviceKernels& device_;
   std::vector<Layer> layers_;
   Matrix output_;

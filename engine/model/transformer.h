@@ -7,30 +7,22 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/model/forward_batch.h"
+#include "engine/model/forward_pass.h"
 #include "engine/model/forward_rows.h"
-#include "engine/model/kv_cache.h"
-#include "engine/model/model_config.h"
-#include "engine/model/model_weights.h"
-#include "kernels/runtime/thread_pool.h"
 
 namespace draftbench {
 
-class Transformer {
+class Transformer final : public ForwardPass {
  public:
   Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool);
 
-  // Runs the batch, writing K/V into each sequence's scratch slots (commit separately).
-  // Throws InputError if a sequence would exceed the cache capacity. Nodes below a
+  // As ForwardPass::forward, and more than the device pass takes: nodes below a
   // sequence's n_cached are not run (their K/V are already in scratch); given
   // input_embeddings replace the token embeddings; a layer without attn_norm and weights
   // without output_norm skip those norms (EAGLE's draft layer).
-  void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result);
-
-  // The LM head (and final soft-capping) over final-norm hidden states, hidden [n][n_embd]
-  // -> logits [n][n_vocab]: exactly what forward() computes for a logit row, for callers
-  // that want logits of only some rows, later (verification of large trees).
-  void logits_from_hidden(const float* hidden, int64_t n, float* logits);
+  void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) override;
+  void logits_from_hidden(const float* hidden, int64_t n, float* logits) override;
+  std::string describe() const override { return "cpu"; }
 
  private:
   void ensure_buffers(int64_t n_rows, size_t score_floats);

@@ -202,7 +202,7 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
     return record;
   }
 
-  Decoder decoder(c.model, c.transformer, *drafter);
+  Decoder decoder(c.model, c.target, *drafter);
   DecodeOptions opt;
   opt.max_new_tokens = max_new_tokens;
   opt.sampling.temperature = static_cast<float>(point.params["temperature"].get<double>());
@@ -246,6 +246,7 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
   const double tps = median(repeat_tps);
   const double per_step_ms = steps > 0 ? 1e3 / t.calls : 0;
   record["status"] = "ok";
+  record["device"] = c.target.describe();
   record["metrics"] = {
       {"requests", t.requests},
       {"generated_tokens", t.generated},

@@ -13,7 +13,7 @@
 #include "datasets/loaders/prompt_set.h"
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
-#include "engine/model/transformer.h"
+#include "engine/model/forward_pass.h"
 #include "experiments/spec/experiment_spec.h"
 #include "experiments/spec/sweep_grid.h"
 
@@ -44,7 +44,7 @@ struct PointTimeout : std::runtime_error {
 struct PointContext {
   const ExperimentSpec& spec;
   const Model& model;
-  Transformer& transformer;
+  ForwardPass& target;
   ThreadPool& pool;
   const DatasetSpec& dataset;
   const std::vector<PromptItem>& prompts;

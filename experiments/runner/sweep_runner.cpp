@@ -1,6 +1,7 @@
 #include "experiments/runner/sweep_runner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
@@ -11,7 +12,7 @@
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/model/model.h"
-#include "engine/model/transformer.h"
+#include "engine/model/forward_pass.h"
 #include "experiments/runner/conversations.h"
 #include "experiments/runner/point_runner.h"
 #include "experiments/runner/progress_bar.h"
@@ -174,7 +175,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
 
   auto model = Model::load(spec.model);
   ThreadPool pool(spec.threads > 0 ? spec.threads : ThreadPool::default_threads());
-  Transformer transformer(model->config(), model->weights(), pool);
+  const std::unique_ptr<ForwardPass> target = make_forward_pass(spec.device, model->config(), model->weights(), pool);
   // Every point plans its memory from its dataset's longest prompt: tokenize each once.
   std::map<std::string, int64_t> longest_first_prompt;
   for (const auto& [name, items] : prompts)
@@ -188,7 +189,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
     bar.begin_point(static_cast<int>(i), point_label(p), estimates[i]);
     PointContext context{spec,
                          *model,
-                         transformer,
+                         *target,
                          pool,
                          spec.dataset(p.dataset),
                          prompts[p.dataset],
@@ -272,8 +273,13 @@ std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o) 
   env.checkout = o.checkout;
   env.model_path = spec.model;
   env.threads = spec.threads > 0 ? spec.threads : ThreadPool::default_threads();
-  std::set<std::string> drafters;
-  for (const nlohmann::json& r : records) drafters.insert(r["point"]["drafter"].get<std::string>());
+  std::set<std::string> drafters, devices;
+  for (const nlohmann::json& r : records) {
+    drafters.insert(r["point"]["drafter"].get<std::string>());
+    if (r.contains("device")) devices.insert(r["device"].get<std::string>());
+  }
+  // Shards may have run on different machines: name every device that measured a point.
+  env.device = devices.empty() ? forward_device_name(spec.device) : fmt::format("{}", fmt::join(devices, "; "));
   for (const std::string& name : drafters) {
     const DrafterSpec& d = spec.drafter(name);
     if (!d.weights.empty()) env.drafter_weights.emplace_back(name, d.weights);

@@ -68,7 +68,7 @@ class SpecLoader {
     } catch (const YAML::ParserException& e) {
       throw InputError(r_.file(), fmt::format("line {}", e.mark.line + 1), fmt::format("not valid YAML or JSON: {}", e.msg));
     }
-    r_.only_keys(doc, "", {"schema_version", "name", "description", "model", "threads", "chat", "datasets", "drafters", "sweep",
+    r_.only_keys(doc, "", {"schema_version", "name", "description", "model", "threads", "device", "chat", "datasets", "drafters", "sweep",
                            "repeats", "warmup", "baseline", "memory_budget", "time_limit", "paper"});
     ExperimentSpec s;
     s.file = r_.file();
@@ -90,6 +90,12 @@ class SpecLoader {
       if (!fs::exists(s.model)) r_.fail(doc["model"], "model", fmt::format("missing, and the default model {} is not there (expected a model path; scripts/setup.sh fetches the default one)", s.model));
     }
     if (doc["threads"]) s.threads = static_cast<int>(r_.integer(doc["threads"], "threads", 0, 1024));
+    if (doc["device"]) {
+      const std::string device = r_.text(doc["device"], "device");
+      const std::optional<ForwardDevice> d = forward_device_named(device);
+      if (!d) r_.fail(doc["device"], "device", fmt::format("'{}' (expected cpu, cuda or emulated)", device));
+      s.device = *d;
+    }
     if (doc["chat"]) s.chat = r_.boolean(doc["chat"], "chat");
     if (doc["repeats"]) s.repeats = static_cast<int>(r_.integer(doc["repeats"], "repeats", 1, 1000));
     if (doc["warmup"]) s.warmup = static_cast<int>(r_.integer(doc["warmup"], "warmup", 0, 1000));
@@ -364,6 +370,7 @@ nlohmann::json resolved_spec_json(const ExperimentSpec& spec) {
           {"model", spec.model},
           {"default_model", spec.default_model},
           {"threads", spec.threads},
+          {"device", forward_device_name(spec.device)},
           {"chat", spec.chat},
           {"datasets", datasets},
           {"drafters", drafters},

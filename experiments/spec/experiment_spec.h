@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/loaders/prompt_set.h"
+#include "engine/model/forward_pass.h"
 
 namespace draftbench {
 
@@ -58,6 +59,7 @@ struct ExperimentSpec {
   std::string model;           // the model file or checkpoint directory
   bool default_model = false;  // no `model` key: the default model (which the shipped drafters serve)
   int threads = 0;    // 0 = all cores
+  ForwardDevice device = ForwardDevice::kCpu;  // where the target's forward pass runs
   bool chat = true;   // wrap prompts in the model's chat template
   std::vector<DatasetSpec> datasets;
   std::vector<DrafterSpec> drafters;  // those named in the spec plus the built-in kinds

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "kernels/attention/tree_attention.h"
@@ -33,7 +34,8 @@ namespace draftbench::cuda {
 class DeviceKernels {
  public:
   virtual ~DeviceKernels() = default;
-  virtual const char* name() const = 0;  // "cuda" or "emulated"
+  // "emulated", or the GPU: "cuda: NVIDIA A100-SXM4-80GB (sm_80, 79.2 GiB)".
+  virtual std::string describe() const = 0;
 
   virtual void* allocate(size_t bytes) = 0;
   virtual void release(void* p) noexcept = 0;

@@ -1,6 +1,7 @@
 // DeviceKernels on a GPU: the launches of kernels/cuda, cuBLASLt for float weights, and
 // the two kernels only the forward pass needs (activation quantisation, element-wise
 // steps), whose bodies the emulation runs too. NVTX names every launch.
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -38,7 +39,14 @@ void check_cublas(int status, const char* what) {
 class CudaKernels final : public DeviceKernels {
  public:
   CudaKernels() { check_cublas(gemm_.init_status(), "cuBLASLt handle"); }
-  const char* name() const override { return "cuda"; }
+  std::string describe() const override {
+    int device = 0;
+    cudaDeviceProp p{};
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&p, device) != cudaSuccess) return "cuda";
+    char out[320];
+    std::snprintf(out, sizeof out, "cuda: %s (sm_%d%d, %.1f GiB)", p.name, p.major, p.minor, static_cast<double>(p.totalGlobalMem) / (1 << 30));
+    return out;
+  }
 
   void* allocate(size_t bytes) override {
     void* p = nullptr;

@@ -22,7 +22,7 @@ namespace {
 class EmulatedKernels final : public DeviceKernels {
  public:
   explicit EmulatedKernels(ThreadOrder order) : order_(order) {}
-  const char* name() const override { return "emulated"; }
+  std::string describe() const override { return "emulated"; }
 
   void* allocate(size_t bytes) override { return ::operator new(bytes > 0 ? bytes : 1, std::align_val_t{64}); }
   void release(void* p) noexcept override { ::operator delete(p, std::align_val_t{64}); }

@@ -26,7 +26,9 @@ std::string index_html(const nlohmann::json& report, const std::vector<Table>& t
       "caption{{font-weight:bold;text-align:left;padding:.5em 0}} .note{{color:#555;font-size:90%}} img{{max-width:48em;display:block;margin:1em 0}}\n"
       "</style></head><body>\n<h1>{0}</h1>\n<p>{1}</p>\n",
       report["spec"]["name"].get<std::string>(), report["spec"]["description"].get<std::string>());
-  html += fmt::format("<p class=\"note\">{} · {} threads · commit {}{} · created {}</p>\n", env["cpu"]["model"].get<std::string>(), env["threads"].dump(),
+  const std::string device = env.value("device", "cpu");
+  html += fmt::format("<p class=\"note\">{}{} · {} threads · commit {}{} · created {}</p>\n", env["cpu"]["model"].get<std::string>(),
+                      device == "cpu" ? "" : " · device " + device, env["threads"].dump(),
                       env["git"]["commit"].get<std::string>().substr(0, 12), env["git"]["dirty"].get<bool>() ? " (dirty)" : "",
                       report["created_utc"].get<std::string>());
   for (const Table& t : tables)

@@ -59,6 +59,7 @@ nlohmann::json describe_environment(const EnvironmentInputs& in) {
   return {
       {"cpu", {{"model", cpu_model()}, {"hardware_threads", std::thread::hardware_concurrency()}, {"features", cpu_features().describe()}}},
       {"threads", in.threads},
+      {"device", in.device.empty() ? "cpu" : in.device},
       {"compiler", fmt::format("{} {}", DRAFTBENCH_COMPILER_ID, DRAFTBENCH_COMPILER_VERSION)},
       {"build", {{"type", DRAFTBENCH_BUILD_TYPE}, {"cxx_flags", DRAFTBENCH_CXX_FLAGS}}},
       {"git", {{"commit", first_line_of(git + "rev-parse HEAD 2>/dev/null")},

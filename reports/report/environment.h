@@ -15,6 +15,7 @@ struct EnvironmentInputs {
   std::string model_path;
   std::vector<std::pair<std::string, std::string>> drafter_weights;  // (name, directory)
   int threads = 0;
+  std::string device;  // where the target's forward pass ran (ForwardPass::describe); "" = cpu
 };
 
 nlohmann::json describe_environment(const EnvironmentInputs& inputs);

@@ -52,7 +52,7 @@ nlohmann::json build_report(const nlohmann::json& resolved, const nlohmann::json
   for (const nlohmann::json& r : records) {
     nlohmann::json p = r["point"];
     p["status"] = r["status"];
-    for (const char* field : {"message", "metrics", "spread", "per_category", "per_prompt", "memory", "wall_s"})
+    for (const char* field : {"message", "metrics", "spread", "per_category", "per_prompt", "memory", "wall_s", "device"})
       if (r.contains(field)) p[field] = r[field];
     const auto base = r["point"].contains("baseline") ? by_key.find(r["point"]["baseline"].get<std::string>()) : by_key.end();
     const bool comparable = base != by_key.end() && r["status"] == "ok" && (*base->second)["status"] == "ok";

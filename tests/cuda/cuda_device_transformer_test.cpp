@@ -22,17 +22,6 @@ namespace {
 
 const std::vector<int32_t> kTokens = {1, 17, 42, 99, 150, 7, 230, 64, 12, 201};
 
-std::vector<float> chain_logits(DeviceTransformer& tf, const ModelConfig& c, const std::vector<int32_t>& tokens) {
-  KvCache cache(c, 1, 64, &tf.device());
-  ForwardBatch b;
-  SequenceInput s{0, tokens, TokenTree::chain(static_cast<int32_t>(tokens.size())), {}, {}};
-  for (int32_t i = 0; i < static_cast<int32_t>(tokens.size()); ++i) s.logit_rows.push_back(i);
-  b.sequences.push_back(std::move(s));
-  ForwardResult r;
-  tf.forward(b, cache, r);
-  return r.logits;
-}
-
 // GPU against emulation within `tolerance` of the largest logit, same greedy choices, and
 // every position stepped alone through the GPU cache equal to the chain's row.
 void compare(const Model& m, double tolerance, const char* what, gpu_test::Mismatches& mismatches) {
@@ -40,7 +29,7 @@ void compare(const Model& m, double tolerance, const char* what, gpu_test::Misma
   auto gpu_kernels = cuda::make_cuda_kernels();
   auto emulated = cuda::make_emulated_kernels();
   DeviceTransformer gpu(c, m.weights(), *gpu_kernels), host(c, m.weights(), *emulated);
-  const auto got = chain_logits(gpu, c, kTokens), want = chain_logits(host, c, kTokens);
+  const auto got = test::chain_logits(gpu, c, kTokens), want = test::chain_logits(host, c, kTokens);
   const double relative = test::relative_difference(got, want);
   std::printf("%s: GPU vs emulation, relative difference %.3g\n", what, relative);
   mismatches.check(relative <= tolerance, what, 0, relative, tolerance);

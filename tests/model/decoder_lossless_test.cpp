@@ -1,56 +1,20 @@
 // The decoding loop on the real model is lossless at temperature 0: whatever tree a
 // drafter proposes — right, wrong, or partly right, deep or bushy, in a batch with other
 // sequences — the generated tokens are exactly those of autoregressive greedy decoding.
-// The drafter here replays the true continuation with deliberate corruption, so the test
-// exercises partial acceptance, rejection at every depth, sibling order and KV
-// compaction, independently of any drafter's quality.
+// The drafter here replays the true continuation with deliberate corruption
+// (tests/support/replay_drafter.h).
 #include <catch2/catch.hpp>
-#include <cstdlib>
-#include <random>
 
 #include "engine/decoding/autoregressive.h"
 #include "engine/decoding/decoder.h"
 #include "engine/model/model.h"
+#include "engine/model/transformer.h"
 #include "tests/support/default_model.h"
+#include "tests/support/replay_drafter.h"
 
 using namespace draftbench;
+using draftbench::test::CorruptedReplayDrafter;
 using draftbench::test::default_model;
-
-namespace {
-
-class CorruptedReplayDrafter final : public Drafter {
- public:
-  CorruptedReplayDrafter(std::vector<std::vector<int32_t>> truth, std::vector<size_t> prompt_lengths, uint64_t seed)
-      : truth_(std::move(truth)), prompt_lengths_(std::move(prompt_lengths)), rng_(seed) {}
-  std::string name() const override { return "corrupted-replay"; }
-  int32_t max_tree_nodes() const override { return 16; }
-  void reset(int) override {}
-  void propose(const DraftContext& ctx, Draft& draft) override {
-    DraftTree& out = draft.tree;
-    out.reset_to_root(ctx.root);
-    const auto& truth = truth_[ctx.seq];
-    const size_t k = ctx.tokens.size() - prompt_lengths_[ctx.seq];  // truth[k] is the root
-    std::uniform_int_distribution<int32_t> any_token(1000, 30000);
-    std::uniform_int_distribution<int> depth_d(0, 5), coin(0, 3);
-    const int depth = depth_d(rng_);
-    // A wrong first child now and then, so the right branch is not always the first path.
-    if (coin(rng_) == 0) out.add(0, any_token(rng_));
-    int32_t parent = 0;
-    for (int d = 1; d <= depth && k + d < truth.size(); ++d) {
-      const bool corrupt = coin(rng_) == 0;
-      const int32_t node = out.add(parent, corrupt ? any_token(rng_) : truth[k + d]);
-      if (coin(rng_) == 0) out.add(parent, any_token(rng_));  // a sibling after the main branch
-      parent = node;
-    }
-  }
-
- private:
-  std::vector<std::vector<int32_t>> truth_;
-  std::vector<size_t> prompt_lengths_;
-  std::mt19937_64 rng_;
-};
-
-}  // namespace
 
 TEST_CASE("greedy speculative decoding reproduces autoregressive decoding token for token", "[model][lossless]") {
   const Model& m = default_model();
@@ -75,7 +39,7 @@ TEST_CASE("greedy speculative decoding reproduces autoregressive decoding token 
   }
 
   for (uint64_t seed : {1u, 2u}) {
-    CorruptedReplayDrafter drafter(truth, lengths, seed);
+    CorruptedReplayDrafter drafter(truth, lengths, seed, 1000, 30000);
     Decoder decoder(m, tf, drafter);
     const auto results = decoder.generate(prompts, opt);
     double steps = 0;

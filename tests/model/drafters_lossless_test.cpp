@@ -9,6 +9,7 @@
 #include "engine/decoding/autoregressive.h"
 #include "engine/decoding/decoder.h"
 #include "engine/drafters/make_drafter.h"
+#include "engine/model/transformer.h"
 #include "tests/support/default_model.h"
 #include "tests/support/temp_dir.h"
 

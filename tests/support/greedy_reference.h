@@ -9,17 +9,23 @@
 #include "engine/decoding/autoregressive.h"
 #include "engine/decoding/prefill.h"
 #include "engine/model/model.h"
+#include "engine/model/transformer.h"
 
 namespace draftbench::test {
 
-inline std::vector<int32_t> greedy_reference(const Model& m, const std::vector<int32_t>& prompt, int n_new) {
-  ThreadPool pool(1);
-  Transformer tf(m.config(), m.weights(), pool);
-  KvCache cache(m.config(), 1, static_cast<int64_t>(prompt.size()) + n_new);
+inline std::vector<int32_t> greedy_reference(const Model& m, ForwardPass& target, const std::vector<int32_t>& prompt, int n_new) {
+  KvCache cache(m.config(), 1, static_cast<int64_t>(prompt.size()) + n_new, target.device());
   GenerationOptions g;
   g.max_new_tokens = n_new;
   g.ignore_eos = true;
-  return generate_autoregressive(m, tf, cache, 0, prompt, g, false, nullptr).tokens;
+  return generate_autoregressive(m, target, cache, 0, prompt, g, false, nullptr).tokens;
+}
+
+// The same on the CPU pass.
+inline std::vector<int32_t> greedy_reference(const Model& m, const std::vector<int32_t>& prompt, int n_new) {
+  ThreadPool pool(1);
+  Transformer tf(m.config(), m.weights(), pool);
+  return greedy_reference(m, tf, prompt, n_new);
 }
 
 // The target's final-norm hidden state at every position of `tokens` ([n][n_embd]), by a

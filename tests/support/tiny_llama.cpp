@@ -8,6 +8,7 @@
 
 #include "tests/support/gguf_writer.h"
 #include "engine/model/safetensors_writer.h"
+#include "kernels/quant/quantize_activation.h"
 
 namespace draftbench::test {
 namespace {
@@ -205,12 +206,26 @@ void write_sentencepiece_vocab(GgufWriter& w, const SentencePieceModel& vocab) {
   w.kv("tokenizer.ggml.add_eos_token", false);
 }
 
+namespace {
+// A matrix's bytes in `type`: floats as they are, Q8_0 rows quantised as llama.cpp's
+// quantiser does it (per 32 values, scale max|x| / 127, fp16): the layout and rounding of
+// the Q8_0 activation rows the products already consume.
+std::vector<uint8_t> encode_matrix(GgmlType type, const std::vector<float>& values, int64_t row_length) {
+  if (type != GgmlType::Q8_0) return encode_floats(type, values);
+  const int64_t rows = static_cast<int64_t>(values.size()) / row_length;
+  const size_t row_bytes = activation_row_bytes(type, row_length);
+  std::vector<uint8_t> out(row_bytes * static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) quantize_activation_row(type, values.data() + r * row_length, out.data() + r * row_bytes, row_length);
+  return out;
+}
+}  // namespace
+
 void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type) {
   const TinyLlamaShape& s = model.shape;
   GgufWriter w;
   w.kv("general.architecture", std::string("llama"));
   w.kv("general.name", std::string("tiny-llama"));
-  w.kv("general.file_type", uint32_t{matrix_type == GgmlType::F32 ? 0u : matrix_type == GgmlType::F16 ? 1u : 32u});
+  w.kv("general.file_type", uint32_t{matrix_type == GgmlType::F32 ? 0u : matrix_type == GgmlType::F16 ? 1u : matrix_type == GgmlType::Q8_0 ? 7u : 32u});
   w.kv("llama.vocab_size", static_cast<uint32_t>(model.vocab()));
   w.kv("llama.context_length", static_cast<uint32_t>(s.context));
   w.kv("llama.embedding_length", static_cast<uint32_t>(s.hidden));
@@ -235,7 +250,7 @@ void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType 
     if (t.name.ends_with("self_attn.k_proj.weight")) values = permute_for_interleaved_rope(values, s.kv_heads, t.shape[1]);
     const std::vector<int64_t> ne(t.shape.rbegin(), t.shape.rend());  // GGUF lists the contiguous dimension first
     const GgmlType type = t.shape.size() == 1 ? GgmlType::F32 : matrix_type;  // the converter keeps 1-D tensors in F32
-    w.tensor(gguf_name(t.name), type, ne, encode_floats(type, values));
+    w.tensor(gguf_name(t.name), type, ne, encode_matrix(type, values, ne[0]));
   }
   w.write(path);
 }

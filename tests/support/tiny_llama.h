@@ -55,7 +55,8 @@ void write_hf_checkpoint(const TinyLlama& model, const std::string& dir, const H
 
 // The GGUF file llama.cpp's convert_hf_to_gguf.py writes for the model: llama.* keys,
 // tokenizer.ggml.* from the same vocabulary, blk.N.* names, q/k rows permuted for
-// interleaved RoPE pairs, matrices in `matrix_type` and norm vectors in F32.
+// interleaved RoPE pairs, matrices in `matrix_type` (F32, F16, BF16 or Q8_0) and norm
+// vectors in F32.
 void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type = GgmlType::F32);
 
 class GgufWriter;

@@ -14,6 +14,7 @@
 
 #include "engine/decoding/decoder.h"
 #include "engine/drafters/make_drafter.h"
+#include "engine/model/transformer.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
 

@@ -24,19 +24,6 @@ namespace {
 
 const std::vector<int32_t> kTokens = {1, 17, 42, 99, 150, 7, 230, 64, 12, 301};
 
-// Logits of every position of `tokens` as one chain.
-template <class Pass>
-std::vector<float> chain_logits(Pass& pass, KvCache cache, const std::vector<int32_t>& tokens) {
-  ForwardBatch batch;
-  SequenceInput s{0, tokens, TokenTree::chain(static_cast<int32_t>(tokens.size())), {}, {}};
-  for (int32_t i = 0; i < static_cast<int32_t>(tokens.size()); ++i) s.logit_rows.push_back(i);
-  batch.sequences.push_back(std::move(s));
-  ForwardResult r;
-  pass.forward(batch, cache, r);
-  return r.logits;
-}
-
-
 std::unique_ptr<Model> tiny_model(const TempDir& dir, GgmlType dtype) {
   const TinyLlama tiny = make_tiny_llama();
   write_hf_checkpoint(dtype == GgmlType::F32 ? tiny : rounded_to(tiny, dtype), dir.str(), HfWriteOptions{dtype});
@@ -56,8 +43,8 @@ TEST_CASE("emulated device forward agrees with the CPU forward on float weights"
     Transformer cpu(m->config(), m->weights(), pool);
     auto device = cuda::make_emulated_kernels();
     DeviceTransformer gpu(m->config(), m->weights(), *device);
-    const auto want = chain_logits(cpu, KvCache(m->config(), 1, 32), kTokens);
-    const auto got = chain_logits(gpu, KvCache(m->config(), 1, 32, device.get()), kTokens);
+    const auto want = chain_logits(cpu, m->config(), kTokens);
+    const auto got = chain_logits(gpu, m->config(), kTokens);
     INFO(ggml_type_name(dtype) << ": relative difference " << relative_difference(got, want));
     CHECK(relative_difference(got, want) < tolerance);
     const int64_t V = m->config().n_vocab;
@@ -75,7 +62,7 @@ TEST_CASE("device forward is batch-invariant and its cache commits trees like th
   const int64_t V = c.n_vocab;
   auto device = cuda::make_emulated_kernels();
   DeviceTransformer tf(c, m->weights(), *device);
-  const auto all = chain_logits(tf, KvCache(c, 1, 32, device.get()), kTokens);
+  const auto all = chain_logits(tf, c, kTokens);
 
   // One token at a time through the device cache: each step's logits are the batch's row.
   KvCache cache(c, 1, 32, device.get());

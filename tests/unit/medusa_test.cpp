@@ -24,6 +24,7 @@
 #include "engine/model/safetensors_checkpoint.h"
 #include "engine/model/safetensors_file.h"
 #include "engine/model/safetensors_writer.h"
+#include "engine/model/transformer.h"
 #include "tests/support/greedy_reference.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"

@@ -7,6 +7,7 @@
 
 #include "engine/decoding/prefill.h"
 #include "engine/model/model.h"
+#include "engine/model/transformer.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
 

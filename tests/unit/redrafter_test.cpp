@@ -17,6 +17,7 @@
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/safetensors_writer.h"
 #include "engine/model/token_embedding.h"
+#include "engine/model/transformer.h"
 #include "tests/support/greedy_reference.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
