@@ -77,8 +77,8 @@ void DeviceTransformer::ensure_buffers(int64_t n) {
   positions_ = DeviceBuffer(device_, static_cast<size_t>(n) * sizeof(int64_t));
 }
 
-// Quantised weights: each activation row quantised on the device, then one product per
-// row (a row's result never sees another's). Float weights: the rows rounded to the
+// Quantised weights: each activation row quantised on the device, then one launch for all
+// rows, each result formed from its own row alone. Float weights: the rows rounded to the
 // weight's type, then one cuBLASLt product with its pinned algorithm.
 void DeviceTransformer::matmul(const Matrix& w, const float* x, int64_t n_x, float* y) {
   const GgmlType type = w.shape.type;
@@ -87,9 +87,7 @@ void DeviceTransformer::matmul(const Matrix& w, const float* x, int64_t n_x, flo
     const size_t row = activation_row_bytes(type, n_in);
     quantised_.reserve(device_, row * static_cast<size_t>(n_x));
     device_.quantize_rows(type, x, n_in, n_x, n_in, quantised_.get());
-    for (int64_t r = 0; r < n_x; ++r)
-      device_.quant_matvec(type, w.data.get<uint8_t>(), w.shape.row_bytes(), n_out, quantised_.get<uint8_t>() + static_cast<size_t>(r) * row, n_in,
-                           y + r * n_out);
+    device_.quant_matvec(type, w.data.get<uint8_t>(), w.shape.row_bytes(), n_out, quantised_.get(), n_x, n_in, y);
     return;
   }
   const void* in = x;

@@ -11,8 +11,9 @@
 //     through the block products, bit-identical to the CPU's given the same inputs;
 //   * incremental trees (n_cached > 0, EAGLE's draft layer) are the CPU pass's alone.
 // It is batch-invariant like the CPU pass: every kernel computes a row on its own
-// (activations are quantised per row, products run one activation row at a time or
-// through a pinned cuBLASLt algorithm), so lossless decoding holds on the device too.
+// (activations are quantised per row, and each product is formed from its own activation
+// row alone or through a pinned cuBLASLt algorithm), so lossless decoding holds on the
+// device too.
 #pragma once
 
 #include <cstdint>

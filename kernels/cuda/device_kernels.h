@@ -55,8 +55,10 @@ class DeviceKernels {
   // Each row of x (x_stride floats apart) as quantize_activation_row(weight_type, ...)
   // writes it, rows activation_row_bytes(weight_type, n) apart in xq.
   virtual void quantize_rows(GgmlType weight_type, const float* x, int64_t x_stride, int64_t n_rows, int64_t n, void* xq) = 0;
-  // y[r] = row r of w . xq (one activation row), bit-identical to dot_rows_ref.
-  virtual void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) = 0;
+  // y[x * n_rows + r] = row r of w . activation row x of xq (the rows quantize_rows wrote),
+  // each bit-identical to dot_rows_ref on that activation row alone.
+  virtual void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n,
+                            float* y) = 0;
   // y [n_x][n_out] = x W^T for F32/F16/BF16 weights, x already in the weight's type;
   // batch-invariant (kernels/cuda/gemm_cublas.h).
   virtual void gemm(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) = 0;

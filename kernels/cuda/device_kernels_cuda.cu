@@ -87,8 +87,9 @@ class CudaKernels final : public DeviceKernels {
     check(launch_kernel("quantize_activation", quantize_activation_launch(args), quantize_activation_kernel, args), "quantize_activation");
   }
 
-  void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) override {
-    check(cuda::quant_matvec(type, w, w_stride, n_rows, xq, n, y), "quant_matvec");
+  void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n,
+                    float* y) override {
+    check(cuda::quant_matvec(type, w, w_stride, n_rows, xq, n_x, n, y), "quant_matvec");
   }
   void gemm(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) override {
     check_cublas(gemm_.matmul(type, w, n_out, n_in, x, n_x, y), "gemm_cublaslt");

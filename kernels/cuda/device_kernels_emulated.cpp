@@ -64,13 +64,14 @@ class EmulatedKernels final : public DeviceKernels {
     threads("quantize_activation", quantize_activation_launch(args), [&](Dim3 b, Dim3 t) { quantize_activation_thread(args, b, t); });
   }
 
-  void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) override {
+  void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n,
+                    float* y) override {
     const bool known = visit_quant_dot(type, [&](auto dot) {
       using Dot = decltype(dot);
       if (n % Dot::kValues != 0) throw std::runtime_error(fmt::format("{}: {} values is not a whole number of blocks", Dot::kRange, n));
-      if (n_rows == 0) return;
-      const QuantMatvecArgs args{w, w_stride, n_rows, xq, n / Dot::kValues, y};
-      blocks(Dot::kRange, quant_matvec_launch(n_rows), [&](const EmulatedBlock& block) {
+      if (n_rows == 0 || n_x == 0) return;
+      const QuantMatvecArgs args{w, w_stride, n_rows, static_cast<const uint8_t*>(xq), activation_row_bytes(type, n), n_x, n / Dot::kValues, y};
+      blocks(Dot::kRange, quant_matvec_launch(n_rows, n_x), [&](const EmulatedBlock& block) {
         auto shared = std::make_unique<QuantMatvecShared<Dot>>();
         quant_matvec_block<Dot>(block, args, *shared);
       });

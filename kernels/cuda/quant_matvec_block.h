@@ -1,10 +1,13 @@
-// The quantised matrix-vector product's block program, shared by the CUDA kernel and the
-// CPU emulation: y[r] = row r of w . xq, one warp per weight row, kQuantRowsPerBlock rows
-// per block. Lane k of a warp forms the terms of quant blocks k, k + 32, ... (integer work,
-// the bulk); lane 0 then folds them into the row's float lanes strictly in block order with
-// the reference's float operations, and at the end the lanes into y[r] (block_lanes.h), so
-// y is bit-identical to dot_rows_ref
-// (kernels/quant/vec_dot.h) whenever the GPU rounds like the host (no FMA contraction).
+// The quantised products' block program, shared by the CUDA kernel and the CPU emulation:
+// y[x][r] = row r of w . activation row x, for a block of kQuantRowsPerBlock weight rows
+// (one warp each) by kQuantActivationsPerBlock activation rows, so that each weight block
+// is read once for all of them (a tree's verification rows share the weights). Lane k of a
+// warp forms the terms of quant blocks k, k + 32, ... with each activation row (integer
+// work, the bulk); lane i then folds activation row i's terms into its float lanes strictly
+// in block order with the reference's float operations, and at the end the lanes into
+// y[x][r] (block_lanes.h). So each result is bit-identical to dot_rows_ref
+// (kernels/quant/vec_dot.h) on that activation row alone whenever the GPU rounds like the
+// host (no FMA contraction): batch-invariant by construction.
 //
 // Lanes hold whole quant blocks, so a row needs 32 blocks (1024 values for 32-value types,
 // 8192 for K-quants) to keep every lane busy; splitting a block's integer sums over lanes
@@ -20,15 +23,18 @@
 namespace draftbench::cuda {
 
 inline constexpr unsigned kWarpLanes = 32;
-inline constexpr unsigned kQuantRowsPerBlock = 4;
+inline constexpr unsigned kQuantRowsPerBlock = 4;         // weight rows, a warp each
+inline constexpr unsigned kQuantActivationsPerBlock = 4;  // activation rows sharing each weight load
 
 struct QuantMatvecArgs {
   const uint8_t* w;    // n_rows rows of n_blocks weight blocks, w_stride bytes apart
   size_t w_stride;
   int64_t n_rows;
-  const void* xq;      // one activation row: n_blocks blocks of the weight type's activation type
+  const uint8_t* xq;   // n_x activation rows of n_blocks blocks of the weight type's activation type,
+  size_t xq_stride;    // xq_stride bytes apart
+  int64_t n_x;
   int64_t n_blocks;
-  float* y;            // [n_rows]
+  float* y;            // [n_x][n_rows]
 };
 
 // The row's float lanes: one per K-quant row; block_lanes.h's two sets of eight for the
@@ -38,33 +44,39 @@ inline constexpr int kRowLanes = Dot::kLanes == kBlockLanes ? kBlockLaneSets * k
 
 template <class Dot>
 struct QuantMatvecShared {
-  BlockTerms<Dot::kLanes> terms[kQuantRowsPerBlock][kWarpLanes];  // this chunk's terms, by lane
-  float row_lanes[kQuantRowsPerBlock][kRowLanes<Dot>];            // the row's float lanes so far
+  // This chunk's terms, by weight row (warp), activation row and lane.
+  BlockTerms<Dot::kLanes> terms[kQuantRowsPerBlock][kQuantActivationsPerBlock][kWarpLanes];
+  float row_lanes[kQuantRowsPerBlock][kQuantActivationsPerBlock][kRowLanes<Dot>];  // each product's float lanes so far
 };
 
-// Lane `lane` of warp `warp`: the terms of block chunk * 32 + lane of its row, if any.
+// Lane `lane` of warp `warp`: the terms of block chunk * 32 + lane of its weight row with
+// each of the block's activation rows, from one read of the weight block.
 template <class Dot>
-DB_HOST_DEVICE void quant_matvec_lane_terms(const QuantMatvecArgs& a, int64_t row, int64_t chunk, unsigned lane, unsigned warp,
-                                            QuantMatvecShared<Dot>& sh) {
+DB_HOST_DEVICE void quant_matvec_lane_terms(const QuantMatvecArgs& a, int64_t row, int64_t first_x, int64_t chunk, unsigned lane,
+                                            unsigned warp, QuantMatvecShared<Dot>& sh) {
   const int64_t b = chunk * kWarpLanes + lane;
   if (row >= a.n_rows || b >= a.n_blocks) return;
-  const auto* w = reinterpret_cast<const typename Dot::Weight*>(a.w + static_cast<size_t>(row) * a.w_stride);
-  const auto* x = static_cast<const typename Dot::Activation*>(a.xq);
-  sh.terms[warp][lane] = Dot::terms(w[b], x[b]);
+  const auto& w = reinterpret_cast<const typename Dot::Weight*>(a.w + static_cast<size_t>(row) * a.w_stride)[b];
+  for (unsigned i = 0; i < kQuantActivationsPerBlock && first_x + i < a.n_x; ++i) {
+    const auto* x = reinterpret_cast<const typename Dot::Activation*>(a.xq + static_cast<size_t>(first_x + i) * a.xq_stride);
+    sh.terms[warp][i][lane] = Dot::terms(w, x[b]);
+  }
 }
 
-// Lane 0 of each warp: fold this chunk's terms into the row's float lanes, in block order.
+// Lane i of each warp: fold this chunk's terms with activation row i into that product's
+// float lanes, in block order.
 template <class Dot>
-DB_HOST_DEVICE void quant_matvec_fold_chunk(const QuantMatvecArgs& a, int64_t row, int64_t chunk, unsigned lane, unsigned warp,
-                                            QuantMatvecShared<Dot>& sh) {
-  if (lane != 0 || row >= a.n_rows) return;
+DB_HOST_DEVICE void quant_matvec_fold_chunk(const QuantMatvecArgs& a, int64_t row, int64_t first_x, int64_t chunk, unsigned lane,
+                                            unsigned warp, QuantMatvecShared<Dot>& sh) {
+  if (lane >= kQuantActivationsPerBlock || first_x + lane >= a.n_x || row >= a.n_rows) return;
   const int64_t left = a.n_blocks - chunk * kWarpLanes;
   const int count = left < kWarpLanes ? static_cast<int>(left) : static_cast<int>(kWarpLanes);
   for (int k = 0; k < count; ++k) {
     // A chunk starts at an even block (32 k), so block chunk * 32 + k is in set k mod 2.
-    float* sum = sh.row_lanes[warp] + (kRowLanes<Dot> > Dot::kLanes ? (k % kBlockLaneSets) * Dot::kLanes : 0);
-    for (int l = 0; l < Dot::kLanes; ++l) sum[l] += sh.terms[warp][k].add[l];
-    if constexpr (Dot::kHasMin) sum[0] -= sh.terms[warp][k].sub;
+    float* sum = sh.row_lanes[warp][lane] + (kRowLanes<Dot> > Dot::kLanes ? (k % kBlockLaneSets) * Dot::kLanes : 0);
+    const BlockTerms<Dot::kLanes>& t = sh.terms[warp][lane][k];
+    for (int l = 0; l < Dot::kLanes; ++l) sum[l] += t.add[l];
+    if constexpr (Dot::kHasMin) sum[0] -= t.sub;
   }
 }
 
@@ -74,27 +86,31 @@ DB_HOST_DEVICE float fold_row_lanes(const float* lanes) {
   else return lanes[0];
 }
 
-inline Launch quant_matvec_launch(int64_t n_rows) { return {blocks_for(n_rows, kQuantRowsPerBlock), 1, Dim3{kWarpLanes, kQuantRowsPerBlock}}; }
+inline Launch quant_matvec_launch(int64_t n_rows, int64_t n_x) {
+  return {blocks_for(n_rows, kQuantRowsPerBlock), blocks_for(n_x, kQuantActivationsPerBlock), Dim3{kWarpLanes, kQuantRowsPerBlock}};
+}
 
 // Every thread runs every phase (rows past the end included), so the barriers are uniform.
 template <class Dot, class Block>
 DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs& a, QuantMatvecShared<Dot>& sh) {
   static_assert(Dot::kLanes == 1 || Dot::kLanes == kBlockLanes);
   const int64_t first_row = static_cast<int64_t>(block.index().x) * kQuantRowsPerBlock;
+  const int64_t first_x = static_cast<int64_t>(block.index().y) * kQuantActivationsPerBlock;
   block.each_thread([&](Dim3 t) {
-    if (t.x == 0)
-      for (int l = 0; l < kRowLanes<Dot>; ++l) sh.row_lanes[t.y][l] = 0.0f;
+    if (t.x < kQuantActivationsPerBlock)
+      for (int l = 0; l < kRowLanes<Dot>; ++l) sh.row_lanes[t.y][t.x][l] = 0.0f;
   });
   block.sync();
   const int64_t chunks = (a.n_blocks + kWarpLanes - 1) / kWarpLanes;
   for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-    block.each_thread([&](Dim3 t) { quant_matvec_lane_terms<Dot>(a, first_row + t.y, chunk, t.x, t.y, sh); });
+    block.each_thread([&](Dim3 t) { quant_matvec_lane_terms<Dot>(a, first_row + t.y, first_x, chunk, t.x, t.y, sh); });
     block.sync();
-    block.each_thread([&](Dim3 t) { quant_matvec_fold_chunk<Dot>(a, first_row + t.y, chunk, t.x, t.y, sh); });
+    block.each_thread([&](Dim3 t) { quant_matvec_fold_chunk<Dot>(a, first_row + t.y, first_x, chunk, t.x, t.y, sh); });
     block.sync();
   }
   block.each_thread([&](Dim3 t) {
-    if (t.x == 0 && first_row + t.y < a.n_rows) a.y[first_row + t.y] = fold_row_lanes<Dot>(sh.row_lanes[t.y]);
+    const int64_t row = first_row + t.y, x = first_x + t.x;
+    if (t.x < kQuantActivationsPerBlock && row < a.n_rows && x < a.n_x) a.y[x * a.n_rows + row] = fold_row_lanes<Dot>(sh.row_lanes[t.y][t.x]);
   });
 }
 

@@ -36,30 +36,33 @@ TEST_CASE("host-device fp16 decode equals fp16_to_fp32 on every code", "[cuda-em
   }
 }
 
-TEST_CASE("emulated CUDA quantised products are bit-identical to dot_rows_ref", "[cuda-emulation]") {
+TEST_CASE("emulated CUDA quantised products are bit-identical to dot_rows_ref, row by activation row", "[cuda-emulation]") {
   std::mt19937 rng(41);
   for (const GgmlType type : {GgmlType::Q8_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
     const int64_t bs = ggml_type_info(type).block_size;
     // One block, a few, exactly one warp's worth, one more (a second, 1-block chunk), two chunks.
     for (const int64_t blocks : {1, 3, 32, 33, 70}) {
-      // Rows below, at and past one CUDA block of rows (kQuantRowsPerBlock = 4).
-      for (const int64_t rows : {1, 3, 4, 5, 9}) {
+      // Weight rows and activation rows below, at and past one CUDA block's
+      // (kQuantRowsPerBlock = kQuantActivationsPerBlock = 4).
+      for (const auto& [rows, n_x] : {std::pair{1, 1}, std::pair{3, 5}, std::pair{4, 4}, std::pair{5, 1}, std::pair{9, 9}}) {
         const int64_t n = blocks * bs;
         const size_t row_bytes = ggml_row_bytes(type, n), stride = row_bytes + 6;  // padded, still 2-byte aligned
         const auto packed = random_rows(type, n, rows, rng);
         std::vector<uint8_t> w(stride * rows, 0xA5);
         for (int64_t r = 0; r < rows; ++r) std::memcpy(&w[r * stride], &packed[r * row_bytes], row_bytes);
-        const auto x = random_activations(n, rng);
-        std::vector<uint8_t> xq(activation_row_bytes(type, n));
-        quantize_activation_row(type, x.data(), xq.data(), n);
-
-        std::vector<float> ref(rows);
-        dot_rows_ref(type, w.data(), stride, rows, xq.data(), n, ref.data());
+        const size_t x_bytes = activation_row_bytes(type, n);
+        std::vector<uint8_t> xq(x_bytes * n_x);
+        std::vector<float> ref(static_cast<size_t>(rows * n_x));
+        for (int64_t i = 0; i < n_x; ++i) {
+          const auto x = random_activations(n, rng);
+          quantize_activation_row(type, x.data(), &xq[i * x_bytes], n);
+          dot_rows_ref(type, w.data(), stride, rows, &xq[i * x_bytes], n, &ref[i * rows]);  // each activation row alone
+        }
         for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
-          std::vector<float> got(rows + 1, -3.0f);  // a sentinel past the last row
-          cuda::make_emulated_kernels(order)->quant_matvec(type, w.data(), stride, rows, xq.data(), n, got.data());
-          INFO(ggml_type_name(type) << ", blocks = " << blocks << ", rows = " << rows);
-          REQUIRE(got[rows] == -3.0f);
+          std::vector<float> got(ref.size() + 1, -3.0f);  // a sentinel past the last product
+          cuda::make_emulated_kernels(order)->quant_matvec(type, w.data(), stride, rows, xq.data(), n_x, n, got.data());
+          INFO(ggml_type_name(type) << ", blocks = " << blocks << ", rows = " << rows << ", activation rows = " << n_x);
+          REQUIRE(got.back() == -3.0f);
           got.pop_back();
           // Exact integer sums and the reference's float operations in its order: exact.
           REQUIRE(got == ref);
