@@ -213,8 +213,9 @@ void DeviceTransformer::forward(const ForwardBatch& batch, KvCache& cache, Forwa
     wanted_rows(batch, member, wanted);
     const int64_t count = static_cast<int64_t>(wanted.size());
     picked_.reserve(device_, static_cast<size_t>(std::max<int64_t>(count, 1) * E) * sizeof(float));
-    for (int64_t i = 0; i < count; ++i)
-      device_.copy(picked_.get<float>() + i * E, x_.get<float>() + wanted[i] * E, static_cast<size_t>(E) * sizeof(float));
+    wanted_rows_.reserve(device_, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(int64_t));
+    device_.upload(wanted_rows_.get(), wanted.data(), static_cast<size_t>(count) * sizeof(int64_t));
+    device_.gather_rows(x_.get<float>(), E, wanted_rows_.get<int64_t>(), count, picked_.get<float>());
     if (output_norm_.get()) device_.rms_norm(picked_.get<float>(), output_norm_.get<float>(), picked_.get<float>(), count, E, c_.rms_eps);
     return count;
   };

@@ -69,6 +69,7 @@ class DeviceTransformer final : public ForwardPass {
   cuda::DeviceBuffer quantised_, rounded_;  // a product's activations as it multiplies them
   cuda::DeviceBuffer positions_, trees_;    // per row; per sequence (dfs_start, dfs_end, depth)
   cuda::DeviceBuffer picked_, logits_;
+  cuda::DeviceBuffer wanted_rows_;  // the wanted rows' indices, for the gather
   // Host staging, reused from forward to forward.
   std::vector<ForwardRow> rows_;
   std::vector<int64_t> wanted_;         // rows whose hidden states or logits were asked for

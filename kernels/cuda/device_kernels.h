@@ -51,6 +51,8 @@ class DeviceKernels {
   virtual void gated_activation(GateFunction function, const float* gate, const float* up, float* out, int64_t n) = 0;
   // out[i] += x[i] (kAdd), or x rounded into the f16 / bf16 array out.
   virtual void elementwise(ElementwiseOp op, const float* x, void* out, int64_t n) = 0;
+  // Row r of out = row rows[r] of x, rows of `width` floats (rows: a device array).
+  virtual void gather_rows(const float* x, int64_t width, const int64_t* rows, int64_t n_rows, float* out) = 0;
 
   // Each row of x (x_stride floats apart) as quantize_activation_row(weight_type, ...)
   // writes it, rows activation_row_bytes(weight_type, n) apart in xq.

@@ -27,6 +27,10 @@ __global__ void elementwise_kernel(ElementwiseArgs args) {
   elementwise_thread(args, Dim3{blockIdx.x, blockIdx.y, blockIdx.z}, Dim3{threadIdx.x, threadIdx.y, threadIdx.z});
 }
 
+__global__ void gather_rows_kernel(GatherRowsArgs args) {
+  gather_rows_thread(args, Dim3{blockIdx.x, blockIdx.y, blockIdx.z}, Dim3{threadIdx.x, threadIdx.y, threadIdx.z});
+}
+
 void check(int err, const char* what) {
   if (err != cudaSuccess)
     throw std::runtime_error(std::string(what) + ": CUDA error " + std::to_string(err) + " (" + cudaGetErrorString(static_cast<cudaError_t>(err)) + ")");
@@ -79,6 +83,12 @@ class CudaKernels final : public DeviceKernels {
     if (n == 0) return;
     const char* range = op == ElementwiseOp::kAdd ? "add" : op == ElementwiseOp::kToHalf ? "to_half" : "to_bf16";
     check(launch_kernel(range, elementwise_launch(n), elementwise_kernel, ElementwiseArgs{x, out, n, op}), range);
+  }
+
+  void gather_rows(const float* x, int64_t width, const int64_t* rows, int64_t n_rows, float* out) override {
+    if (n_rows == 0 || width == 0) return;
+    check(launch_kernel("gather_rows", elementwise_launch(n_rows * width), gather_rows_kernel, GatherRowsArgs{x, rows, width, n_rows, out}),
+          "gather_rows");
   }
 
   void quantize_rows(GgmlType weight_type, const float* x, int64_t x_stride, int64_t n_rows, int64_t n, void* xq) override {

@@ -58,6 +58,12 @@ class EmulatedKernels final : public DeviceKernels {
     threads("elementwise", elementwise_launch(n), [&](Dim3 b, Dim3 t) { elementwise_thread(args, b, t); });
   }
 
+  void gather_rows(const float* x, int64_t width, const int64_t* rows, int64_t n_rows, float* out) override {
+    if (n_rows == 0 || width == 0) return;
+    const GatherRowsArgs args{x, rows, width, n_rows, out};
+    threads("gather_rows", elementwise_launch(n_rows * width), [&](Dim3 b, Dim3 t) { gather_rows_thread(args, b, t); });
+  }
+
   void quantize_rows(GgmlType weight_type, const float* x, int64_t x_stride, int64_t n_rows, int64_t n, void* xq) override {
     if (n_rows == 0) return;
     const QuantizeActivationArgs args{x, x_stride, n_rows, n, xq, activation_row_bytes(weight_type, n), activation_blocks_for(weight_type)};

@@ -49,5 +49,15 @@ int main() {
     mismatches.check(half[i] == fp32_to_fp16(x[i]), "to_half", i, half[i], fp32_to_fp16(x[i]));
     mismatches.check(bf16[i] == cuda::float_to_bf16(x[i]), "to_bf16", i, bf16[i], cuda::float_to_bf16(x[i]));
   }
+  const int64_t width = 77;
+  const std::vector<int64_t> rows = {8, 0, 3, 3, 5};
+  gpu_test::DeviceBuffer<int64_t> drows(rows);
+  gpu_test::DeviceBuffer<float> dgathered{std::vector<float>(rows.size() * width)};
+  device->gather_rows(dx.data(), width, drows.data(), static_cast<int64_t>(rows.size()), dgathered.data());
+  const auto gathered = dgathered.download();
+  for (size_t i = 0; i < gathered.size(); ++i) {
+    const float want = x[rows[i / width] * width + i % width];
+    mismatches.check(gathered[i] == want, "gather_rows", i, gathered[i], want);
+  }
   return mismatches.finish("device_kernels");
 }

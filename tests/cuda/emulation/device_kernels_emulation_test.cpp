@@ -110,3 +110,15 @@ TEST_CASE("emulated element-wise steps: residual add and f16/bf16 rounding", "[c
   REQUIRE(half[n] == 0xBEEF);  // nothing written past n
   REQUIRE(bf16[n] == 0xBEEF);
 }
+
+TEST_CASE("emulated row gather: chosen rows, in the order asked, repeats allowed", "[cuda-emulation]") {
+  auto device = cuda::make_emulated_kernels(cuda::ThreadOrder::kReverse);
+  std::mt19937 rng(8);
+  const int64_t width = 77, n_src = 9;  // rows that straddle the block's 256 threads
+  const std::vector<float> x = random_activations(width * n_src, rng);
+  const std::vector<int64_t> rows = {8, 0, 3, 3, 5};
+  std::vector<float> out(rows.size() * width + 1, -2.0f);
+  device->gather_rows(x.data(), width, rows.data(), static_cast<int64_t>(rows.size()), out.data());
+  for (size_t r = 0; r < rows.size(); ++r) REQUIRE(std::memcmp(&out[r * width], &x[rows[r] * width], width * sizeof(float)) == 0);
+  REQUIRE(out.back() == -2.0f);
+}
