@@ -25,7 +25,15 @@ std::unique_ptr<ForwardPass> make_forward_pass(ForwardDevice device, const Model
                                                ThreadPool& pool) {
   switch (device) {
     case ForwardDevice::kCpu: return std::make_unique<Transformer>(config, weights, pool);
-    case ForwardDevice::kCuda: return std::make_unique<DeviceTransformer>(config, weights, cuda::make_cuda_kernels());
+    case ForwardDevice::kCuda: {
+      std::unique_ptr<cuda::DeviceKernels> gpu;
+      try {
+        gpu = cuda::make_cuda_kernels();
+      } catch (const std::runtime_error& e) {
+        throw InputError("device", "cuda", std::string(e.what()) + " (cpu and emulated run without a GPU)");
+      }
+      return std::make_unique<DeviceTransformer>(config, weights, std::move(gpu));
+    }
     case ForwardDevice::kEmulated: return std::make_unique<DeviceTransformer>(config, weights, cuda::make_emulated_kernels());
   }
   DB_CHECK(false);  // every enumerator is handled above
