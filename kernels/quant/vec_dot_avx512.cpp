@@ -144,6 +144,8 @@ void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_byt
 
 void dot_rows_batch_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
                                int64_t n_x, int64_t n, float* y, size_t y_stride) {
+  // One activation row (decode through matmul) is the mat-vec: the 512-bit kernel.
+  if (n_x == 1 && rows_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, n, y)) return;
   dot_rows_batch_x86(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
 }
 
