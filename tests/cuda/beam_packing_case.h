@@ -5,7 +5,10 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
+
+#include "kernels/beam/beam_packing.h"
 
 namespace draftbench::test {
 
@@ -21,6 +24,20 @@ inline std::vector<int32_t> shared_prefix_beams(int64_t n_seqs, int beam_width, 
     }
   }
   return beams;
+}
+
+// What the CPU functions make of sequence s's beam set: the reference prefix tree and the packing.
+struct ExpectedPacking {
+  std::vector<int32_t> prefix_tree;
+  PackedBeams packed;
+};
+inline ExpectedPacking expected_packing(const std::vector<int32_t>& beams, int64_t s, int beam_width, int beam_length) {
+  const int64_t n = beam_width * beam_length;
+  const std::span<const int32_t> set(beams.data() + s * n, static_cast<size_t>(n));
+  ExpectedPacking out;
+  out.prefix_tree = dedup_prefix_reference(set, BeamShape{beam_width, beam_length});
+  pack_beams(set, BeamShape{beam_width, beam_length}, out.prefix_tree, out.packed);
+  return out;
 }
 
 }  // namespace draftbench::test

@@ -2,7 +2,6 @@
 // without a GPU.
 #include <cstdint>
 #include <random>
-#include <span>
 #include <vector>
 
 #include "kernels/beam/beam_packing.h"
@@ -27,11 +26,7 @@ int main() {
                          "pack_beams launch");
     const auto tree = dtree.download(), tokens = dtokens.download(), parents = dparents.download(), unpacker = dunpacker.download(), n_nodes = dn.download();
     for (int64_t s = 0; s < n_seqs; ++s) {
-      const std::span<const int32_t> set(beams.data() + s * n, static_cast<size_t>(n));
-      const BeamShape shape{width, length};
-      const std::vector<int32_t> want_tree = dedup_prefix_reference(set, shape);
-      PackedBeams want;
-      pack_beams(set, shape, want_tree, want);
+      const auto [want_tree, want] = test::expected_packing(beams, s, width, length);
       mismatches.check(n_nodes[static_cast<size_t>(s)] == want.size(), "n_nodes", static_cast<size_t>(s), n_nodes[static_cast<size_t>(s)], want.size());
       for (int p = 0; p < n; ++p) {
         const size_t at = static_cast<size_t>(s * n + p);

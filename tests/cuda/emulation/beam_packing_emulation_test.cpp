@@ -5,7 +5,6 @@
 
 #include <memory>
 #include <random>
-#include <span>
 #include <vector>
 
 #include "kernels/beam/beam_packing.h"
@@ -33,11 +32,7 @@ TEST_CASE("emulated CUDA beam packing equals dedup_prefix and pack_beams", "[cud
         cuda::beam_packing_block(block, args, *shared);
       }, order);
       for (int64_t s = 0; s < n_seqs; ++s) {
-        const std::span<const int32_t> set(beams.data() + s * n, static_cast<size_t>(n));
-        const BeamShape shape{width, length};
-        const std::vector<int32_t> want_tree = dedup_prefix_reference(set, shape);
-        PackedBeams want;
-        pack_beams(set, shape, want_tree, want);
+        const auto [want_tree, want] = test::expected_packing(beams, s, width, length);
         INFO("width " << width << ", length " << length << ", sequence " << s);
         REQUIRE(std::vector<int32_t>(prefix_tree.begin() + s * n, prefix_tree.begin() + (s + 1) * n) == want_tree);
         REQUIRE(n_nodes[s] == want.size());
