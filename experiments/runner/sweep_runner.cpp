@@ -255,6 +255,7 @@ std::string slurm_script(const ExperimentSpec& spec, const RunOptions& o, int n_
       "#SBATCH --cpus-per-task={cpus}\n"
       "#SBATCH --output={out}/slurm-%A_%a.log\n"
       "#SBATCH --requeue\n"
+      "{gpu}"
       "set -euo pipefail\n"
       "cd {checkout}\n"
       "shard_dir={out}/shard-${{SLURM_ARRAY_TASK_ID}}\n"
@@ -263,7 +264,8 @@ std::string slurm_script(const ExperimentSpec& spec, const RunOptions& o, int n_
       "{bin} run {spec} --shard ${{SLURM_ARRAY_TASK_ID}}/{n} --out \"$shard_dir\" \"${{resume[@]}}\"\n",
       fmt::arg("spec", fs::absolute(spec.file).string()), fmt::arg("n", n_shards), fmt::arg("out", out.string()), fmt::arg("bin", draftbench),
       fmt::arg("name", spec.name), fmt::arg("last", n_shards - 1), fmt::arg("cpus", spec.threads > 0 ? spec.threads : 8),
-      fmt::arg("checkout", fs::absolute(o.checkout).string()));
+      fmt::arg("checkout", fs::absolute(o.checkout).string()),
+      fmt::arg("gpu", spec.device == ForwardDevice::kCuda ? "#SBATCH --gres=gpu:1\n" : ""));
 }
 
 std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o) {

@@ -67,6 +67,17 @@ warmup: 0
         redrafter = next(pt for pt in points if pt["drafter"] == "redrafter")
         assert redrafter["same_tokens_as_baseline"] is True, redrafter
 
+        # A GPU sweep's Slurm job array asks each task for a GPU; a CPU one does not.
+        for device, gres in (("cuda", True), ("emulated", False)):
+            with open(spec_path) as f:
+                text = f.read()
+            with open(spec_path, "w") as f:
+                f.write(text.replace("device: emulated", f"device: {device}").replace("device: cuda", f"device: {device}"))
+            r = run([a.draftbench, "run", spec_path, "--emit-slurm", "--slurm-shards", "2", "--out", os.path.join(tmp, "slurm-" + device)])
+            assert r.returncode == 0, r.stderr
+            with open(os.path.join(tmp, "slurm-" + device, "slurm.sh")) as f:
+                assert ("#SBATCH --gres=gpu:1" in f.read()) == gres, device
+
     # Errors: one line naming what was wrong, a non-zero exit.
     cuda = run([a.draftbench, "generate", "--prompt", PROMPT, "--device", "cuda", "--max-new-tokens", "2"])
     if cuda.returncode != 0:  # no GPU here (a GPU machine decodes)
