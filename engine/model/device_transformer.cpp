@@ -63,17 +63,7 @@ DeviceBuffer DeviceTransformer::upload_vector(const float* v, int64_t n) {
 void DeviceTransformer::ensure_buffers(int64_t n) {
   if (n <= capacity_rows_) return;
   capacity_rows_ = n;
-  auto grow = [&](DeviceBuffer& b, int64_t width) { b = DeviceBuffer(device_, static_cast<size_t>(n * width) * sizeof(float)); };
-  grow(x_, c_.n_embd);
-  grow(xn_, c_.n_embd);
-  grow(q_, c_.q_dim());
-  grow(k_, c_.kv_dim());
-  grow(v_, c_.kv_dim());
-  grow(attn_, c_.q_dim());
-  grow(proj_, c_.n_embd);
-  grow(gate_, c_.n_ff);
-  grow(up_, c_.n_ff);
-  grow(act_, c_.n_ff);
+  a_.each(c_, [&](DeviceBuffer& b, int64_t width) { b = DeviceBuffer(device_, static_cast<size_t>(n * width) * sizeof(float)); });
   positions_ = DeviceBuffer(device_, static_cast<size_t>(n) * sizeof(int64_t));
 }
 
@@ -103,7 +93,7 @@ void DeviceTransformer::attention_layer(int64_t il, const ForwardBatch& batch, i
   const Layer& L = layers_[static_cast<size_t>(il)];
   const int64_t E = c_.n_embd, QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
   const bool local = c_.is_local_layer(il);
-  float *x = x_.get<float>(), *xn = xn_.get<float>(), *q = q_.get<float>(), *k = k_.get<float>(), *v = v_.get<float>();
+  float *x = a_.x.get<float>(), *xn = a_.xn.get<float>(), *q = a_.q.get<float>(), *k = a_.k.get<float>(), *v = a_.v.get<float>();
 
   const float* in = x;
   if (L.attn_norm.get()) {
@@ -138,26 +128,26 @@ void DeviceTransformer::attention_layer(int64_t il, const ForwardBatch& batch, i
     const int32_t* tree = trees_.get<int32_t>() + tree_offsets_[i];
     const TreeView view{m, tree, tree + m, tree + 2 * m};
     device_.tree_attention(shape, q + r0 * QD, QD, cache.keys(s.seq, il), cache.values(s.seq, il), KD, committed, view,
-                           attn_.get<float>() + r0 * QD, QD);
+                           a_.attn.get<float>() + r0 * QD, QD);
     r0 += m;
   }
 
-  matmul(L.wo, attn_.get<float>(), n, proj_.get<float>());
-  if (c_.post_norms) device_.rms_norm(proj_.get<float>(), L.post_attn_norm.get<float>(), proj_.get<float>(), n, E, c_.rms_eps);
-  device_.elementwise(cuda::ElementwiseOp::kAdd, proj_.get<float>(), x, n * E);
+  matmul(L.wo, a_.attn.get<float>(), n, a_.proj.get<float>());
+  if (c_.post_norms) device_.rms_norm(a_.proj.get<float>(), L.post_attn_norm.get<float>(), a_.proj.get<float>(), n, E, c_.rms_eps);
+  device_.elementwise(cuda::ElementwiseOp::kAdd, a_.proj.get<float>(), x, n * E);
 }
 
 void DeviceTransformer::mlp_layer(int64_t il, int64_t n) {
   const Layer& L = layers_[static_cast<size_t>(il)];
   const int64_t E = c_.n_embd, F = c_.n_ff;
-  device_.rms_norm(x_.get<float>(), L.ffn_norm.get<float>(), xn_.get<float>(), n, E, c_.rms_eps);
-  matmul(L.w_gate, xn_.get<float>(), n, gate_.get<float>());
-  matmul(L.w_up, xn_.get<float>(), n, up_.get<float>());
+  device_.rms_norm(a_.x.get<float>(), L.ffn_norm.get<float>(), a_.xn.get<float>(), n, E, c_.rms_eps);
+  matmul(L.w_gate, a_.xn.get<float>(), n, a_.gate.get<float>());
+  matmul(L.w_up, a_.xn.get<float>(), n, a_.up.get<float>());
   device_.gated_activation(c_.activation == MlpActivation::geglu_tanh ? cuda::GateFunction::kGeluTanh : cuda::GateFunction::kSilu,
-                           gate_.get<float>(), up_.get<float>(), act_.get<float>(), n * F);
-  matmul(L.w_down, act_.get<float>(), n, proj_.get<float>());
-  if (c_.post_norms) device_.rms_norm(proj_.get<float>(), L.post_ffn_norm.get<float>(), proj_.get<float>(), n, E, c_.rms_eps);
-  device_.elementwise(cuda::ElementwiseOp::kAdd, proj_.get<float>(), x_.get<float>(), n * E);
+                           a_.gate.get<float>(), a_.up.get<float>(), a_.act.get<float>(), n * F);
+  matmul(L.w_down, a_.act.get<float>(), n, a_.proj.get<float>());
+  if (c_.post_norms) device_.rms_norm(a_.proj.get<float>(), L.post_ffn_norm.get<float>(), a_.proj.get<float>(), n, E, c_.rms_eps);
+  device_.elementwise(cuda::ElementwiseOp::kAdd, a_.proj.get<float>(), a_.x.get<float>(), n * E);
 }
 
 // The layer-0 input, the positions and the trees' arrays: everything per forward that
@@ -166,14 +156,14 @@ void DeviceTransformer::upload_rows(const ForwardBatch& batch, const std::vector
   const int64_t n = static_cast<int64_t>(rows.size()), E = c_.n_embd;
   if (!batch.input_embeddings.empty()) {
     DB_CHECK(static_cast<int64_t>(batch.input_embeddings.size()) == n * E);
-    device_.upload(x_.get(), batch.input_embeddings.data(), static_cast<size_t>(n * E) * sizeof(float));
+    device_.upload(a_.x.get(), batch.input_embeddings.data(), static_cast<size_t>(n * E) * sizeof(float));
   } else {
     host_rows_.resize(static_cast<size_t>(n * E));
     for (int64_t r = 0; r < n; ++r) {
       const int32_t tok = rows[r].input->tokens[rows[r].node];
       embed_tokens(c_, w_, std::span<const int32_t>(&tok, 1), host_rows_.data() + r * E);
     }
-    device_.upload(x_.get(), host_rows_.data(), host_rows_.size() * sizeof(float));
+    device_.upload(a_.x.get(), host_rows_.data(), host_rows_.size() * sizeof(float));
   }
   std::vector<int64_t>& positions = host_positions_;
   positions.resize(static_cast<size_t>(n));
@@ -215,7 +205,7 @@ void DeviceTransformer::forward(const ForwardBatch& batch, KvCache& cache, Forwa
     picked_.reserve(device_, static_cast<size_t>(std::max<int64_t>(count, 1) * E) * sizeof(float));
     wanted_rows_.reserve(device_, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(int64_t));
     device_.upload(wanted_rows_.get(), wanted.data(), static_cast<size_t>(count) * sizeof(int64_t));
-    device_.gather_rows(x_.get<float>(), E, wanted_rows_.get<int64_t>(), count, picked_.get<float>());
+    device_.gather_rows(a_.x.get<float>(), E, wanted_rows_.get<int64_t>(), count, picked_.get<float>());
     if (output_norm_.get()) device_.rms_norm(picked_.get<float>(), output_norm_.get<float>(), picked_.get<float>(), count, E, c_.rms_eps);
     return count;
   };

@@ -65,7 +65,7 @@ class DeviceTransformer final : public ForwardPass {
 
   // Activations, sized for the largest batch seen.
   int64_t capacity_rows_ = 0;
-  cuda::DeviceBuffer x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_, act_;
+  Activations<cuda::DeviceBuffer> a_;
   cuda::DeviceBuffer quantised_, rounded_;  // a product's activations as it multiplies them
   cuda::DeviceBuffer positions_, trees_;    // per row; per sequence (dfs_start, dfs_end, depth)
   cuda::DeviceBuffer picked_, logits_;

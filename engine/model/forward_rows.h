@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "engine/model/forward_batch.h"
@@ -26,6 +27,20 @@ void list_forward_rows(const ForwardBatch& batch, const KvCache& cache, const Mo
 // Indices into the flattened rows of the nodes listed in each sequence's `member`
 // (logit_rows or hidden_rows), in order, into `out` (reused: no allocation once warm).
 void wanted_rows(const ForwardBatch& batch, std::vector<int32_t> SequenceInput::*member, std::vector<int64_t>& out);
+
+// The activation arrays of a forward pass, one row per token, in either pass's storage
+// (host vectors or device buffers); `each` names every array with its row width, so the
+// passes size them from one list.
+template <class Buffer>
+struct Activations {
+  Buffer x, xn, q, k, v, attn, proj, gate, up, act;
+  template <class Fn>
+  void each(const ModelConfig& c, Fn&& fn) {  // fn(buffer, floats per row)
+    for (auto [b, width] : {std::pair{&x, c.n_embd}, {&xn, c.n_embd}, {&q, c.q_dim()}, {&k, c.kv_dim()}, {&v, c.kv_dim()},
+                            {&attn, c.q_dim()}, {&proj, c.n_embd}, {&gate, c.n_ff}, {&up, c.n_ff}, {&act, c.n_ff}})
+      fn(*b, width);
+  }
+};
 
 // Gemma's final soft-capping, tanh(x / cap) * cap, when the model has one.
 void soft_cap_logits(const ModelConfig& config, float* logits, int64_t n);

@@ -21,17 +21,7 @@ Transformer::Transformer(const ModelConfig& config, const ModelWeights& weights,
 void Transformer::ensure_buffers(int64_t n, size_t score_floats) {
   if (n > capacity_rows_) {
     capacity_rows_ = n;
-    auto grow = [n](std::vector<float>& b, int64_t width) { b.resize(static_cast<size_t>(n * width)); };
-    grow(x_, c_.n_embd);
-    grow(xn_, c_.n_embd);
-    grow(q_, c_.q_dim());
-    grow(k_, c_.kv_dim());
-    grow(v_, c_.kv_dim());
-    grow(attn_, c_.q_dim());
-    grow(proj_, c_.n_embd);
-    grow(gate_, c_.n_ff);
-    grow(up_, c_.n_ff);
-    grow(act_, c_.n_ff);
+    a_.each(c_, [n](std::vector<float>& b, int64_t width) { b.resize(static_cast<size_t>(n * width)); });
   }
   if (score_floats > scores_.size()) scores_.resize(score_floats);
 }
@@ -49,18 +39,18 @@ void Transformer::attention_layer(int64_t il, const std::vector<ForwardRow>& row
   const bool local = c_.is_local_layer(il);
 
   // EAGLE's draft layer has no input norm: it attends over the fc output directly.
-  const float* in = x_.data();
+  const float* in = a_.x.data();
   if (L.attn_norm) {
-    rms_norm(x_.data(), L.attn_norm, xn_.data(), n, E, c_.rms_eps);
-    in = xn_.data();
+    rms_norm(a_.x.data(), L.attn_norm, a_.xn.data(), n, E, c_.rms_eps);
+    in = a_.xn.data();
   }
-  matmul(L.wq, in, n, q_.data(), pool_, scratch(L.wq, n));
-  matmul(L.wk, in, n, k_.data(), pool_, scratch(L.wk, n));
-  matmul(L.wv, in, n, v_.data(), pool_, scratch(L.wv, n));
+  matmul(L.wq, in, n, a_.q.data(), pool_, scratch(L.wq, n));
+  matmul(L.wk, in, n, a_.k.data(), pool_, scratch(L.wk, n));
+  matmul(L.wv, in, n, a_.v.data(), pool_, scratch(L.wv, n));
 
   for (int64_t r = 0; r < n; ++r) {
-    float* q = q_.data() + r * QD;
-    float* k = k_.data() + r * KD;
+    float* q = a_.q.data() + r * QD;
+    float* k = a_.k.data() + r * KD;
     if (c_.qk_norm) {
       rms_norm(q, L.q_norm, q, c_.n_heads, HD, c_.rms_eps);
       rms_norm(k, L.k_norm, k, c_.n_kv_heads, HD, c_.rms_eps);
@@ -71,7 +61,7 @@ void Transformer::attention_layer(int64_t il, const std::vector<ForwardRow>& row
     rope(k, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), rope_cos_.data() + angles, rope_sin_.data() + angles);
     const int64_t slot = cache.committed(rows[r].seq) + rows[r].node;
     std::memcpy(cache.keys(rows[r].seq, il) + slot * KD, k, static_cast<size_t>(KD) * sizeof(float));
-    std::memcpy(cache.values(rows[r].seq, il) + slot * KD, v_.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
+    std::memcpy(cache.values(rows[r].seq, il) + slot * KD, a_.v.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
   }
 
   const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), c_.attention_scale,
@@ -81,28 +71,28 @@ void Transformer::attention_layer(int64_t il, const std::vector<ForwardRow>& row
   for (int64_t r0 = 0; r0 < n;) {
     const SequenceInput& in = *rows[r0].input;
     const int32_t n_rows = in.tree.size() - in.n_cached;
-    const TreeAttentionJob job{shape, in.tree.view(), in.n_cached, q_.data() + r0 * QD, cache.keys(in.seq, il), cache.values(in.seq, il),
-                               KD, cache.committed(in.seq), attn_.data() + r0 * QD};
+    const TreeAttentionJob job{shape, in.tree.view(), in.n_cached, a_.q.data() + r0 * QD, cache.keys(in.seq, il), cache.values(in.seq, il),
+                               KD, cache.committed(in.seq), a_.attn.data() + r0 * QD};
     tree_attention(job, scores_, pool_);
     r0 += n_rows;
   }
 
-  matmul(L.wo, attn_.data(), n, proj_.data(), pool_, scratch(L.wo, n));
-  if (c_.post_norms) rms_norm(proj_.data(), L.post_attn_norm, proj_.data(), n, E, c_.rms_eps);
-  for (int64_t i = 0; i < n * E; ++i) x_[static_cast<size_t>(i)] += proj_[static_cast<size_t>(i)];
+  matmul(L.wo, a_.attn.data(), n, a_.proj.data(), pool_, scratch(L.wo, n));
+  if (c_.post_norms) rms_norm(a_.proj.data(), L.post_attn_norm, a_.proj.data(), n, E, c_.rms_eps);
+  for (int64_t i = 0; i < n * E; ++i) a_.x[static_cast<size_t>(i)] += a_.proj[static_cast<size_t>(i)];
 }
 
 void Transformer::mlp_layer(int64_t il, int64_t n) {
   const LayerWeights& L = w_.layers[static_cast<size_t>(il)];
   const int64_t E = c_.n_embd, F = c_.n_ff;
-  rms_norm(x_.data(), L.ffn_norm, xn_.data(), n, E, c_.rms_eps);
-  matmul(L.w_gate, xn_.data(), n, gate_.data(), pool_, scratch(L.w_gate, n));
-  matmul(L.w_up, xn_.data(), n, up_.data(), pool_, scratch(L.w_up, n));
-  if (c_.activation == MlpActivation::geglu_tanh) geglu_tanh(gate_.data(), up_.data(), act_.data(), n * F);
-  else swiglu(gate_.data(), up_.data(), act_.data(), n * F);
-  matmul(L.w_down, act_.data(), n, proj_.data(), pool_, scratch(L.w_down, n));
-  if (c_.post_norms) rms_norm(proj_.data(), L.post_ffn_norm, proj_.data(), n, E, c_.rms_eps);
-  for (int64_t i = 0; i < n * E; ++i) x_[static_cast<size_t>(i)] += proj_[static_cast<size_t>(i)];
+  rms_norm(a_.x.data(), L.ffn_norm, a_.xn.data(), n, E, c_.rms_eps);
+  matmul(L.w_gate, a_.xn.data(), n, a_.gate.data(), pool_, scratch(L.w_gate, n));
+  matmul(L.w_up, a_.xn.data(), n, a_.up.data(), pool_, scratch(L.w_up, n));
+  if (c_.activation == MlpActivation::geglu_tanh) geglu_tanh(a_.gate.data(), a_.up.data(), a_.act.data(), n * F);
+  else swiglu(a_.gate.data(), a_.up.data(), a_.act.data(), n * F);
+  matmul(L.w_down, a_.act.data(), n, a_.proj.data(), pool_, scratch(L.w_down, n));
+  if (c_.post_norms) rms_norm(a_.proj.data(), L.post_ffn_norm, a_.proj.data(), n, E, c_.rms_eps);
+  for (int64_t i = 0; i < n * E; ++i) a_.x[static_cast<size_t>(i)] += a_.proj[static_cast<size_t>(i)];
 }
 
 void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) {
@@ -121,11 +111,11 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
 
   if (!batch.input_embeddings.empty()) {
     DB_CHECK(static_cast<int64_t>(batch.input_embeddings.size()) == n * E);
-    std::memcpy(x_.data(), batch.input_embeddings.data(), static_cast<size_t>(n * E) * sizeof(float));
+    std::memcpy(a_.x.data(), batch.input_embeddings.data(), static_cast<size_t>(n * E) * sizeof(float));
   } else {
     for (int64_t r = 0; r < n; ++r) {
       const int32_t tok = rows[r].input->tokens[rows[r].node];
-      embed_tokens(c_, w_, std::span<const int32_t>(&tok, 1), x_.data() + r * E);
+      embed_tokens(c_, w_, std::span<const int32_t>(&tok, 1), a_.x.data() + r * E);
     }
   }
 
@@ -143,7 +133,7 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
     const int64_t count = static_cast<int64_t>(wanted.size());
     picked.resize(static_cast<size_t>(count * E));
     for (int64_t i = 0; i < count; ++i)
-      std::memcpy(picked.data() + i * E, x_.data() + wanted[i] * E, static_cast<size_t>(E) * sizeof(float));
+      std::memcpy(picked.data() + i * E, a_.x.data() + wanted[i] * E, static_cast<size_t>(E) * sizeof(float));
     if (w_.output_norm) rms_norm(picked.data(), w_.output_norm, picked.data(), count, E, c_.rms_eps);
     return count;
   };

@@ -38,7 +38,8 @@ class Transformer final : public ForwardPass {
   ThreadPool& pool_;
   // Activations, sized for the largest batch seen; grown only when a larger one comes.
   int64_t capacity_rows_ = 0;
-  std::vector<float> x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_, act_, scores_;
+  Activations<std::vector<float>> a_;
+  std::vector<float> scores_;
   std::vector<uint8_t> quant_scratch_;
   // RoPE's cos and sin per row of this forward, [base][row][head_dim / 2] with base 0 the
   // global layers' and 1, if separate, the local (sliding-window) layers': computed once,
