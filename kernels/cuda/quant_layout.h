@@ -5,22 +5,11 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/cuda/host_device.h"
 #include "kernels/quant/block_layout.h"
 
 namespace draftbench::cuda {
-
-DB_HOST_DEVICE inline float float_from_bits(uint32_t bits) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits);
-#else
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-#endif
-}
 
 // IEEE binary16 to binary32, exact for every number, without relying on either side's half
 // type. NaNs keep their payload and come out quiet, as x86's F16C conversion makes them.
@@ -32,25 +21,15 @@ DB_HOST_DEVICE inline float half_to_float(uint16_t h) {
     const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
     return sign ? -magnitude : magnitude;
   }
-  if (exponent == 0x1F) return float_from_bits(sign | 0x7F800000u | (mantissa ? 0x400000u : 0u) | (mantissa << 13));
-  return float_from_bits(sign | ((exponent + 112u) << 23) | (mantissa << 13));  // rebias 15 -> 127
-}
-
-DB_HOST_DEVICE inline uint32_t bits_from_float(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return bits;
-#endif
+  if (exponent == 0x1F) return bit_cast_of<float>(sign | 0x7F800000u | (mantissa ? 0x400000u : 0u) | (mantissa << 13));
+  return bit_cast_of<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));  // rebias 15 -> 127
 }
 
 // binary32 to binary16, rounding to nearest even (F16C's conversion with the default
 // rounding mode, and CUDA's __float2half_rn). NaNs come out quiet with the payload's top
 // bits, as F16C makes them.
 DB_HOST_DEVICE inline uint16_t float_to_half(float f) {
-  const uint32_t x = bits_from_float(f), magnitude = x & 0x7FFFFFFFu;
+  const uint32_t x = bit_cast_of<uint32_t>(f), magnitude = x & 0x7FFFFFFFu;
   const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
   if (magnitude > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00u | ((magnitude >> 13) & 0x3FFu));
   // 65520 (0x477FF000) lies halfway between the largest half, 65504, whose last mantissa
@@ -71,7 +50,7 @@ DB_HOST_DEVICE inline uint16_t float_to_half(float f) {
 
 // binary32 to bfloat16 (the top half), rounding to nearest even; NaNs stay NaN (quiet).
 DB_HOST_DEVICE inline uint16_t float_to_bf16(float f) {
-  const uint32_t x = bits_from_float(f);
+  const uint32_t x = bit_cast_of<uint32_t>(f);
   if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
   return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
 }

@@ -17,8 +17,6 @@
 
 #include "kernels/runtime/host_device.h"
 
-#include <cstring>
-
 namespace draftbench::activation_math {
 
 inline constexpr float kSqrt2OverPi = 0.79788456080286535588f;
@@ -33,16 +31,7 @@ inline constexpr float kLn2Lo = -2.12194440e-4f;
 inline constexpr float kExpP0 = 1.9875691500e-4f, kExpP1 = 1.3981999507e-3f, kExpP2 = 8.3334519073e-3f,
                        kExpP3 = 4.1665795894e-2f, kExpP4 = 1.6666665459e-1f, kExpP5 = 5.0000001201e-1f;
 
-DB_HOST_DEVICE inline float pow2_int(int n) {  // 2^n for -126 <= n <= 127
-#if defined(__CUDA_ARCH__)
-  return __int_as_float((n + 127) << 23);
-#else
-  const int32_t bits = (n + 127) << 23;  // memcpy, not std::bit_cast: nvcc's host pass may be C++17
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-#endif
-}
+DB_HOST_DEVICE inline float pow2_int(int n) { return bit_cast_of<float>((n + 127) << 23); }  // 2^n for -126 <= n <= 127
 
 // exp(t) for finite t clamped to [-87, 87]; NaN stays NaN. Relative error about 2 ulp.
 DB_HOST_DEVICE inline float exp_clamped(float t) {
