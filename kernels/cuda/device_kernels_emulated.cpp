@@ -13,7 +13,7 @@
 #include "kernels/cuda/quant_matvec_block.h"
 #include "kernels/cuda/rms_norm_block.h"
 #include "kernels/cuda/tree_attention_block.h"
-#include "kernels/quant/blocks.h"
+#include "kernels/quant/dequantize.h"
 #include "kernels/quant/vec_dot.h"
 
 namespace draftbench::cuda {
@@ -90,15 +90,10 @@ class EmulatedKernels final : public DeviceKernels {
   void gemm(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) override {
     if (!device_gemm_supports(type)) throw std::runtime_error(fmt::format("gemm: no device product for {}", ggml_type_name(type)));
     std::vector<float> row(static_cast<size_t>(n_in));
+    const size_t x_row_bytes = ggml_row_bytes(type, n_in);
     for (int64_t r = 0; r < n_x; ++r) {
-      for (int64_t i = 0; i < n_in; ++i) {
-        if (type == GgmlType::F32) row[i] = static_cast<const float*>(x)[r * n_in + i];
-        else {
-          const uint16_t h = static_cast<const uint16_t*>(x)[r * n_in + i];
-          row[i] = type == GgmlType::F16 ? fp16_to_fp32(h) : bf16_to_fp32(h);
-        }
-      }
-      dot_rows_ref(type, static_cast<const uint8_t*>(w), ggml_row_bytes(type, n_in), n_out, row.data(), n_in, y + r * n_out);
+      dequantize_row(type, static_cast<const uint8_t*>(x) + static_cast<size_t>(r) * x_row_bytes, row.data(), n_in);
+      dot_rows_ref(type, static_cast<const uint8_t*>(w), x_row_bytes, n_out, row.data(), n_in, y + r * n_out);
     }
   }
 
