@@ -21,6 +21,7 @@
 
 #include "kernels/attention/tree_attention.h"
 #include "kernels/cuda/elementwise_thread.h"
+#include "kernels/cuda/gemm_cublas.h"
 #include "kernels/cuda/gated_activation_thread.h"
 #include "kernels/cuda/grid_emulator.h"
 #include "kernels/cuda/quant_block_dot.h"
@@ -116,7 +117,7 @@ std::unique_ptr<DeviceKernels> make_emulated_kernels(ThreadOrder order = ThreadO
 inline bool device_quant_matvec_supports(GgmlType type) {
   return visit_quant_dot(type, [](auto) {});
 }
-inline bool device_gemm_supports(GgmlType type) { return type == GgmlType::F32 || type == GgmlType::F16 || type == GgmlType::BF16; }
+inline bool device_gemm_supports(GgmlType type) { return CublasGemm::supports(type); }
 
 // The block type quantize_rows writes for a quant_matvec weight type.
 inline ActivationBlocks activation_blocks_for(GgmlType weight_type) {

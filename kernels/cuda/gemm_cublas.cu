@@ -82,49 +82,63 @@ cublasStatus_t choose_algorithm(cublasLtHandle_t handle, GgmlType type, int64_t 
 
 }  // namespace
 
+struct PreparedProduct {
+  Product product;
+  cublasLtMatmulAlgo_t algo;
+  PreparedProduct(GgmlType type, int64_t n_out, int64_t n_in, int64_t n_x) : product(type, n_out, n_in, n_x) {}
+};
+
 CublasGemm::CublasGemm() {
   init_status_ = static_cast<int>(cublasLtCreate(&handle_));
   if (init_status_ == CUBLAS_STATUS_SUCCESS && cudaMalloc(&workspace_, kWorkspaceBytes) != cudaSuccess) init_status_ = CUBLAS_STATUS_ALLOC_FAILED;
 }
 
 CublasGemm::~CublasGemm() {
+  prepared_.clear();  // their descriptors before the handle
   if (workspace_) cudaFree(workspace_);
   if (handle_) cublasLtDestroy(handle_);
 }
 
-bool CublasGemm::supports(GgmlType type) { return type == GgmlType::F32 || type == GgmlType::F16 || type == GgmlType::BF16; }
+const PreparedProduct* CublasGemm::prepared(GgmlType type, int64_t n_out, int64_t n_in, int64_t n_x, int& status) {
+  const auto key = std::make_tuple(type, n_out, n_in, n_x);
+  if (auto it = prepared_.find(key); it != prepared_.end()) return it->second.get();
+  auto p = std::make_unique<PreparedProduct>(type, n_out, n_in, n_x);
+  if ((status = p->product.status) != CUBLAS_STATUS_SUCCESS) return nullptr;
+  static_assert(sizeof(Algorithm) == sizeof(cublasLtMatmulAlgo_t));
+  if (auto it = pinned_.find(std::make_tuple(type, n_out, n_in)); it != pinned_.end()) {
+    std::memcpy(&p->algo, it->second.data(), sizeof p->algo);
+  } else {
+    if ((status = choose_algorithm(handle_, type, n_out, n_in, p->algo)) != CUBLAS_STATUS_SUCCESS) return nullptr;
+    Algorithm bytes;
+    std::memcpy(bytes.data(), &p->algo, sizeof p->algo);
+    pinned_.emplace(std::make_tuple(type, n_out, n_in), bytes);
+  }
+  // The pinned tile shape must also take this n_x; if not, fail rather than let cuBLAS
+  // choose another algorithm silently.
+  cublasLtMatmulHeuristicResult_t check{};
+  const Product& d = p->product;
+  if ((status = cublasLtMatmulAlgoCheck(handle_, d.op, d.a, d.b, d.c, d.c, &p->algo, &check)) != CUBLAS_STATUS_SUCCESS) return nullptr;
+  if (check.workspaceSize > kWorkspaceBytes) {
+    status = CUBLAS_STATUS_NOT_SUPPORTED;
+    return nullptr;
+  }
+  return prepared_.emplace(key, std::move(p)).first->second.get();
+}
 
 int CublasGemm::matmul(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) {
   if (init_status_ != CUBLAS_STATUS_SUCCESS) return init_status_;
   if (!supports(type) || n_out > INT_MAX || n_in > INT_MAX || n_x > INT_MAX || n_out < 0 || n_in < 0 || n_x < 0)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n_out == 0 || n_x == 0) return CUBLAS_STATUS_SUCCESS;
-  cublasLtMatmulAlgo_t algo;
-  const auto key = std::make_tuple(type, n_out, n_in);
-  if (auto it = pinned_.find(key); it != pinned_.end()) {
-    std::memcpy(&algo, it->second.data(), sizeof algo);
-  } else {
-    const cublasStatus_t chosen = choose_algorithm(handle_, type, n_out, n_in, algo);
-    if (chosen != CUBLAS_STATUS_SUCCESS) return chosen;
-    static_assert(sizeof(Algorithm) == sizeof(cublasLtMatmulAlgo_t));
-    Algorithm bytes;
-    std::memcpy(bytes.data(), &algo, sizeof algo);
-    pinned_.emplace(key, bytes);
-  }
-  Product product(type, n_out, n_in, n_x);
-  if (product.status != CUBLAS_STATUS_SUCCESS) return product.status;
-  // The pinned tile shape must also take this n_x; if not, fail rather than let cuBLAS
-  // choose another algorithm silently.
-  cublasLtMatmulHeuristicResult_t check{};
-  cublasStatus_t status = cublasLtMatmulAlgoCheck(handle_, product.op, product.a, product.b, product.c, product.c, &algo, &check);
-  if (status != CUBLAS_STATUS_SUCCESS) return status;
-  if (check.workspaceSize > kWorkspaceBytes) return CUBLAS_STATUS_NOT_SUPPORTED;
+  int status = CUBLAS_STATUS_SUCCESS;
+  const PreparedProduct* p = prepared(type, n_out, n_in, n_x, status);
+  if (!p) return status;
+  const Product& d = p->product;
   const float alpha = 1.0f, beta = 0.0f;
   nvtxRangePushA("gemm_cublaslt");
-  status = cublasLtMatmul(handle_, product.op, &alpha, w, product.a, x, product.b, &beta, y, product.c, y, product.c, &algo, workspace_,
-                          kWorkspaceBytes, nullptr);
+  status = cublasLtMatmul(handle_, d.op, &alpha, w, d.a, x, d.b, &beta, y, d.c, y, d.c, &p->algo, workspace_, kWorkspaceBytes, nullptr);
   nvtxRangePop();
-  return static_cast<int>(status);
+  return status;
 }
 
 }  // namespace draftbench::cuda

@@ -9,12 +9,15 @@
 // itself cuBLAS picks an algorithm (tile shape, split-K) by problem size, so a row's
 // result would change with n_x. Here each weight shape gets one algorithm, chosen once
 // for kPinnedRows rows with split-K off, and every call of that shape runs it whatever
-// n_x is: every output element is then one thread's K loop in one fixed order.
+// n_x is: every output element is then one thread's K loop in one fixed order. The
+// descriptors of each (shape, n_x) are built and checked against the pinned algorithm once,
+// so a decode step's products do no host-side set-up.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "kernels/quant/ggml_type.h"
@@ -22,6 +25,8 @@
 struct cublasLtContext;  // cublasLtHandle_t is cublasLtContext*; the header stays free of cuBLAS
 
 namespace draftbench::cuda {
+
+struct PreparedProduct;  // one (shape, n_x)'s descriptors and checked algorithm (gemm_cublas.cu)
 
 // Owns one cuBLASLt handle (bound to the current device; default stream) and its workspace.
 class CublasGemm {
@@ -37,7 +42,7 @@ class CublasGemm {
   int init_status() const { return init_status_; }
 
   // Whether matmul takes this element type.
-  static bool supports(GgmlType type);
+  static bool supports(GgmlType type) { return type == GgmlType::F32 || type == GgmlType::F16 || type == GgmlType::BF16; }
 
   // Device pointers, rows packed. Returns the cuBLAS status (0 = success;
   // CUBLAS_STATUS_INVALID_VALUE for another type or dimensions over INT_MAX;
@@ -46,10 +51,15 @@ class CublasGemm {
 
  private:
   using Algorithm = std::array<uint64_t, 8>;  // cublasLtMatmulAlgo_t's opaque bytes
+  // The product for this shape and row count, prepared on first use; null with `status` set
+  // when it cannot be.
+  const PreparedProduct* prepared(GgmlType type, int64_t n_out, int64_t n_in, int64_t n_x, int& status);
+
   cublasLtContext* handle_ = nullptr;
   void* workspace_ = nullptr;
   int init_status_ = 0;
   std::map<std::tuple<GgmlType, int64_t, int64_t>, Algorithm> pinned_;  // by (type, n_out, n_in)
+  std::map<std::tuple<GgmlType, int64_t, int64_t, int64_t>, std::unique_ptr<PreparedProduct>> prepared_;  // by (type, n_out, n_in, n_x)
 };
 
 }  // namespace draftbench::cuda
