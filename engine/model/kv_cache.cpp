@@ -10,11 +10,11 @@ KvCache::KvCache(const ModelConfig& c, int n_sequences, int64_t capacity, cuda::
     : n_layers_(c.n_layers),
       kv_dim_(c.kv_dim()),
       capacity_(capacity),
-      bytes_(bytes_for(c, n_sequences, capacity)),
       committed_(static_cast<size_t>(n_sequences), 0) {
   DB_CHECK(n_sequences >= 1 && capacity >= 1);
-  if (device) device_data_ = cuda::DeviceBuffer(*device, bytes_);
-  else host_data_.assign(bytes_ / sizeof(float), 0.0f);
+  const size_t bytes = bytes_for(c, n_sequences, capacity);
+  if (device) device_data_ = cuda::DeviceBuffer(*device, bytes);
+  else host_data_.assign(bytes / sizeof(float), 0.0f);
 }
 
 size_t KvCache::bytes_for(const ModelConfig& c, int n_sequences, int64_t capacity) {

@@ -28,7 +28,7 @@ class KvCache {
   int64_t capacity() const { return capacity_; }
   int64_t kv_dim() const { return kv_dim_; }
   int64_t committed(int seq) const { return committed_.at(seq); }
-  size_t bytes() const { return bytes_; }
+  size_t bytes() const { return on_device() ? device_data_.bytes() : host_data_.size() * sizeof(float); }
   bool on_device() const { return device_data_.device() != nullptr; }
   static size_t bytes_for(const ModelConfig& config, int n_sequences, int64_t capacity);
 
@@ -51,7 +51,6 @@ class KvCache {
   float* data() { return on_device() ? device_data_.get<float>() : host_data_.data(); }
 
   int64_t n_layers_, kv_dim_, capacity_;
-  size_t bytes_;
   std::vector<int64_t> committed_;
   std::vector<float> host_data_;   // one of the two holds the floats
   cuda::DeviceBuffer device_data_;
