@@ -4,67 +4,28 @@
 #include <cstring>
 
 #include "kernels/quant/blocks.h"
+#include "kernels/quant/quantize_block.h"
 #include "kernels/runtime/check.h"
 
 namespace draftbench {
 namespace {
 
 void quantize_q8_0(const float* x, BlockQ8_0* y, int64_t nb) {
-  for (int64_t i = 0; i < nb; ++i, x += 32) {
-    float amax = 0.0f;
-    for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(x[j]));
-    const float d = amax / 127.0f;
-    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
-    y[i].d = fp32_to_fp16(d);
-    for (int j = 0; j < 32; ++j) y[i].qs[j] = static_cast<int8_t>(std::nearbyint(x[j] * id));
-  }
+  for (int64_t i = 0; i < nb; ++i, x += 32) y[i].d = fp32_to_fp16(quantize_q8_0_codes(x, y[i].qs));
 }
 
 void quantize_q8_1(const float* x, BlockQ8_1* y, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += 32) {
-    float amax = 0.0f;
-    for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(x[j]));
-    const float d = amax / 127.0f;
-    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    const float d = quantize_q8_0_codes(x, y[i].qs);
     int sum = 0;
-    for (int j = 0; j < 32; ++j) {
-      y[i].qs[j] = static_cast<int8_t>(std::nearbyint(x[j] * id));
-      sum += y[i].qs[j];
-    }
+    for (int j = 0; j < 32; ++j) sum += y[i].qs[j];
     y[i].d = fp32_to_fp16(d);
     y[i].s = fp32_to_fp16(static_cast<float>(sum) * d);
   }
 }
 
 void quantize_q8_k(const float* x, BlockQ8_K* y, int64_t nb) {
-  for (int64_t i = 0; i < nb; ++i, x += QK_K) {
-    float max = 0.0f, amax = 0.0f;
-    for (int j = 0; j < QK_K; ++j) {
-      const float ax = std::fabs(x[j]);
-      if (ax > amax) {
-        amax = ax;
-        max = x[j];
-      }
-    }
-    if (amax == 0.0f) {
-      y[i].d = 0.0f;
-      std::memset(y[i].qs, 0, sizeof(y[i].qs));
-      std::memset(y[i].bsums, 0, sizeof(y[i].bsums));
-      continue;
-    }
-    // Map the largest magnitude to -128 so the full int8 range is used (as ggml does).
-    const float iscale = -128.0f / max;
-    for (int j = 0; j < QK_K; ++j) {
-      const float v = std::nearbyint(iscale * x[j]);
-      y[i].qs[j] = static_cast<int8_t>(v > 127.0f ? 127.0f : v);
-    }
-    for (int g = 0; g < QK_K / 16; ++g) {
-      int sum = 0;
-      for (int j = 0; j < 16; ++j) sum += y[i].qs[g * 16 + j];
-      y[i].bsums[g] = static_cast<int16_t>(sum);
-    }
-    y[i].d = 1.0f / iscale;
-  }
+  for (int64_t i = 0; i < nb; ++i, x += QK_K) quantize_q8_k_block(x, y[i]);
 }
 
 }  // namespace
