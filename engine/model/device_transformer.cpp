@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "engine/common/error.h"
 #include "engine/model/token_embedding.h"
@@ -69,24 +70,34 @@ void DeviceTransformer::ensure_buffers(int64_t n) {
 
 // Quantised weights: each activation row quantised on the device, then one launch for all
 // rows, each result formed from its own row alone. Float weights: the rows rounded to the
-// weight's type, then one cuBLASLt product with its pinned algorithm.
-void DeviceTransformer::matmul(const Matrix& w, const float* x, int64_t n_x, float* y) {
-  const GgmlType type = w.shape.type;
-  const int64_t n_in = w.shape.n_in, n_out = w.shape.n_out;
-  if (cuda::device_quant_matvec_supports(type)) {
-    const size_t row = activation_row_bytes(type, n_in);
-    quantised_.reserve(device_, row * static_cast<size_t>(n_x));
-    device_.quantize_rows(type, x, n_in, n_x, n_in, quantised_.get());
-    device_.quant_matvec(type, w.data.get<uint8_t>(), w.shape.row_bytes(), n_out, quantised_.get(), n_x, n_in, y);
-    return;
+// weight's type, then one cuBLASLt product with its pinned algorithm. Products that read
+// the same rows (q, k, v; gate, up) share that preparation when their types ask for the same.
+void DeviceTransformer::matmul(const float* x, int64_t n_x, std::initializer_list<Product> products) {
+  // The type x's rows stand in, in quantised_ (Q8_0 or Q8_K blocks) and in rounded_ (F16 or BF16).
+  std::optional<GgmlType> quantised_as, rounded_as;
+  for (const Product& p : products) {
+    const GgmlType type = p.w.shape.type;
+    const int64_t n_in = p.w.shape.n_in, n_out = p.w.shape.n_out;
+    if (cuda::device_quant_matvec_supports(type)) {
+      if (quantised_as != activation_type_for(type)) {
+        quantised_.reserve(device_, activation_row_bytes(type, n_in) * static_cast<size_t>(n_x));
+        device_.quantize_rows(type, x, n_in, n_x, n_in, quantised_.get());
+        quantised_as = activation_type_for(type);
+      }
+      device_.quant_matvec(type, p.w.data.get<uint8_t>(), p.w.shape.row_bytes(), n_out, quantised_.get(), n_x, n_in, p.y);
+      continue;
+    }
+    const void* in = x;
+    if (type != GgmlType::F32) {
+      if (rounded_as != type) {
+        rounded_.reserve(device_, static_cast<size_t>(n_x * n_in) * sizeof(uint16_t));
+        device_.elementwise(type == GgmlType::F16 ? cuda::ElementwiseOp::kToHalf : cuda::ElementwiseOp::kToBf16, x, rounded_.get(), n_x * n_in);
+        rounded_as = type;
+      }
+      in = rounded_.get();
+    }
+    device_.gemm(type, p.w.data.get(), n_out, n_in, in, n_x, p.y);
   }
-  const void* in = x;
-  if (type != GgmlType::F32) {
-    rounded_.reserve(device_, static_cast<size_t>(n_x * n_in) * sizeof(uint16_t));
-    device_.elementwise(type == GgmlType::F16 ? cuda::ElementwiseOp::kToHalf : cuda::ElementwiseOp::kToBf16, x, rounded_.get(), n_x * n_in);
-    in = rounded_.get();
-  }
-  device_.gemm(type, w.data.get(), n_out, n_in, in, n_x, y);
 }
 
 void DeviceTransformer::attention_layer(int64_t il, const ForwardBatch& batch, int64_t n, KvCache& cache) {
@@ -100,9 +111,7 @@ void DeviceTransformer::attention_layer(int64_t il, const ForwardBatch& batch, i
     device_.rms_norm(x, L.attn_norm.get<float>(), xn, n, E, c_.rms_eps);
     in = xn;
   }
-  matmul(L.wq, in, n, q);
-  matmul(L.wk, in, n, k);
-  matmul(L.wv, in, n, v);
+  matmul(in, n, {{L.wq, q}, {L.wk, k}, {L.wv, v}});
   if (c_.qk_norm) {  // q and k rows are [heads][head_dim]: one norm row per head
     device_.rms_norm(q, L.q_norm.get<float>(), q, n * c_.n_heads, HD, c_.rms_eps);
     device_.rms_norm(k, L.k_norm.get<float>(), k, n * c_.n_kv_heads, HD, c_.rms_eps);
@@ -132,7 +141,7 @@ void DeviceTransformer::attention_layer(int64_t il, const ForwardBatch& batch, i
     r0 += m;
   }
 
-  matmul(L.wo, a_.attn.get<float>(), n, a_.proj.get<float>());
+  matmul(a_.attn.get<float>(), n, {{L.wo, a_.proj.get<float>()}});
   if (c_.post_norms) device_.rms_norm(a_.proj.get<float>(), L.post_attn_norm.get<float>(), a_.proj.get<float>(), n, E, c_.rms_eps);
   device_.elementwise(cuda::ElementwiseOp::kAdd, a_.proj.get<float>(), x, n * E);
 }
@@ -141,11 +150,10 @@ void DeviceTransformer::mlp_layer(int64_t il, int64_t n) {
   const Layer& L = layers_[static_cast<size_t>(il)];
   const int64_t E = c_.n_embd, F = c_.n_ff;
   device_.rms_norm(a_.x.get<float>(), L.ffn_norm.get<float>(), a_.xn.get<float>(), n, E, c_.rms_eps);
-  matmul(L.w_gate, a_.xn.get<float>(), n, a_.gate.get<float>());
-  matmul(L.w_up, a_.xn.get<float>(), n, a_.up.get<float>());
+  matmul(a_.xn.get<float>(), n, {{L.w_gate, a_.gate.get<float>()}, {L.w_up, a_.up.get<float>()}});
   device_.gated_activation(c_.activation == MlpActivation::geglu_tanh ? cuda::GateFunction::kGeluTanh : cuda::GateFunction::kSilu,
                            a_.gate.get<float>(), a_.up.get<float>(), a_.act.get<float>(), n * F);
-  matmul(L.w_down, a_.act.get<float>(), n, a_.proj.get<float>());
+  matmul(a_.act.get<float>(), n, {{L.w_down, a_.proj.get<float>()}});
   if (c_.post_norms) device_.rms_norm(a_.proj.get<float>(), L.post_ffn_norm.get<float>(), a_.proj.get<float>(), n, E, c_.rms_eps);
   device_.elementwise(cuda::ElementwiseOp::kAdd, a_.proj.get<float>(), a_.x.get<float>(), n * E);
 }
@@ -232,7 +240,7 @@ void DeviceTransformer::forward(const ForwardBatch& batch, KvCache& cache, Forwa
 // LM head over the first n rows of picked_, into host logits.
 void DeviceTransformer::logits_of_picked(int64_t n, float* logits) {
   logits_.reserve(device_, static_cast<size_t>(n * c_.n_vocab) * sizeof(float));
-  matmul(output_, picked_.get<float>(), n, logits_.get<float>());
+  matmul(picked_.get<float>(), n, {{output_, logits_.get<float>()}});
   device_.download(logits, logits_.get(), static_cast<size_t>(n * c_.n_vocab) * sizeof(float));
   soft_cap_logits(c_, logits, n * c_.n_vocab);
 }

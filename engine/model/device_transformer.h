@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "engine/model/forward_pass.h"
@@ -49,7 +50,12 @@ class DeviceTransformer final : public ForwardPass {
   Matrix upload_matrix(const WeightMatrix& w, const char* name, int64_t layer);
   cuda::DeviceBuffer upload_vector(const float* v, int64_t n);
   void ensure_buffers(int64_t n_rows);
-  void matmul(const Matrix& w, const float* x, int64_t n_x, float* y);
+  struct Product {
+    const Matrix& w;
+    float* y;  // [n_x][w.n_out]
+  };
+  // y = x W^T for each product, all reading the rows x.
+  void matmul(const float* x, int64_t n_x, std::initializer_list<Product> products);
   void attention_layer(int64_t il, const ForwardBatch& batch, int64_t n, KvCache& cache);
   void mlp_layer(int64_t il, int64_t n);
   void upload_rows(const ForwardBatch& batch, const std::vector<ForwardRow>& rows);

@@ -220,7 +220,8 @@ std::vector<uint8_t> encode_matrix(GgmlType type, const std::vector<float>& valu
 }
 }  // namespace
 
-void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type) {
+void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type,
+                      const std::map<std::string, GgmlType>& types_by_suffix) {
   const TinyLlamaShape& s = model.shape;
   GgufWriter w;
   w.kv("general.architecture", std::string("llama"));
@@ -249,7 +250,9 @@ void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType 
     if (t.name.ends_with("self_attn.q_proj.weight")) values = permute_for_interleaved_rope(values, s.heads, t.shape[1]);
     if (t.name.ends_with("self_attn.k_proj.weight")) values = permute_for_interleaved_rope(values, s.kv_heads, t.shape[1]);
     const std::vector<int64_t> ne(t.shape.rbegin(), t.shape.rend());  // GGUF lists the contiguous dimension first
-    const GgmlType type = t.shape.size() == 1 ? GgmlType::F32 : matrix_type;  // the converter keeps 1-D tensors in F32
+    GgmlType type = t.shape.size() == 1 ? GgmlType::F32 : matrix_type;  // the converter keeps 1-D tensors in F32
+    for (const auto& [suffix, suffix_type] : types_by_suffix)
+      if (t.shape.size() > 1 && t.name.ends_with(suffix)) type = suffix_type;
     w.tensor(gguf_name(t.name), type, ne, encode_matrix(type, values, ne[0]));
   }
   w.write(path);

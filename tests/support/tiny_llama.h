@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,9 +56,11 @@ void write_hf_checkpoint(const TinyLlama& model, const std::string& dir, const H
 
 // The GGUF file llama.cpp's convert_hf_to_gguf.py writes for the model: llama.* keys,
 // tokenizer.ggml.* from the same vocabulary, blk.N.* names, q/k rows permuted for
-// interleaved RoPE pairs, matrices in `matrix_type` (F32, F16, BF16 or Q8_0) and norm
+// interleaved RoPE pairs, matrices in `matrix_type` (F32, F16, BF16 or Q8_0) except those
+// whose HF name ends in a key of `types_by_suffix` ("mlp.up_proj.weight": F16), and norm
 // vectors in F32.
-void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type = GgmlType::F32);
+void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type = GgmlType::F32,
+                      const std::map<std::string, GgmlType>& types_by_suffix = {});
 
 class GgufWriter;
 // The tokenizer.ggml.* keys of a SentencePiece vocabulary, as llama.cpp's converter writes

@@ -55,6 +55,30 @@ TEST_CASE("emulated device forward agrees with the CPU forward on float weights"
   }
 }
 
+TEST_CASE("emulated device forward agrees with the CPU forward when products on the same rows mix weight types", "[device]") {
+  // q Q8_0, k F16, v Q8_0; gate Q8_0, up BF16: the device prepares rows that several
+  // products read once per type (quantised for q and v, rounded for k), and each product
+  // must read its own preparation.
+  TempDir dir("device_tf_mixed");
+  write_llama_gguf(make_tiny_llama(), dir / "mixed.gguf", GgmlType::Q8_0,
+                   {{"self_attn.k_proj.weight", GgmlType::F16}, {"mlp.up_proj.weight", GgmlType::BF16}});
+  const auto m = Model::load(dir / "mixed.gguf");
+  REQUIRE(m->weights().layers[0].wk.type == GgmlType::F16);
+  REQUIRE(m->weights().layers[0].w_up.type == GgmlType::BF16);
+  ThreadPool pool(2);
+  Transformer cpu(m->config(), m->weights(), pool);
+  auto device = cuda::make_emulated_kernels();
+  DeviceTransformer gpu(m->config(), m->weights(), *device);
+  const auto want = chain_logits(cpu, m->config(), kTokens), got = chain_logits(gpu, m->config(), kTokens);
+  INFO("relative difference " << relative_difference(got, want));
+  CHECK(relative_difference(got, want) < 3e-2);  // the BF16 bound of the test above
+  const int64_t V = m->config().n_vocab;
+  for (size_t r = 0; r < kTokens.size(); ++r) {
+    const auto row = [&](const std::vector<float>& l) { return std::max_element(l.begin() + r * V, l.begin() + (r + 1) * V) - l.begin(); };
+    CHECK(row(got) == row(want));
+  }
+}
+
 TEST_CASE("device forward is batch-invariant and its cache commits trees like the CPU's", "[device]") {
   TempDir dir("device_tf_invariance");
   const auto m = tiny_model(dir, GgmlType::F16);
