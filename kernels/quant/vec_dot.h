@@ -42,8 +42,9 @@ void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const i
 // Several activation rows against the same weight rows, the inner loop of a matmul:
 // y[x * y_stride + r] = dot(weight row r, activation row x), where activation row x starts at
 // xq + x * xq_stride. Each result is bit-identical to dot_rows' for that activation row; the
-// optimised builds unpack each weight block once for up to four activation rows (Q8_0, Q5_0,
-// Q4_0; other types loop over the activation rows).
+// optimised builds unpack each weight block once for several activation rows (four for Q8_0, Q5_0,
+// Q4_0, Q4_K and Q6_K; the AVX-512 VNNI build takes eight for Q8_0, Q5_0 and Q4_0 rows up to
+// 4096 values; other types loop over the activation rows).
 void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
                         int64_t n, float* y, size_t y_stride);
 void dot_rows_batch_avx2(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,

@@ -12,6 +12,7 @@
 // block in each lane set: results stay bit-identical.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -21,16 +22,20 @@
 namespace draftbench {
 namespace {
 
-// Rows up to 16384 values; longer ones take the 256-bit kernels.
-constexpr int64_t kMaxPreparedBlocks = 512;
-
+// One activation row laid out for the 512-bit kernels, up to Blocks blocks.
+template <int64_t Blocks>
 struct PreparedActivation {
-  alignas(64) int8_t qs[kMaxPreparedBlocks][32];
-  alignas(64) int32_t offset_sums[kMaxPreparedBlocks][kBlockLanes];  // -offset x sum of each lane's four values
-  float d[kMaxPreparedBlocks];
+  static constexpr int64_t kBlocks = Blocks;
+  alignas(64) int8_t qs[Blocks][32];
+  alignas(64) int32_t offset_sums[Blocks][kBlockLanes];  // -offset x sum of each lane's four values
+  float d[Blocks];
 };
 
-void prepare_activation(const BlockQ8_0* y, int64_t nb, int offset, PreparedActivation& p) {
+// The mat-vec's row: up to 16384 values; longer ones take the 256-bit kernels.
+using PreparedRow = PreparedActivation<512>;
+
+template <int64_t Blocks>
+void prepare_activation(const BlockQ8_0* y, int64_t nb, int offset, PreparedActivation<Blocks>& p) {
   const __m256i offsets = _mm256_set1_epi8(static_cast<char>(offset));
   for (int64_t i = 0; i < nb; ++i) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[i].qs));
@@ -73,7 +78,7 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
 // two or four rows side by side, whatever the prefetching, ran 1.3-3.5x slower here (their
 // weights arrived late). A block pair's products are one add onto both lane sets.
 template <typename Block>
-float row_2blocks(const Block* w, const PreparedActivation& a, int64_t nb) {
+float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
   constexpr bool kSigned = std::is_same_v<Block, BlockQ8_0>;
   __m512 acc = _mm512_setzero_ps();  // block_lanes.h's set 0 (even blocks) low, set 1 high
   int64_t i = 0;
@@ -106,7 +111,7 @@ float row_2blocks(const Block* w, const PreparedActivation& a, int64_t nb) {
 }
 
 template <typename Block, typename RowAt>
-void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedActivation& a, int64_t nb, float* y) {
+void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedRow& a, int64_t nb, float* y) {
   for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
 }
 
@@ -114,8 +119,8 @@ void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedActivation& a, in
 template <typename RowAt>
 bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
   const int64_t nb = n / 32;
-  if (nb > kMaxPreparedBlocks || n_rows == 0) return false;
-  PreparedActivation a;
+  if (nb > PreparedRow::kBlocks || n_rows == 0) return false;
+  PreparedRow a;
   const auto run = [&]<typename Block>(int offset) {
     prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, offset, a);
     rows_prepared<Block>(row_at, n_rows, a, nb, y);
@@ -125,6 +130,112 @@ bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64
     case GgmlType::Q5_0: return run.template operator()<BlockQ5_0>(16);
     case GgmlType::Q4_0: return run.template operator()<BlockQ4_0>(8);
     case GgmlType::Q8_0: return run.template operator()<BlockQ8_0>(0);
+    default: return false;
+  }
+}
+
+// Several activation rows (matmul in prefill and tree verification): the mat-vec's step,
+// with each block pair's codes and weight scales unpacked once for up to kBatchRows
+// activation rows. Every type gives vpdpbusd unsigned codes here (Q8_0 too: code + 128,
+// which its offset sums take back), so an activation row costs one vpdpbusd per block pair
+// and no sign work. Lane for lane the float steps are row_2blocks': bit-identical. The
+// 256-bit batch kernel paid its float steps per block and activation row, which kept
+// Q5_0 products at under half the FLOP probe.
+constexpr int kBatchRows = 8;
+using PreparedBatchRow = PreparedActivation<128>;  // rows up to 4096 values; longer take the 256-bit kernels
+
+template <typename Block>
+constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_same_v<Block, BlockQ5_0> ? 16 : 8;
+
+inline __m512i unsigned_codes_2(const BlockQ8_0& b0, const BlockQ8_0& b1) {
+  const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b0.qs))),
+                                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b1.qs)), 1);
+  return _mm512_xor_si512(q, _mm512_set1_epi8(static_cast<char>(0x80)));
+}
+template <typename Block>
+inline __m512i unsigned_codes_2(const Block& b0, const Block& b1) {
+  return codes_2(b0, b1);
+}
+
+template <typename Block>
+inline __m128 weight_scales_2(const Block& b0, const Block& b1) {
+  return _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(b0.d), b1.d, 1));
+}
+
+template <int X, typename Block>
+void row_2blocks_batch(const Block* w, const PreparedBatchRow* a, int64_t nb, float* out, size_t out_stride) {
+  const __m512i pair_lanes = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  __m512 acc[X];  // as row_2blocks: set 0 low, set 1 high
+  for (int x = 0; x < X; ++x) acc[x] = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 2 <= nb; i += 2) {
+    const __m512i q = unsigned_codes_2(w[i], w[i + 1]);
+    const __m128 dw = weight_scales_2(w[i], w[i + 1]);
+    for (int x = 0; x < X; ++x) {
+      const __m512i isum = _mm512_dpbusd_epi32(_mm512_load_si512(a[x].offset_sums[i]), q, _mm512_load_si512(a[x].qs[i]));
+      const __m128 s = _mm_mul_ps(dw, _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(a[x].d + i))));
+      acc[x] = _mm512_add_ps(acc[x], _mm512_mul_ps(_mm512_cvtepi32_ps(isum), _mm512_permutexvar_ps(pair_lanes, _mm512_castps128_ps512(s))));
+    }
+  }
+  if (i < nb) {  // an odd last block: set 0 only, 256 bits wide
+    const __m256i q = _mm512_castsi512_si256(unsigned_codes_2(w[i], w[i]));
+    const __m128 dw = weight_scales_2(w[i], w[i]);
+    for (int x = 0; x < X; ++x) {
+      const __m256i isum = _mm256_dpbusd_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(a[x].offset_sums[i])), q,
+                                               _mm256_load_si256(reinterpret_cast<const __m256i*>(a[x].qs[i])));
+      const __m256 s = _mm256_broadcastss_ps(_mm_mul_ss(dw, _mm_load_ss(a[x].d + i)));
+      const __m256 products = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), s);
+      acc[x] = _mm512_mask_add_ps(acc[x], 0x00FF, acc[x], _mm512_castps256_ps512(products));
+    }
+  }
+  for (int x = 0; x < X; ++x)
+    out[static_cast<size_t>(x) * out_stride] =
+        fold_lanes(_mm512_castps512_ps256(acc[x]), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[x]), 1)));
+}
+
+// f(std::integral_constant<int, n>) for n in 1..kBatchRows, so that the kernel unrolls over its rows.
+template <typename F>
+void with_row_count(int n, F f) {
+  switch (n) {
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    default: return f(std::integral_constant<int, 1>{});
+  }
+}
+
+// kBatchRows activation rows at a time are prepared, then every weight row passes over them:
+// the caller's weight tile stays in cache while the activation groups take turns.
+template <typename Block>
+void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y,
+                    size_t y_stride) {
+  static_assert(kBatchRows == 8, "with_row_count covers 1..8");
+  PreparedBatchRow a[kBatchRows];
+  for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
+    const int rows_here = static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0));
+    for (int x = 0; x < rows_here; ++x)
+      prepare_activation(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, kCodeOffset<Block>, a[x]);
+    float* y_x = y + static_cast<size_t>(x0) * y_stride;
+    with_row_count(rows_here, [&](auto X) {
+      for (int64_t r = 0; r < n_rows; ++r)
+        row_2blocks_batch<X()>(reinterpret_cast<const Block*>(w + static_cast<size_t>(r) * w_stride), a, nb, y_x + r, y_stride);
+    });
+  }
+}
+
+// The 512-bit batch kernel for several activation rows, or false (other types, rows too long).
+bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
+               float* y, size_t y_stride) {
+  const int64_t nb = n / 32;
+  if (nb > PreparedBatchRow::kBlocks) return false;
+  switch (type) {
+    case GgmlType::Q5_0: rows_batch_zmm<BlockQ5_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
+    case GgmlType::Q4_0: rows_batch_zmm<BlockQ4_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
+    case GgmlType::Q8_0: rows_batch_zmm<BlockQ8_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
     default: return false;
   }
 }
@@ -146,6 +257,7 @@ void dot_rows_batch_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride,
                                int64_t n_x, int64_t n, float* y, size_t y_stride) {
   // One activation row (decode through matmul) is the mat-vec: the 512-bit kernel.
   if (n_x == 1 && rows_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, n, y)) return;
+  if (n_x > 1 && batch_zmm(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
   dot_rows_batch_x86(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
 }
 

@@ -40,7 +40,7 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
     // Odd and even block counts: the AVX-512 kernel takes blocks in pairs.
     std::vector<int64_t> lengths{block, 2 * block, 3 * block, 4 * block, 5 * block};
     if (float_type) lengths.insert(lengths.end(), {1, 7, 45, 640});  // float rows take any length: the 16-lane tails too
-    if (block == 32 && !float_type) lengths.push_back(513 * 32);      // past the AVX-512 kernels' prepared row: their fallback
+    if (block == 32 && !float_type) lengths.insert(lengths.end(), {127 * 32, 129 * 32, 513 * 32});  // the AVX-512 kernels' prepared rows end at 128 (batch) and 512 blocks
     for (int64_t n : lengths) {
       for (int64_t rows : {1, 7, 8, 9, 17, 64}) {
         const auto w = random_rows(type, n, rows, rng);
@@ -56,8 +56,9 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
         std::vector<int32_t> ids(rows);
         for (int64_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>(rows - 1 - r);
         dot_rows_indexed_avx2(type, w.data(), ggml_row_bytes(type, n), ids.data(), rows, xq.data(), n, idx.data());
-        // Five activation rows through the batched kernel: each must equal its own dot_rows_ref.
-        constexpr int64_t kX = 5;
+        // Eleven activation rows through the batched kernels (the 512-bit one takes groups of
+        // eight, then the rest): each must equal its own dot_rows_ref.
+        constexpr int64_t kX = 11;
         const size_t xq_bytes = activation_row_bytes(type, n);
         std::vector<uint8_t> xqs(xq_bytes * kX);
         std::vector<float> batch(rows * kX), batch_ref(rows);
