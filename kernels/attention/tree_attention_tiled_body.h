@@ -51,6 +51,44 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
       return tree.dfs_start[i] <= tree.dfs_start[node] && tree.dfs_end[node] <= tree.dfs_end[i];
     };
     auto in_window = [&](const QueryRef& r, int32_t i) { return job.n_committed + tree.depth[i] >= r.first; };
+    // Keys go to the arithmetic kKeysAtOnce at a time (a short last group one by one), in
+    // visiting order: f(rows, count) for committed positions [b, e), or for query r's
+    // visible ancestors root-down.
+    auto positions_in_groups = [&](int64_t b, int64_t e, const float* cache, auto f) {
+      const float* rows[kKeysAtOnce];
+      for (int64_t p = b; p < e; p += kKeysAtOnce) {
+        const int count = static_cast<int>(std::min<int64_t>(kKeysAtOnce, e - p));
+        for (int j = 0; j < count; ++j) rows[j] = cache + (p + j) * job.kv_stride + kv_offset;
+        f(rows, count);
+      }
+    };
+    auto ancestors_in_groups = [&](const QueryRef& r, const float* cache, auto f) {
+      const float* rows[kKeysAtOnce];
+      int count = 0;
+      for (int32_t i = 0; i < tree.n_nodes; ++i)
+        if (ancestor(i, r.node) && in_window(r, i)) {
+          rows[count++] = cache + (job.n_committed + i) * job.kv_stride + kv_offset;
+          if (count == kKeysAtOnce) {
+            f(rows, count);
+            count = 0;
+          }
+        }
+      if (count > 0) f(rows, count);
+    };
+    auto score_keys = [&](const float* qh, const float* const* rows, int count, float* dst) {
+      if (count == kKeysAtOnce) {
+        float dots[kKeysAtOnce];
+        dot16_keys(qh, rows, s.head_dim, dots);
+        for (int j = 0; j < count; ++j) dst[j] = dots[j] * s.scale;
+      } else {
+        for (int j = 0; j < count; ++j) dst[j] = dot16(qh, rows[j], s.head_dim) * s.scale;
+      }
+    };
+    auto weigh_values = [&](float* oh, const float* p, const float* const* rows, int count) {
+      if (count == kKeysAtOnce) add_weighted_rows(oh, p, rows, s.head_dim);
+      else
+        for (int j = 0; j < count; ++j) add_weighted_row(oh, p[j], rows[j], s.head_dim);
+    };
     int64_t lowest_first = job.n_committed;
     for (int64_t f = begin; f < end; ++f) lowest_first = std::min(lowest_first, query(f).first);
 
@@ -60,8 +98,12 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
       for (int64_t f = begin; f < end; ++f) {
         const QueryRef r = query(f);
         const float* qh = q_ptr(r);
-        for (int64_t p = std::max(p0, r.first); p < p1; ++p)
-          r.scores[p - r.first] = dot16(qh, job.k_cache + p * job.kv_stride + kv_offset, s.head_dim) * s.scale;
+        const int64_t b = std::max(p0, r.first);
+        float* dst = r.scores + (b - r.first);
+        positions_in_groups(b, p1, job.k_cache, [&](const float* const* rows, int count) {
+          score_keys(qh, rows, count, dst);
+          dst += count;
+        });
       }
     }
     // Ancestors root-down after the committed keys; then pass 2, each query on its own:
@@ -70,9 +112,10 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
       const QueryRef r = query(f);
       const float* qh = q_ptr(r);
       int64_t n = std::max<int64_t>(0, job.n_committed - r.first);
-      for (int32_t i = 0; i < tree.n_nodes; ++i)
-        if (ancestor(i, r.node) && in_window(r, i))
-          r.scores[n++] = dot16(qh, job.k_cache + (job.n_committed + i) * job.kv_stride + kv_offset, s.head_dim) * s.scale;
+      ancestors_in_groups(r, job.k_cache, [&](const float* const* rows, int count) {
+        score_keys(qh, rows, count, r.scores + n);
+        n += count;
+      });
       float max_score = -std::numeric_limits<float>::infinity();
       for (int64_t k = 0; k < n; ++k) max_score = std::max(max_score, r.scores[k]);
       softmax_weights(r.scores, n, max_score);
@@ -85,17 +128,22 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
       for (int64_t f = begin; f < end; ++f) {
         const QueryRef r = query(f);
         float* oh = out_ptr(r);
-        for (int64_t p = std::max(p0, r.first); p < p1; ++p)
-          add_weighted_row(oh, r.scores[p - r.first], job.v_cache + p * job.kv_stride + kv_offset, s.head_dim);
+        const int64_t b = std::max(p0, r.first);
+        const float* p = r.scores + (b - r.first);
+        positions_in_groups(b, p1, job.v_cache, [&](const float* const* rows, int count) {
+          weigh_values(oh, p, rows, count);
+          p += count;
+        });
       }
     }
     for (int64_t f = begin; f < end; ++f) {
       const QueryRef r = query(f);
       float* oh = out_ptr(r);
-      int64_t k = std::max<int64_t>(0, job.n_committed - r.first);
-      for (int32_t i = 0; i < tree.n_nodes; ++i)
-        if (ancestor(i, r.node) && in_window(r, i))
-          add_weighted_row(oh, r.scores[k++], job.v_cache + (job.n_committed + i) * job.kv_stride + kv_offset, s.head_dim);
+      const float* p = r.scores + std::max<int64_t>(0, job.n_committed - r.first);
+      ancestors_in_groups(r, job.v_cache, [&](const float* const* rows, int count) {
+        weigh_values(oh, p, rows, count);
+        p += count;
+      });
     }
     begin = end;
   }
