@@ -3,6 +3,7 @@
 //   dot_rows/<model>/ffn_down/<type>            the other weight types at one shape
 //   dot_rows_ref/<model>/ffn_down/<type>        the plain reference, for the speed-up
 //   matmul/<model>/<matrix>/<type>/rows:<n>     the pool, n activation rows (verification)
+//   quantize{,_ref}/<activation type>/n:<n>     one activation row quantised (full suite)
 // Weights come from DRAM (WeightArena). Bytes count weights, quantised activations and
 // outputs; FLOPs count 2 per multiply-add.
 #include <fmt/format.h>
@@ -67,9 +68,40 @@ void register_matmul(const BenchSuite& s, std::shared_ptr<WeightArena> arena, co
   })->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 
+using QuantizeFn = void (*)(GgmlType, const float*, void*, int64_t);
+
+// One activation row of n values quantised for `weight_type`'s products, one thread.
+void register_quantize(const BenchSuite& s, const std::string& name, GgmlType weight_type, int64_t n, QuantizeFn fn) {
+  benchmark::RegisterBenchmark(name.c_str(), [s, weight_type, n, fn](benchmark::State& state) {
+    std::mt19937 rng(7);
+    const std::vector<float> x = random_activations(n, rng);
+    std::vector<uint8_t> xq(activation_row_bytes(weight_type, n));
+    const LoopClock clock;
+    for (auto _ : state) {
+      fn(weight_type, x.data(), xq.data(), n);
+      benchmark::ClobberMemory();
+    }
+    // Per value: |x|, a max, a multiply, a rounding: four operations counted as FLOPs.
+    report_work(state, clock, {4.0 * n + static_cast<double>(xq.size()), 4.0 * n}, s.one_thread);
+  })->Unit(benchmark::kMicrosecond);
+}
+
 }  // namespace
 
 void register_quant_benchmarks(const BenchSuite& s) {
+  // Activation quantisation, optimised and reference: every product quantises its input rows.
+  // Gemma's input lengths: Q8_0 rows (Q5_0, Q8_0 weights) of 640 and 2048 values, Q8_K rows
+  // (Q4_K, Q6_K weights) of 1024 and 2048, whole 256-value blocks.
+  struct QuantizeShape {
+    GgmlType weight_type;
+    int64_t n;
+  };
+  if (s.full())
+    for (const auto [t, n] : {QuantizeShape{GgmlType::Q8_0, 640}, {GgmlType::Q8_0, 2048}, {GgmlType::Q6_K, 1024}, {GgmlType::Q6_K, 2048}}) {
+      const auto act = ggml_type_name(activation_type_for(t));
+      register_quantize(s, fmt::format("quantize/{}/n:{}", act, n), t, n, &quantize_activation_row);
+      register_quantize(s, fmt::format("quantize_ref/{}/n:{}", act, n), t, n, &quantize_activation_row_ref);
+    }
   auto arena = std::make_shared<WeightArena>(s.cold_bytes());
   for (const ModelShape* model : kModelShapes) {
     const bool gemma = model == &kGemma3_270M;

@@ -6,6 +6,7 @@
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/quantize_block.h"
 #include "kernels/runtime/check.h"
+#include "kernels/runtime/cpu_features.h"
 
 namespace draftbench {
 namespace {
@@ -43,7 +44,7 @@ size_t activation_row_bytes(GgmlType weight_type, int64_t n) {
   return ggml_row_bytes(activation_type_for(weight_type), n);
 }
 
-void quantize_activation_row(GgmlType weight_type, const float* x, void* dst, int64_t n) {
+void quantize_activation_row_ref(GgmlType weight_type, const float* x, void* dst, int64_t n) {
   switch (activation_type_for(weight_type)) {
     case GgmlType::Q8_0: quantize_q8_0(x, static_cast<BlockQ8_0*>(dst), n / 32); break;
     case GgmlType::Q8_1: quantize_q8_1(x, static_cast<BlockQ8_1*>(dst), n / 32); break;
@@ -51,6 +52,11 @@ void quantize_activation_row(GgmlType weight_type, const float* x, void* dst, in
     case GgmlType::F32: std::memcpy(dst, x, static_cast<size_t>(n) * sizeof(float)); break;
     default: DB_CHECK(!"no activation type");
   }
+}
+
+void quantize_activation_row(GgmlType weight_type, const float* x, void* dst, int64_t n) {
+  if (cpu_features().avx2) return quantize_activation_row_avx2(weight_type, x, dst, n);
+  quantize_activation_row_ref(weight_type, x, dst, n);
 }
 
 }  // namespace draftbench

@@ -16,6 +16,11 @@ GgmlType activation_type_for(GgmlType weight_type);
 // Bytes of one quantised activation row of n values for `weight_type`.
 size_t activation_row_bytes(GgmlType weight_type, int64_t n);
 
+// quantize_activation_row_ref is plain scalar code (quantize_block.h's blocks, which the
+// device shares); the AVX2 build (Q8_0, Q8_K; other types take the reference) is
+// bit-identical to it for finite inputs; quantize_activation_row picks one at run time.
+void quantize_activation_row_ref(GgmlType weight_type, const float* x, void* dst, int64_t n);
+void quantize_activation_row_avx2(GgmlType weight_type, const float* x, void* dst, int64_t n);
 void quantize_activation_row(GgmlType weight_type, const float* x, void* dst, int64_t n);
 
 }  // namespace draftbench

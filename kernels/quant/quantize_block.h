@@ -15,11 +15,16 @@
 
 namespace draftbench {
 
+// A block whose largest magnitude is below this quantises to zeros: 127 / max|x| would
+// overflow for the smallest ones, turning codes into infinities and NaNs whose int8
+// conversion is undefined (and the fp16 scale of such a block is 0 anyway).
+inline constexpr float kQuantMinMagnitude = 1e-30f;
+
 // 32 values to int8 codes in qs; returns the block's scale d = max|x| / 127.
 DB_HOST_DEVICE inline float quantize_q8_0_codes(const float* x, int8_t* qs) {
   float amax = 0.0f;
   for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(x[j]));
-  const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+  const float id = amax >= kQuantMinMagnitude ? 127.0f / amax : 0.0f;
   for (int j = 0; j < 32; ++j) qs[j] = static_cast<int8_t>(rintf(x[j] * id));
   return amax / 127.0f;
 }
@@ -34,7 +39,7 @@ DB_HOST_DEVICE inline void quantize_q8_k_block(const float* x, BlockQ8_K& y) {
       max = x[j];
     }
   }
-  if (amax == 0.0f) {
+  if (!(amax >= kQuantMinMagnitude)) {
     y.d = 0.0f;
     for (int j = 0; j < QK_K; ++j) y.qs[j] = 0;
     for (int g = 0; g < QK_K / 16; ++g) y.bsums[g] = 0;

@@ -150,3 +150,54 @@ TEST_CASE("matmul rows are bit-identical whatever the batch size and thread coun
     }
   }
 }
+
+TEST_CASE("AVX2 activation quantisation is bit-identical to the reference", "[quant]") {
+  if (!cpu_features().avx2) {
+    WARN("no AVX2 on this CPU: only the reference runs");
+    return;
+  }
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  // Rows that stress each step: random magnitudes over many octaves; an all-zero block; a
+  // block of one repeated value; the largest magnitude twice with opposite signs (Q8_K keeps
+  // the first); tiny (subnormal) values whose fp16 scale underflows; values of x * 127 / max
+  // landing on halves (round half to even).
+  auto rows = [&](int64_t n) {
+    std::vector<std::vector<float>> out;
+    for (int r = 0; r < 20; ++r) {
+      std::vector<float> x(n);
+      for (float& v : x) v = uniform(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20);
+      out.push_back(x);
+    }
+    std::vector<float> zeros(n, 0.0f), same(n, -0.37f), ties(n), tiny(n), halves(n);
+    for (int64_t i = 0; i < n; ++i) {
+      ties[i] = uniform(rng);
+      tiny[i] = uniform(rng) * 1e-39f;
+      halves[i] = static_cast<float>(static_cast<int>(i % 255) - 127) + 0.5f * static_cast<float>(i % 2);
+    }
+    for (int64_t b = 0; b + 32 <= n; b += 32) {
+      std::fill(zeros.begin() + b, zeros.begin() + b + 16, 0.0f);
+      ties[b + 3] = 2.0f;
+      ties[b + 20] = -2.0f;
+      halves[b + 31] = 254.0f;  // scale 2: (2k + 1) / 2 lands on halves
+    }
+    for (int64_t b = 0; b + QK_K <= n; b += QK_K) {  // Q8_K: the negative one first in every other block
+      ties[b + 7] = (b / QK_K) % 2 ? -3.0f : 3.0f;
+      ties[b + 200] = (b / QK_K) % 2 ? 3.0f : -3.0f;
+    }
+    out.insert(out.end(), {zeros, same, ties, tiny, halves});
+    return out;
+  };
+  for (GgmlType weight_type : {GgmlType::Q8_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    for (int64_t n : {256, 640, 2048}) {
+      for (const auto& x : rows(n)) {
+        const size_t bytes = activation_row_bytes(weight_type, n);
+        std::vector<uint8_t> ref(bytes, 0xAA), opt(bytes, 0x55);
+        quantize_activation_row_ref(weight_type, x.data(), ref.data(), n);
+        quantize_activation_row_avx2(weight_type, x.data(), opt.data(), n);
+        INFO(ggml_type_name(weight_type) << " n=" << n);
+        REQUIRE(std::memcmp(ref.data(), opt.data(), bytes) == 0);
+      }
+    }
+  }
+}
