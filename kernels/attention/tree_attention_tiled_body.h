@@ -15,6 +15,10 @@
 namespace draftbench {
 namespace {
 
+// Queries of one node taken through their ancestors together (a KV head's group of query
+// heads; larger groups are taken this many at a time).
+constexpr int kSameNodeQueries = 16;
+
 struct QueryRef {
   int32_t node;      // tree node index
   int head;          // query head
@@ -106,21 +110,37 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
         });
       }
     }
+    // The queries of one node (its heads in the group, consecutive in the flat order) see the
+    // same keys: their ancestor passes go key group by key group over all of them at once,
+    // so each K or V row is read from memory once per node, not once per head.
+    auto same_node_queries = [&](int64_t f, QueryRef* refs) {
+      int n = 0;
+      refs[n++] = query(f);
+      while (f + n < end && n < kSameNodeQueries && query(f + n).node == refs[0].node) {
+        refs[n] = query(f + n);
+        ++n;
+      }
+      return n;
+    };
+    QueryRef refs[kSameNodeQueries];
     // Ancestors root-down after the committed keys; then pass 2, each query on its own:
     // the softmax weights, in place.
-    for (int64_t f = begin; f < end; ++f) {
-      const QueryRef r = query(f);
-      const float* qh = q_ptr(r);
-      int64_t n = std::max<int64_t>(0, job.n_committed - r.first);
-      ancestors_in_groups(r, job.k_cache, [&](const float* const* rows, int count) {
-        score_keys(qh, rows, count, r.scores + n);
+    for (int64_t f = begin; f < end;) {
+      const int n_refs = same_node_queries(f, refs);
+      int64_t n = std::max<int64_t>(0, job.n_committed - refs[0].first);
+      ancestors_in_groups(refs[0], job.k_cache, [&](const float* const* rows, int count) {
+        for (int j = 0; j < n_refs; ++j) score_keys(q_ptr(refs[j]), rows, count, refs[j].scores + n);
         n += count;
       });
-      float max_score = -std::numeric_limits<float>::infinity();
-      for (int64_t k = 0; k < n; ++k) max_score = std::max(max_score, r.scores[k]);
-      softmax_weights(r.scores, n, max_score);
-      float* oh = out_ptr(r);
-      for (int d = 0; d < s.head_dim; ++d) oh[d] = 0.0f;
+      for (int j = 0; j < n_refs; ++j) {
+        const QueryRef& r = refs[j];
+        float max_score = -std::numeric_limits<float>::infinity();
+        for (int64_t k = 0; k < n; ++k) max_score = std::max(max_score, r.scores[k]);
+        softmax_weights(r.scores, n, max_score);
+        float* oh = out_ptr(r);
+        for (int d = 0; d < s.head_dim; ++d) oh[d] = 0.0f;
+      }
+      f += n_refs;
     }
     // Pass 3: p * v, committed tiles first, then each query's ancestors in order.
     for (int64_t p0 = lowest_first; p0 < job.n_committed; p0 += tile) {
@@ -136,14 +156,14 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
         });
       }
     }
-    for (int64_t f = begin; f < end; ++f) {
-      const QueryRef r = query(f);
-      float* oh = out_ptr(r);
-      const float* p = r.scores + std::max<int64_t>(0, job.n_committed - r.first);
-      ancestors_in_groups(r, job.v_cache, [&](const float* const* rows, int count) {
-        weigh_values(oh, p, rows, count);
-        p += count;
+    for (int64_t f = begin; f < end;) {
+      const int n_refs = same_node_queries(f, refs);
+      int64_t k = std::max<int64_t>(0, job.n_committed - refs[0].first);
+      ancestors_in_groups(refs[0], job.v_cache, [&](const float* const* rows, int count) {
+        for (int j = 0; j < n_refs; ++j) weigh_values(out_ptr(refs[j]), refs[j].scores + k, rows, count);
+        k += count;
       });
+      f += n_refs;
     }
     begin = end;
   }
