@@ -41,9 +41,16 @@ void tree_attention(const TreeAttentionJob& job, std::span<float> scratch, Threa
   const int64_t queries = static_cast<int64_t>(job.n_queries()) * s.n_heads;
   const int64_t chunk = chunk_queries(queries, pool.size());
   const size_t chunk_floats = static_cast<size_t>(chunk * (job.n_committed + job.tree.n_nodes));
-  pool.parallel_for((queries + chunk - 1) / chunk, 1, [&](int64_t b, int64_t e, int thread) {
-    for (int64_t c = b; c < e; ++c)
-      body(job, c * chunk, std::min(queries, (c + 1) * chunk), scratch.data() + static_cast<size_t>(thread) * chunk_floats);
+  // Chunks dealt round-robin (thread t: chunks t, t + T, ...), not in contiguous halves: a
+  // node's work grows with its ancestors, so in a causal prefill the later half of the
+  // nodes is about three quarters of the work. Each chunk's result is the same whichever
+  // thread computes it.
+  const int64_t n_chunks = (queries + chunk - 1) / chunk;
+  const int64_t stride = pool.size();
+  pool.parallel_for(stride, 1, [&](int64_t b, int64_t e, int thread) {
+    for (int64_t first = b; first < e; ++first)
+      for (int64_t c = first; c < n_chunks; c += stride)
+        body(job, c * chunk, std::min(queries, (c + 1) * chunk), scratch.data() + static_cast<size_t>(thread) * chunk_floats);
   });
 }
 
