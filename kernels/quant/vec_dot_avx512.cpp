@@ -65,13 +65,33 @@ inline __m512i codes_2(const BlockQ5_0& b0, const BlockQ5_0& b1) {
   return _mm512_or_si512(nibbles_2(b0, b1), high);
 }
 
-// [s0 x 8, s1 x 8] with s = the weight block's scale times the activation block's.
+// The two weight blocks' scales as floats, in lanes 0 and 1.
 template <typename Block>
-inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
-  const __m128i halves = _mm_insert_epi16(_mm_cvtsi32_si128(b0.d), b1.d, 1);
-  const __m128 s = _mm_mul_ps(_mm_cvtph_ps(halves), _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(yd))));
+inline __m128 weight_scales_2(const Block& b0, const Block& b1) {
+  return _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(b0.d), b1.d, 1));
+}
+
+// [s0 x 8, s1 x 8] with s = the weight block's scale (dw, lanes 0 and 1) times the
+// activation block's (yd[0], yd[1]).
+inline __m512 pair_scales(__m128 dw, const float* yd) {
+  const __m128 s = _mm_mul_ps(dw, _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(yd))));
   return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), _mm512_castps128_ps512(s));
 }
+
+template <typename Block>
+inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
+  return pair_scales(weight_scales_2(b0, b1), yd);
+}
+
+// block_lanes.h's fold of a register holding set 0 (low half) and set 1 (high half).
+inline float fold_lanes(__m512 sets) {
+  return fold_lanes(_mm512_castps512_ps256(sets), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(sets), 1)));
+}
+
+// The offset that makes a type's codes unsigned (Q8_0: code + 128), which the activation's
+// offset sums (prepare_activation) take back.
+template <typename Block>
+constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_same_v<Block, BlockQ5_0> ? 16 : 8;
 
 // One weight row against a prepared activation row. Q4_0/Q5_0 take unsigned codes with the
 // offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
@@ -107,7 +127,7 @@ float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
     const __m256 products = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), _mm512_castps512_ps256(scales_2(w[i], w[i], a.d + i)));
     acc = _mm512_mask_add_ps(acc, 0x00FF, acc, _mm512_castps256_ps512(products));  // set 0 only
   }
-  return fold_lanes(_mm512_castps512_ps256(acc), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc), 1)));
+  return fold_lanes(acc);
 }
 
 template <typename Block, typename RowAt>
@@ -121,15 +141,16 @@ bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64
   const int64_t nb = n / 32;
   if (nb > PreparedRow::kBlocks || n_rows == 0) return false;
   PreparedRow a;
-  const auto run = [&]<typename Block>(int offset) {
-    prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, offset, a);
+  const auto run = [&]<typename Block>() {
+    // Q8_0's codes stay signed here (row_2blocks): no offset.
+    prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, std::is_same_v<Block, BlockQ8_0> ? 0 : kCodeOffset<Block>, a);
     rows_prepared<Block>(row_at, n_rows, a, nb, y);
     return true;
   };
   switch (type) {
-    case GgmlType::Q5_0: return run.template operator()<BlockQ5_0>(16);
-    case GgmlType::Q4_0: return run.template operator()<BlockQ4_0>(8);
-    case GgmlType::Q8_0: return run.template operator()<BlockQ8_0>(0);
+    case GgmlType::Q5_0: return run.template operator()<BlockQ5_0>();
+    case GgmlType::Q4_0: return run.template operator()<BlockQ4_0>();
+    case GgmlType::Q8_0: return run.template operator()<BlockQ8_0>();
     default: return false;
   }
 }
@@ -143,9 +164,7 @@ bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64
 // Q5_0 products at under half the FLOP probe.
 constexpr int kBatchRows = 8;
 using PreparedBatchRow = PreparedActivation<128>;  // rows up to 4096 values; longer take the 256-bit kernels
-
-template <typename Block>
-constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_same_v<Block, BlockQ5_0> ? 16 : 8;
+static_assert(PreparedBatchRow::kBlocks % 2 == 0, "an odd last block reads the slot after it");
 
 inline __m512i unsigned_codes_2(const BlockQ8_0& b0, const BlockQ8_0& b1) {
   const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b0.qs))),
@@ -157,40 +176,23 @@ inline __m512i unsigned_codes_2(const Block& b0, const Block& b1) {
   return codes_2(b0, b1);
 }
 
-template <typename Block>
-inline __m128 weight_scales_2(const Block& b0, const Block& b1) {
-  return _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(b0.d), b1.d, 1));
-}
-
 template <int X, typename Block>
 void row_2blocks_batch(const Block* w, const PreparedBatchRow* a, int64_t nb, float* out, size_t out_stride) {
-  const __m512i pair_lanes = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
   __m512 acc[X];  // as row_2blocks: set 0 low, set 1 high
   for (int x = 0; x < X; ++x) acc[x] = _mm512_setzero_ps();
-  int64_t i = 0;
-  for (; i + 2 <= nb; i += 2) {
-    const __m512i q = unsigned_codes_2(w[i], w[i + 1]);
-    const __m128 dw = weight_scales_2(w[i], w[i + 1]);
+  // Blocks i and i + 1 (codes q, scales dw) onto the lane sets `sets` of every row's acc.
+  // An odd last block goes as the pair (i, i) onto set 0 alone, as in row_2blocks: the
+  // activation's slot i + 1 is read (Blocks is even) but lands only in the masked lanes.
+  const auto add_pair = [&](int64_t i, __m512i q, __m128 dw, __mmask16 sets) {
     for (int x = 0; x < X; ++x) {
       const __m512i isum = _mm512_dpbusd_epi32(_mm512_load_si512(a[x].offset_sums[i]), q, _mm512_load_si512(a[x].qs[i]));
-      const __m128 s = _mm_mul_ps(dw, _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(a[x].d + i))));
-      acc[x] = _mm512_add_ps(acc[x], _mm512_mul_ps(_mm512_cvtepi32_ps(isum), _mm512_permutexvar_ps(pair_lanes, _mm512_castps128_ps512(s))));
+      acc[x] = _mm512_mask_add_ps(acc[x], sets, acc[x], _mm512_mul_ps(_mm512_cvtepi32_ps(isum), pair_scales(dw, a[x].d + i)));
     }
-  }
-  if (i < nb) {  // an odd last block: set 0 only, 256 bits wide
-    const __m256i q = _mm512_castsi512_si256(unsigned_codes_2(w[i], w[i]));
-    const __m128 dw = weight_scales_2(w[i], w[i]);
-    for (int x = 0; x < X; ++x) {
-      const __m256i isum = _mm256_dpbusd_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(a[x].offset_sums[i])), q,
-                                               _mm256_load_si256(reinterpret_cast<const __m256i*>(a[x].qs[i])));
-      const __m256 s = _mm256_broadcastss_ps(_mm_mul_ss(dw, _mm_load_ss(a[x].d + i)));
-      const __m256 products = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), s);
-      acc[x] = _mm512_mask_add_ps(acc[x], 0x00FF, acc[x], _mm512_castps256_ps512(products));
-    }
-  }
-  for (int x = 0; x < X; ++x)
-    out[static_cast<size_t>(x) * out_stride] =
-        fold_lanes(_mm512_castps512_ps256(acc[x]), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[x]), 1)));
+  };
+  int64_t i = 0;
+  for (; i + 2 <= nb; i += 2) add_pair(i, unsigned_codes_2(w[i], w[i + 1]), weight_scales_2(w[i], w[i + 1]), 0xFFFF);
+  if (i < nb) add_pair(i, unsigned_codes_2(w[i], w[i]), weight_scales_2(w[i], w[i]), 0x00FF);
+  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[x]);
 }
 
 // f(std::integral_constant<int, n>) for n in 1..kBatchRows, so that the kernel unrolls over its rows.
