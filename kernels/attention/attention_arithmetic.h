@@ -17,16 +17,22 @@
 
 namespace draftbench {
 
+// dot16's end, from its 16 lanes after the whole 16-value steps up to i: the tail values
+// onto lanes 0, 1, ..., then the fixed pairwise combine.
+DB_HOST_DEVICE static inline float finish_dot16(float* acc, const float* a, const float* b, int i, int n) {
+  for (int l = 0; i < n; ++i, ++l) acc[l] += a[i] * b[i];
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
 // q.k: 16 lanes, then a fixed pairwise combine. Vectorisable, same order for every call.
 DB_HOST_DEVICE static inline float dot16(const float* a, const float* b, int n) {
   float acc[16] = {};
   int i = 0;
   for (; i + 16 <= n; i += 16)
     for (int l = 0; l < 16; ++l) acc[l] += a[i + l] * b[i + l];
-  for (int l = 0; i < n; ++i, ++l) acc[l] += a[i] * b[i];
-  for (int w = 8; w >= 1; w /= 2)
-    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
-  return acc[0];
+  return finish_dot16(acc, a, b, i, n);
 }
 
 // dot16 of one query with kKeysAtOnce keys: each key's operations exactly dot16's, the keys'
@@ -55,13 +61,7 @@ static inline void dot16_keys(const float* a, const float* const* b, int n, floa
     for (int k = 0; k < kKeysAtOnce; ++k)
       for (int l = 0; l < 16; ++l) acc[k][l] += a[i + l] * b[k][i + l];
 #endif
-  for (int k = 0; k < kKeysAtOnce; ++k) {
-    float* t = acc[k];
-    for (int j = i, l = 0; j < n; ++j, ++l) t[l] += a[j] * b[k][j];
-    for (int w = 8; w >= 1; w /= 2)
-      for (int l = 0; l < w; ++l) t[l] += t[l + w];
-    out[k] = t[0];
-  }
+  for (int k = 0; k < kKeysAtOnce; ++k) out[k] = finish_dot16(acc[k], a, b[k], i, n);
 }
 
 // Scores (in visiting order) -> softmax weights, in place: e = exp(s - max) with the sum of
