@@ -1,8 +1,8 @@
 // quantize_activation_row_ref's Q8_0 and Q8_K blocks with AVX2 and F16C, value for value the
 // same operations: max|x| (fmaxf's and max_ps's results agree on finite inputs), correctly
 // rounded divisions and multiplies, round-half-even (cvtps_epi32 in the default rounding
-// mode, as rintf), F16C's fp16 rounding as the _Float16 cast's. The scalar build spends
-// most of a row in libm's fmaxf and the soft fp16 conversion.
+// mode, as rintf), the same fp16 conversion (which -mf16c makes one instruction here). The
+// scalar build spends most of a row in libm's fmaxf and the soft fp16 conversion.
 #include <immintrin.h>
 
 #include "kernels/quant/blocks.h"
@@ -35,11 +35,11 @@ void quantize_q8_0_avx2(const float* x, BlockQ8_0* y, int64_t nb) {
       amax = _mm256_max_ps(abs_ps(v[k]), amax);  // a NaN value loses, as in fmaxf(amax, NaN)
     }
     const float m = max_lane(amax);
-    const __m256 id = _mm256_set1_ps(m >= kQuantMinMagnitude ? 127.0f / m : 0.0f);
+    const __m256 id = _mm256_set1_ps(q8_0_code_scale(m));
     __m256i codes[4];
     for (int k = 0; k < 4; ++k) codes[k] = _mm256_cvtps_epi32(_mm256_mul_ps(v[k], id));
     store_codes_32(codes, y[i].qs);
-    y[i].d = static_cast<uint16_t>(_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(m / 127.0f), _MM_FROUND_TO_NEAREST_INT), 0));
+    y[i].d = fp32_to_fp16(m / 127.0f);
   }
 }
 

@@ -20,11 +20,14 @@ namespace draftbench {
 // conversion is undefined (and the fp16 scale of such a block is 0 anyway).
 inline constexpr float kQuantMinMagnitude = 1e-30f;
 
+// What a Q8_0 block's values are multiplied by before rounding, from their largest magnitude.
+DB_HOST_DEVICE inline float q8_0_code_scale(float amax) { return amax >= kQuantMinMagnitude ? 127.0f / amax : 0.0f; }
+
 // 32 values to int8 codes in qs; returns the block's scale d = max|x| / 127.
 DB_HOST_DEVICE inline float quantize_q8_0_codes(const float* x, int8_t* qs) {
   float amax = 0.0f;
   for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(x[j]));
-  const float id = amax >= kQuantMinMagnitude ? 127.0f / amax : 0.0f;
+  const float id = q8_0_code_scale(amax);
   for (int j = 0; j < 32; ++j) qs[j] = static_cast<int8_t>(rintf(x[j] * id));
   return amax / 127.0f;
 }
