@@ -12,7 +12,7 @@
 
 #include "engine/cli/commands.h"
 #include "engine/decoding/prefill.h"
-#include "engine/decoding/counter_rng.h"
+#include "kernels/sampling/counter_rng.h"
 #include "engine/decoding/sampling.h"
 #include "engine/model/model.h"
 #include "engine/model/forward_pass.h"

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/decoding/counter_rng.h"
+#include "kernels/sampling/counter_rng.h"
 
 namespace draftbench {
 

@@ -30,7 +30,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/decoding/counter_rng.h"
+#include "kernels/sampling/counter_rng.h"
 #include "engine/decoding/sampling.h"
 #include "kernels/attention/token_tree.h"
 

@@ -1,0 +1,38 @@
+#include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/tree_acceptance_block.h"
+#include "kernels/cuda/tree_acceptance_cuda.h"
+
+namespace draftbench::cuda {
+namespace {
+
+__global__ void greedy_acceptance_kernel(GreedyAcceptanceArgs args) {
+  __shared__ GreedyAcceptanceShared shared;
+  greedy_acceptance_block(DeviceBlock{}, args, shared);
+}
+
+__global__ void one_hot_acceptance_kernel(OneHotAcceptanceArgs args) {
+  __shared__ OneHotAcceptanceShared shared;
+  one_hot_acceptance_block(DeviceBlock{}, args, shared);
+}
+
+}  // namespace
+
+int verify_greedy(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets, int64_t n_trees,
+                  int64_t n_vocab, int32_t* path, int32_t* path_length, int32_t* next_token) {
+  if (!tree_acceptance_supports(n_vocab)) return cudaErrorInvalidValue;
+  if (n_trees == 0) return cudaSuccess;
+  return launch_kernel("verify_greedy", tree_acceptance_launch(n_trees), greedy_acceptance_kernel,
+                       GreedyAcceptanceArgs{TreeBatch{logits, parents, tokens, node_offsets, n_vocab}, AcceptanceOut{path, path_length, next_token}});
+}
+
+int verify_sampling_one_hot(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,
+                            int64_t n_trees, int64_t n_vocab, float temperature, const RngKey* keys, float* weights, int32_t* path,
+                            int32_t* path_length, int32_t* next_token) {
+  if (!tree_acceptance_supports(n_vocab) || !(temperature > 0.0f)) return cudaErrorInvalidValue;
+  if (n_trees == 0) return cudaSuccess;
+  return launch_kernel("verify_sampling_one_hot", tree_acceptance_launch(n_trees), one_hot_acceptance_kernel,
+                       OneHotAcceptanceArgs{TreeBatch{logits, parents, tokens, node_offsets, n_vocab}, 1.0f / temperature, keys, weights,
+                                            AcceptanceOut{path, path_length, next_token}});
+}
+
+}  // namespace draftbench::cuda

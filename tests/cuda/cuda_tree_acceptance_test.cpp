@@ -1,0 +1,148 @@
+// The CUDA acceptance walks against the engine's verify_greedy and verify_sampling_one_hot;
+// skipped (exit 77) without a GPU. Greedy: the same path and next token exactly. One-hot
+// sampling: the device runs the emulated block program's arithmetic in its order
+// (--fmad=false), so it equals the emulation bit for bit; against the host, whose masses are
+// summed in another order, a tree may differ only where a uniform fell within rounding of
+// its threshold (the emulation test classifies those): at most 1% of trees, and none is
+// expected.
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "engine/decoding/verify.h"
+#include "kernels/cuda/grid_emulator.h"
+#include "kernels/cuda/tree_acceptance_block.h"
+#include "kernels/cuda/tree_acceptance_cuda.h"
+#include "kernels/fixtures/random_blocks.h"
+#include "tests/cuda/gpu_test_support.h"
+
+using namespace draftbench;
+
+namespace {
+
+// Random trees, CSR-packed: random parents (a fifth of them root copies), each draft the
+// argmax at its parent, a draw from the target there, or any token.
+struct PackedTrees {
+  int64_t n_vocab = 0;
+  std::vector<int32_t> parents, tokens, offsets{0};
+  std::vector<float> logits;
+  std::vector<TokenTree> trees;
+
+  PackedTrees(int64_t n_trees, int64_t vocab, int32_t max_nodes, float temperature, std::mt19937& rng) : n_vocab(vocab) {
+    DistributionScratch scratch;
+    for (int64_t b = 0; b < n_trees; ++b) {
+      const int32_t n = std::uniform_int_distribution<int32_t>(1, max_nodes)(rng), first = offsets.back();
+      const auto l = random_activations(n * n_vocab, rng, 3.0f);
+      logits.insert(logits.end(), l.begin(), l.end());
+      std::vector<int32_t> tree_parents{-1};
+      tokens.push_back(static_cast<int32_t>(rng() % n_vocab));
+      for (int32_t v = 1; v < n; ++v) {
+        const int32_t parent = rng() % 5 == 0 ? -1 : std::uniform_int_distribution<int32_t>(0, v - 1)(rng);
+        tree_parents.push_back(parent);
+        if (parent < 0) {
+          tokens.push_back(tokens[static_cast<size_t>(first)]);
+          continue;
+        }
+        const int32_t canonical = tree_parents[parent] < 0 ? 0 : parent;
+        const std::span<const float> row(logits.data() + (first + canonical) * n_vocab, static_cast<size_t>(n_vocab));
+        const unsigned kind = rng() % 3;
+        tokens.push_back(kind == 0   ? argmax(row)
+                         : kind == 1 ? sample_token(row, SamplingParams{temperature}, RngKey{rng()}, scratch)
+                                     : static_cast<int32_t>(rng() % n_vocab));
+      }
+      parents.insert(parents.end(), tree_parents.begin(), tree_parents.end());
+      offsets.push_back(first + n);
+      trees.push_back(TokenTree::from_parents(tree_parents));
+    }
+  }
+  int64_t size() const { return static_cast<int64_t>(trees.size()); }
+  std::span<const int32_t> tokens_of(int64_t b) const {
+    return std::span<const int32_t>(tokens).subspan(static_cast<size_t>(offsets[b]), static_cast<size_t>(offsets[b + 1] - offsets[b]));
+  }
+  TargetLogits logits_of(int64_t b) const { return {logits.data() + offsets[b] * n_vocab, n_vocab}; }
+};
+
+// A walk's outputs, downloaded.
+struct Walk {
+  std::vector<int32_t> path, path_length, next_token;
+  std::vector<int32_t> path_of(const PackedTrees& trees, int64_t b) const {
+    const auto begin = path.begin() + trees.offsets[b];
+    return std::vector<int32_t>(begin, begin + (path_length[b] > 0 ? path_length[b] : 0));
+  }
+};
+
+bool same_result(const Walk& walk, const PackedTrees& trees, int64_t b, const Acceptance& want) {
+  return walk.path_of(trees, b) == want.path && walk.next_token[b] == want.next_token;
+}
+
+}  // namespace
+
+int main() {
+  gpu_test::skip_without_device();
+  gpu_test::Mismatches mismatches;
+  std::mt19937 rng(73);
+  int64_t n_trees = 0, n_differing = 0;
+  for (const int64_t n_vocab : {2, 50, 32000, 262144}) {
+    for (const float temperature : {0.05f, 1.0f}) {
+      const PackedTrees trees(16, n_vocab, n_vocab > 50000 ? 8 : 40, temperature, rng);
+      const int64_t n = trees.size();
+      const std::vector<int32_t> zeros(trees.parents.size()), per_tree(static_cast<size_t>(n));
+      gpu_test::DeviceBuffer<float> dlogits(trees.logits), dweights{std::vector<float>(static_cast<size_t>(n * n_vocab))};
+      gpu_test::DeviceBuffer<int32_t> dparents(trees.parents), dtokens(trees.tokens), doffsets(trees.offsets), dpath(zeros),
+          dlength(per_tree), dnext(per_tree);
+      const auto download = [&] { return Walk{dpath.download(), dlength.download(), dnext.download()}; };
+
+      gpu_test::check_cuda(cuda::verify_greedy(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab, dpath.data(),
+                                               dlength.data(), dnext.data()),
+                           "verify_greedy launch");
+      const Walk greedy = download();
+      for (int64_t b = 0; b < n; ++b) {
+        Acceptance want;
+        verify_greedy(trees.trees[b], trees.tokens_of(b), trees.logits_of(b), want);
+        mismatches.check(same_result(greedy, trees, b, want), "greedy path and next token", static_cast<size_t>(b), greedy.next_token[b],
+                         want.next_token);
+      }
+
+      std::vector<RngKey> keys;
+      for (int64_t b = 0; b < n; ++b) keys.push_back(RngKey{99, static_cast<uint64_t>(b), 5});
+      gpu_test::DeviceBuffer<RngKey> dkeys(keys);
+      gpu_test::check_cuda(cuda::verify_sampling_one_hot(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
+                                                         temperature, dkeys.data(), dweights.data(), dpath.data(), dlength.data(), dnext.data()),
+                           "verify_sampling_one_hot launch");
+      const Walk sampled = download();
+      // The same block program on the CPU.
+      Walk emulated{zeros, per_tree, per_tree};
+      std::vector<float> weights(static_cast<size_t>(n * n_vocab));
+      const cuda::OneHotAcceptanceArgs args{{trees.logits.data(), trees.parents.data(), trees.tokens.data(), trees.offsets.data(), n_vocab},
+                                            1.0f / temperature,
+                                            keys.data(),
+                                            weights.data(),
+                                            {emulated.path.data(), emulated.path_length.data(), emulated.next_token.data()}};
+      const cuda::Launch launch = cuda::tree_acceptance_launch(n);
+      cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
+        auto shared = std::make_unique<cuda::OneHotAcceptanceShared>();
+        cuda::one_hot_acceptance_block(block, args, *shared);
+      });
+      VerifyScratch scratch;
+      for (int64_t b = 0; b < n; ++b) {
+        mismatches.check(sampled.path_of(trees, b) == emulated.path_of(trees, b) && sampled.next_token[b] == emulated.next_token[b],
+                         "one-hot sampling, device vs emulation", static_cast<size_t>(b), sampled.next_token[b], emulated.next_token[b]);
+        Acceptance want;
+        verify_sampling_one_hot(trees.trees[b], trees.tokens_of(b), trees.logits_of(b), SamplingContext{SamplingParams{temperature}, keys[b]},
+                                scratch, want);
+        ++n_trees;
+        if (!same_result(sampled, trees, b, want)) {
+          ++n_differing;
+          std::printf("one-hot sampling differs from the host at tree %lld (n_vocab %lld, T %g): next token %d, host %d\n",
+                      static_cast<long long>(b), static_cast<long long>(n_vocab), temperature, sampled.next_token[b], want.next_token);
+        }
+      }
+    }
+  }
+  mismatches.check(n_differing * 100 <= n_trees, "one-hot sampling, trees differing from the host (at most 1%)", 0,
+                   static_cast<double>(n_differing), static_cast<double>(n_trees / 100));
+  return mismatches.finish("tree acceptance");
+}
