@@ -2,6 +2,10 @@
 //   dot_rows/<model>/<matrix>/<type>            one thread, one activation row (decode)
 //   dot_rows/<model>/ffn_down/<type>            the other weight types at one shape
 //   dot_rows_ref/<model>/ffn_down/<type>        the plain reference, for the speed-up
+//   dot_rows_{avx2,avx512vnni}/<model>/ffn_down/<F32|F16|BF16>  each build of the
+//                                               float products side by side (full suite)
+//   dot_rows_batch{,_ref,_avx2}/<model>/ffn_down/<F32|F16|BF16>/rows:8  eight activation rows,
+//                                               one thread (full suite)
 //   matmul/<model>/<matrix>/<type>/rows:<n>     the pool, n activation rows (verification)
 //   quantize{,_ref}/<activation type>/n:<n>     one activation row quantised (full suite)
 // Weights come from DRAM (WeightArena). Bytes count weights, quantised activations and
@@ -18,6 +22,7 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/quant/vec_dot.h"
+#include "kernels/runtime/cpu_features.h"
 
 namespace draftbench {
 namespace {
@@ -66,6 +71,28 @@ void register_matmul(const BenchSuite& s, std::shared_ptr<WeightArena> arena, co
     }
     report_work(state, clock, product_work(m, n_x), s.all_threads);
   })->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
+using DotRowsBatchFn = void (*)(GgmlType, const uint8_t*, size_t, int64_t, const uint8_t*, size_t, int64_t, int64_t, float*, size_t);
+
+// n_x activation rows against a whole weight matrix through one build's dot_rows_batch, one thread.
+void register_dot_rows_batch(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m,
+                             int64_t n_x, DotRowsBatchFn fn) {
+  benchmark::RegisterBenchmark(name.c_str(), [s, arena, m, n_x, fn](benchmark::State& state) {
+    const size_t row_bytes = ggml_row_bytes(m.type, m.n_in), xq_bytes = activation_row_bytes(m.type, m.n_in);
+    auto weights = arena->cursor(m.type, row_bytes * static_cast<size_t>(m.n_out));
+    std::mt19937 rng(7);
+    const std::vector<float> x = random_activations(m.n_in * n_x, rng);
+    std::vector<uint8_t> xq(xq_bytes * static_cast<size_t>(n_x));
+    for (int64_t i = 0; i < n_x; ++i) quantize_activation_row(m.type, x.data() + i * m.n_in, xq.data() + i * xq_bytes, m.n_in);
+    std::vector<float> y(static_cast<size_t>(m.n_out * n_x));
+    const LoopClock clock;
+    for (auto _ : state) {
+      fn(m.type, weights.next(), row_bytes, m.n_out, xq.data(), xq_bytes, n_x, m.n_in, y.data(), static_cast<size_t>(m.n_out));
+      benchmark::ClobberMemory();
+    }
+    report_work(state, clock, product_work(m, n_x), s.one_thread);
+  })->Unit(benchmark::kMicrosecond);
 }
 
 using QuantizeFn = void (*)(GgmlType, const float*, void*, int64_t);
@@ -121,6 +148,22 @@ void register_quant_benchmarks(const BenchSuite& s) {
         register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, shape.name, ggml_type_name(t)), typed, &dot_rows);
       if (s.full())
         register_dot_rows(s, arena, fmt::format("dot_rows_ref/{}/{}/{}", model->name, shape.name, ggml_type_name(t)), typed, &dot_rows_ref);
+    }
+    // The float products' builds side by side (the dispatching dot_rows above is the fastest
+    // this CPU runs), one activation row and eight.
+    if (s.full()) {
+      const CpuFeatures& f = cpu_features();
+      const bool avx512 = f.avx512vnni && f.avx512bw && f.avx512vl && f.avx2;
+      for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+        const MatrixShape typed{shape.name, shape.n_in, shape.n_out, t};
+        const auto name = [&](std::string_view family) { return fmt::format("{}/{}/{}/{}", family, model->name, shape.name, ggml_type_name(t)); };
+        if (t == GgmlType::F32) register_dot_rows(s, arena, name("dot_rows_ref"), typed, &dot_rows_ref);
+        if (f.avx2) register_dot_rows(s, arena, name("dot_rows_avx2"), typed, &dot_rows_avx2);
+        if (avx512) register_dot_rows(s, arena, name("dot_rows_avx512vnni"), typed, &dot_rows_avx512vnni);
+        register_dot_rows_batch(s, arena, name("dot_rows_batch_ref") + "/rows:8", typed, 8, &dot_rows_batch_ref);
+        if (f.avx2) register_dot_rows_batch(s, arena, name("dot_rows_batch_avx2") + "/rows:8", typed, 8, &dot_rows_batch_avx2);
+        register_dot_rows_batch(s, arena, name("dot_rows_batch") + "/rows:8", typed, 8, &dot_rows_batch);
+      }
     }
     // Batched products as verification runs them: every weight row meets n activation rows.
     const std::vector<int64_t> batches = s.full() ? std::vector<int64_t>{1, 4, 16, 64, 256} : std::vector<int64_t>{1, 16};

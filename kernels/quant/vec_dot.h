@@ -9,8 +9,8 @@
 //                 SIMD registers, the K-quants' per-block steps in scalar code), so results
 //                 are bit-identical to it.
 //   dot_rows_avx512vnni  the same with vpdpbusd (AVX-512 VNNI, BW, VL), and for the
-//                 32-value types a 512-bit kernel taking two blocks per instruction;
-//                 identical results.
+//                 32-value types a 512-bit kernel taking two blocks per instruction; float
+//                 weights with the reference's 16 lanes in one register; identical results.
 //   dot_rows      runtime dispatch.
 //
 // Because every path is bit-identical to the reference and each (weight row, activation
@@ -44,7 +44,8 @@ void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const i
 // xq + x * xq_stride. Each result is bit-identical to dot_rows' for that activation row; the
 // optimised builds unpack each weight block once for several activation rows (four for Q8_0, Q5_0,
 // Q4_0, Q4_K and Q6_K; the AVX-512 VNNI build takes eight for Q8_0, Q5_0 and Q4_0 rows up to
-// 4096 values; other types loop over the activation rows).
+// 4096 values, and eight for F32, F16 and BF16 rows of any length; other types loop over the
+// activation rows).
 void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
                         int64_t n, float* y, size_t y_stride);
 void dot_rows_batch_avx2(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,

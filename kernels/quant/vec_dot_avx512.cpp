@@ -10,6 +10,9 @@
 // sum, so that vpdpbusd takes the unsigned codes as they are. The integer lane sums are
 // exact either way, and the float steps (block_lanes.h) are the reference's, block after
 // block in each lane set: results stay bit-identical.
+//
+// Float weights (F32, F16, BF16) take the reference's 16 lanes in one register, and in
+// batches each 16-value chunk of weights is converted once for eight activation rows.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -242,23 +245,91 @@ bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows,
   }
 }
 
+// Float weights (F32, F16, BF16) against f32 activations: vec_dot_ref.cpp's dot_float with
+// its 16 partial sums in one register, lane l = index mod 16, a multiply then an add per
+// lane; the tail's values go to lanes 0.. under a mask, and fold_lanes is the reference's
+// pairwise combination (8, 4, 2, 1): bit-identical. F16 converts with vcvtph2ps and BF16 by
+// a shift, both exact, as the reference's conversions.
+template <GgmlType T>
+inline __m512 load_16_floats(const uint8_t* w, int64_t i, __mmask16 valid = 0xFFFF) {
+  if constexpr (T == GgmlType::F32) {
+    return _mm512_maskz_loadu_ps(valid, reinterpret_cast<const float*>(w) + i);
+  } else {
+    const __m256i h = _mm256_maskz_loadu_epi16(valid, reinterpret_cast<const uint16_t*>(w) + i);
+    if constexpr (T == GgmlType::F16) return _mm512_cvtph_ps(h);
+    else return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));  // BF16: the high half of an f32
+  }
+}
+
+// One float weight row against X activation rows (x, x_stride floats apart): each 16-value
+// chunk of the row is loaded and converted once for all X. Lane for lane every row's
+// operations are dot_float's, so the result does not depend on X.
+template <int X, GgmlType T>
+void float_row_batch(const uint8_t* w, const float* x, size_t x_stride, int64_t n, float* out, size_t out_stride) {
+  __m512 acc[X];
+  for (int r = 0; r < X; ++r) acc[r] = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 wv = load_16_floats<T>(w, i);
+    for (int r = 0; r < X; ++r) acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(wv, _mm512_loadu_ps(x + r * x_stride + i)));
+  }
+  if (i < n) {  // the reference's tail: value i + l onto lane l
+    const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 wv = load_16_floats<T>(w, i, tail);
+    for (int r = 0; r < X; ++r)
+      acc[r] = _mm512_mask_add_ps(acc[r], tail, acc[r], _mm512_mul_ps(wv, _mm512_maskz_loadu_ps(tail, x + r * x_stride + i)));
+  }
+  for (int r = 0; r < X; ++r) out[static_cast<size_t>(r) * out_stride] = fold_lanes(acc[r]);
+}
+
+// Weight rows row_at(0 .. n_rows) against n_x activation rows: kBatchRows activation rows at
+// a time, every weight row passing over them (the caller's weight tile stays in cache).
+template <GgmlType T, typename RowAt>
+void float_rows(RowAt row_at, int64_t n_rows, const float* x, size_t x_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
+  for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
+    const float* x_group = x + static_cast<size_t>(x0) * x_stride;
+    float* y_group = y + static_cast<size_t>(x0) * y_stride;
+    with_row_count(static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0)), [&](auto X) {
+      for (int64_t r = 0; r < n_rows; ++r) float_row_batch<X(), T>(row_at(r), x_group, x_stride, n, y_group + r, y_stride);
+    });
+  }
+}
+
+// The float-weight kernel for `type` (x: n_x f32 rows, xq_stride bytes apart), or false.
+template <typename RowAt>
+bool float_rows_any(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                    size_t y_stride) {
+  const auto* x = static_cast<const float*>(xq);
+  const size_t x_stride = xq_stride / sizeof(float);
+  switch (type) {
+    case GgmlType::F32: float_rows<GgmlType::F32>(row_at, n_rows, x, x_stride, n_x, n, y, y_stride); return true;
+    case GgmlType::F16: float_rows<GgmlType::F16>(row_at, n_rows, x, x_stride, n_x, n, y, y_stride); return true;
+    case GgmlType::BF16: float_rows<GgmlType::BF16>(row_at, n_rows, x, x_stride, n_x, n, y, y_stride); return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 void dot_rows_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
-  if (rows_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, n, y)) return;
+  const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
+  if (float_rows_any(type, row_at, n_rows, xq, 0, 1, n, y, 0) || rows_zmm(type, row_at, n_rows, xq, n, y)) return;
   dot_rows_x86(type, w, w_stride, n_rows, xq, n, y);
 }
 
 void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
                                  int64_t n, float* y) {
-  if (rows_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; }, n_ids, xq, n, y)) return;
+  const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; };
+  if (float_rows_any(type, row_at, n_ids, xq, 0, 1, n, y, 0) || rows_zmm(type, row_at, n_ids, xq, n, y)) return;
   dot_rows_indexed_x86(type, w, row_bytes, ids, n_ids, xq, n, y);
 }
 
 void dot_rows_batch_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
                                int64_t n_x, int64_t n, float* y, size_t y_stride) {
+  const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
+  if (float_rows_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
   // One activation row (decode through matmul) is the mat-vec: the 512-bit kernel.
-  if (n_x == 1 && rows_zmm(type, [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, n, y)) return;
+  if (n_x == 1 && rows_zmm(type, row_at, n_rows, xq, n, y)) return;
   if (n_x > 1 && batch_zmm(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
   dot_rows_batch_x86(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
 }
