@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/common/error.h"
-#include "kernels/ops/activations.h"
+#include "kernels/matmul/linear_silu.h"
 #include "kernels/sampling/top_k.h"
 
 namespace draftbench {
@@ -34,8 +34,13 @@ void DraftHead::blocks(float* x, int64_t n, ThreadPool& pool) {
   const int64_t d = dim();
   tmp_.resize(static_cast<size_t>(n * d));
   for (const ResidualBlock& b : blocks_) {
-    linear(b.w, b.bias, x, n, tmp_.data(), pool, quant_);
-    for (int64_t i = 0; i < n * d; ++i) x[i] += silu_ref(tmp_[static_cast<size_t>(i)]);
+    // x + SiLU(W x + b) in one fused pass, into tmp_ (the product reads every row of x
+    // while outputs are written), then back into x.
+    const LinearTerm term{b.w, x};
+    const size_t need = linear_silu_scratch_bytes({&term, 1}, n, pool.size());
+    if (quant_.size() < need) quant_.resize(need);
+    linear_silu({{&term, 1}, b.bias, x, n, tmp_.data()}, pool, quant_);
+    std::copy(tmp_.begin(), tmp_.end(), x);
   }
 }
 

@@ -1,7 +1,7 @@
 // The output side shared by ReDrafter and Medusa (method.md §2): residual blocks
-// x + SiLU(W x + b), then an output layer over the draft vocabulary — the drafter's own
-// [n_draft_vocab][dim] matrix, or the target's LM head restricted to the draft vocabulary's
-// rows (Medusa's large-vocabulary variant, EAGLE, and ReDrafter when exit_dim == n_embd).
+// x + SiLU(W x + b) (one fused kernel, kernels/matmul/linear_silu.h), then an output layer
+// over the draft vocabulary — the drafter's own [n_draft_vocab][dim] matrix, or the
+// target's LM head restricted to the draft vocabulary's rows (Medusa's large-vocabulary variant, EAGLE, and ReDrafter when exit_dim == n_embd).
 //
 // Shapes: x [n][dim]; logits [n][n_draft_vocab], column i = target token draft_vocab[i].
 #pragma once

@@ -14,7 +14,7 @@
 #include "engine/drafters/draft_head.h"
 #include "engine/model/safetensors_writer.h"
 #include "engine/model/token_embedding.h"
-#include "kernels/ops/activations.h"
+#include "kernels/matmul/linear_silu.h"
 
 namespace draftbench {
 namespace {
@@ -136,11 +136,14 @@ class Redrafter final : public Drafter {
       std::copy_n(embed_.begin(), n * H, state_.begin());
       return;
     }
-    tmp_a_.resize(static_cast<size_t>(n * H));
-    tmp_b_.resize(static_cast<size_t>(n * H));
-    linear(w_.rnn_w, nullptr, embed_.data(), n, tmp_a_.data(), pool_, quant_);
-    linear(w_.rnn_u, w_.rnn_u_bias, state_.data(), n, tmp_b_.data(), pool_, quant_);
-    for (int64_t i = 0; i < n * H; ++i) state_[static_cast<size_t>(i)] = silu_ref(tmp_a_[static_cast<size_t>(i)] + tmp_b_[static_cast<size_t>(i)]);
+    // One fused pass: SiLU(rnn_w e + rnn_u s + b) into a separate buffer (the products read
+    // every state row while outputs are written).
+    const LinearTerm terms[] = {{w_.rnn_w, embed_.data()}, {w_.rnn_u, state_.data()}};
+    const size_t need = linear_silu_scratch_bytes(terms, n, pool_.size());
+    if (quant_.size() < need) quant_.resize(need);
+    step_out_.resize(static_cast<size_t>(n * H));
+    linear_silu({terms, w_.rnn_u_bias, nullptr, n, step_out_.data()}, pool_, quant_);
+    std::copy(step_out_.begin(), step_out_.end(), state_.begin());
   }
 
   // logits [n][V] = log q for the first n beams, from [h, s].
@@ -203,7 +206,7 @@ class Redrafter final : public Drafter {
   int top_k_warp_ = 0;
   // Working storage, reused across steps: [W][L] beams, [W][H] states, [n][V] logits, ...
   std::vector<int32_t> beams_, next_beams_, last_, picked_, warp_keep_, prefix_tree_, q_row_, next_q_row_, node_q_row_;
-  std::vector<float> scores_, next_scores_, state_, next_state_, embed_, tmp_a_, tmp_b_, concat_, proj_, logits_, flat_, history_, hidden_;
+  std::vector<float> scores_, next_scores_, state_, next_state_, embed_, step_out_, concat_, proj_, logits_, flat_, history_, hidden_;
   std::vector<uint8_t> quant_;
   PackedBeams packed_;
 };

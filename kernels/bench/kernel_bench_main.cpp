@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   register_ops_benchmarks(s);
   register_beam_packing_benchmarks(s);
   register_sampling_benchmarks(s);
+  register_drafter_step_benchmarks(s);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda/host_device.h"
 #include "kernels/cuda/quant_layout.h"
@@ -127,6 +128,43 @@ struct Q6_KDot {
   }
 };
 
+// Float weights (F32, F16, BF16) with f32 activations, vec_dot_ref.cpp's dot_float: sixteen
+// lanes, value i into lane i mod 16, each product rounded and then added; a "block" is 16
+// values, so whole rows only (n a multiple of 16, which the reference's tail would
+// otherwise handle apart). fold_float_lanes is its final pairwise combination.
+template <GgmlType T>
+struct FloatDot {
+  static constexpr const char* kRange = T == GgmlType::F32 ? "matvec F32" : (T == GgmlType::F16 ? "matvec F16" : "matvec BF16");
+  struct Weight {
+    std::conditional_t<T == GgmlType::F32, float, uint16_t> v[16];
+  };
+  struct Activation {
+    float v[16];
+  };
+  static constexpr int kValues = 16;
+  static constexpr int kLanes = 16;
+  static constexpr bool kHasMin = false;
+  static DB_HOST_DEVICE float weight(const Weight& w, int l) {
+    if constexpr (T == GgmlType::F32) return w.v[l];
+    else if constexpr (T == GgmlType::F16) return half_to_float(w.v[l]);
+    else return bit_cast_of<float>(static_cast<uint32_t>(w.v[l]) << 16);
+  }
+  static DB_HOST_DEVICE BlockTerms<kLanes> terms(const Weight& w, const Activation& a) {
+    BlockTerms<kLanes> t;
+    for (int l = 0; l < kLanes; ++l) t.add[l] = weight(w, l) * a.v[l];
+    return t;
+  }
+};
+
+// dot_float's combination of its sixteen lanes: halves added pairwise, 8, 4, 2, 1.
+DB_HOST_DEVICE inline float fold_float_lanes(const float* lanes) {
+  float t[16];
+  for (int l = 0; l < 16; ++l) t[l] = lanes[l];
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) t[l] += t[l + w];
+  return t[0];
+}
+
 // fn(Dot{}) with the product type of `type`'s weights; false, without calling fn, for a
 // type that has none (device_quant_matvec_supports, kernels/cuda/device_kernels.h).
 template <class Fn>
@@ -137,6 +175,18 @@ bool visit_quant_dot(GgmlType type, Fn&& fn) {
     case GgmlType::Q4_K: fn(Q4_KDot{}); return true;
     case GgmlType::Q6_K: fn(Q6_KDot{}); return true;
     default: return false;
+  }
+}
+
+// visit_quant_dot's types and the float ones (F32, F16, BF16 with f32 activations): the
+// products of the fused SiLU layer (linear_silu_block.h), whose drafter weights are F16.
+template <class Fn>
+bool visit_row_dot(GgmlType type, Fn&& fn) {
+  switch (type) {
+    case GgmlType::F32: fn(FloatDot<GgmlType::F32>{}); return true;
+    case GgmlType::F16: fn(FloatDot<GgmlType::F16>{}); return true;
+    case GgmlType::BF16: fn(FloatDot<GgmlType::BF16>{}); return true;
+    default: return visit_quant_dot(type, fn);
   }
 }
 

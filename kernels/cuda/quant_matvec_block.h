@@ -83,6 +83,7 @@ DB_HOST_DEVICE void quant_matvec_fold_chunk(const QuantMatvecArgs& a, int64_t ro
 template <class Dot>
 DB_HOST_DEVICE float fold_row_lanes(const float* lanes) {
   if constexpr (Dot::kLanes == kBlockLanes) return fold_block_lanes(lanes);
+  else if constexpr (Dot::kLanes == 16) return fold_float_lanes(lanes);
   else return lanes[0];
 }
 
@@ -90,10 +91,12 @@ inline Launch quant_matvec_launch(int64_t n_rows, int64_t n_x) {
   return {blocks_for(n_rows, kQuantRowsPerBlock), blocks_for(n_x, kQuantActivationsPerBlock), Dim3{kWarpLanes, kQuantRowsPerBlock}};
 }
 
-// Every thread runs every phase (rows past the end included), so the barriers are uniform.
+// The block's products so far in sh.row_lanes (not yet folded): its weight rows with its
+// activation rows. Every thread runs every phase (rows past the end included), so the
+// barriers are uniform. Ends on a barrier.
 template <class Dot, class Block>
-DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs& a, QuantMatvecShared<Dot>& sh) {
-  static_assert(Dot::kLanes == 1 || Dot::kLanes == kBlockLanes);
+DB_HOST_DEVICE void quant_matvec_accumulate(const Block& block, const QuantMatvecArgs& a, QuantMatvecShared<Dot>& sh) {
+  static_assert(Dot::kLanes == 1 || Dot::kLanes == kBlockLanes || Dot::kLanes == 16);
   const int64_t first_row = static_cast<int64_t>(block.index().x) * kQuantRowsPerBlock;
   const int64_t first_x = static_cast<int64_t>(block.index().y) * kQuantActivationsPerBlock;
   block.each_thread([&](Dim3 t) {
@@ -108,6 +111,13 @@ DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs
     block.each_thread([&](Dim3 t) { quant_matvec_fold_chunk<Dot>(a, first_row + t.y, first_x, chunk, t.x, t.y, sh); });
     block.sync();
   }
+}
+
+template <class Dot, class Block>
+DB_HOST_DEVICE void quant_matvec_block(const Block& block, const QuantMatvecArgs& a, QuantMatvecShared<Dot>& sh) {
+  quant_matvec_accumulate<Dot>(block, a, sh);
+  const int64_t first_row = static_cast<int64_t>(block.index().x) * kQuantRowsPerBlock;
+  const int64_t first_x = static_cast<int64_t>(block.index().y) * kQuantActivationsPerBlock;
   block.each_thread([&](Dim3 t) {
     const int64_t row = first_row + t.y, x = first_x + t.x;
     if (t.x < kQuantActivationsPerBlock && row < a.n_rows && x < a.n_x) a.y[x * a.n_rows + row] = fold_row_lanes<Dot>(sh.row_lanes[t.y][t.x]);

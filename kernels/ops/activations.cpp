@@ -30,6 +30,10 @@ void swiglu_scalar(const float* gate, const float* up, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = activation_math::silu_value(gate[i]) * up[i];
 }
 
+void silu_scalar(const float* x, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = activation_math::silu_value(x[i]);
+}
+
 void geglu_tanh(const float* gate, const float* up, float* out, int64_t n) {
   if (cpu_features().avx2) geglu_tanh_avx2(gate, up, out, n);
   else geglu_tanh_scalar(gate, up, out, n);
@@ -38,6 +42,11 @@ void geglu_tanh(const float* gate, const float* up, float* out, int64_t n) {
 void swiglu(const float* gate, const float* up, float* out, int64_t n) {
   if (cpu_features().avx2) swiglu_avx2(gate, up, out, n);
   else swiglu_scalar(gate, up, out, n);
+}
+
+void silu(const float* x, float* out, int64_t n) {
+  if (cpu_features().avx2) silu_avx2(x, out, n);
+  else silu_scalar(x, out, n);
 }
 
 const char* activations_backend() { return cpu_features().avx2 ? "avx2" : "scalar"; }

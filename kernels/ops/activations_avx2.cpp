@@ -28,16 +28,17 @@ __m256 silu8(__m256 x) {
   return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }
 
+// act(gate) * up, or act(gate) alone when up is null (out may be gate).
 template <__m256 (*Act)(__m256)>
 void gated(const float* gate, const float* up, float* out, int64_t n) {
+  const auto times_up = [up](__m256 a, const float* u) { return up ? _mm256_mul_ps(a, _mm256_loadu_ps(u)) : a; };
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(out + i, _mm256_mul_ps(Act(_mm256_loadu_ps(gate + i)), _mm256_loadu_ps(up + i)));
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, times_up(Act(_mm256_loadu_ps(gate + i)), up + i));
   if (i == n) return;
   alignas(32) float g[8] = {}, u[8] = {}, o[8];
   std::copy(gate + i, gate + n, g);
-  std::copy(up + i, up + n, u);
-  _mm256_store_ps(o, _mm256_mul_ps(Act(_mm256_load_ps(g)), _mm256_load_ps(u)));
+  if (up) std::copy(up + i, up + n, u);
+  _mm256_store_ps(o, times_up(Act(_mm256_load_ps(g)), u));
   std::copy(o, o + (n - i), out + i);
 }
 
@@ -45,5 +46,6 @@ void gated(const float* gate, const float* up, float* out, int64_t n) {
 
 void geglu_tanh_avx2(const float* gate, const float* up, float* out, int64_t n) { gated<gelu_tanh8>(gate, up, out, n); }
 void swiglu_avx2(const float* gate, const float* up, float* out, int64_t n) { gated<silu8>(gate, up, out, n); }
+void silu_avx2(const float* x, float* out, int64_t n) { gated<silu8>(x, nullptr, out, n); }
 
 }  // namespace draftbench

@@ -45,14 +45,18 @@ bool same_bits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit
 
 }  // namespace
 
-TEST_CASE("the AVX2 gated activations give the scalar build's bits for every value and length", "[kernels][activations]") {
+TEST_CASE("the AVX2 activations give the scalar build's bits for every value and length", "[kernels][activations]") {
   if (!cpu_features().avx2) {
     WARN("no AVX2 on this CPU: nothing to compare the scalar build with");
     return;
   }
   std::mt19937 rng(17);
-  for (const bool gelu : {true, false}) {
-    const GatedFn fast = gelu ? geglu_tanh_avx2 : swiglu_avx2, scalar = gelu ? geglu_tanh_scalar : swiglu_scalar;
+  // SiLU alone (the fused SiLU layer's epilogue) through the same signature, ignoring up.
+  const GatedFn silu_fast = [](const float* g, const float*, float* o, int64_t n) { silu_avx2(g, o, n); };
+  const GatedFn silu_plain = [](const float* g, const float*, float* o, int64_t n) { silu_scalar(g, o, n); };
+  for (const int kind : {0, 1, 2}) {
+    const GatedFn fast = kind == 0 ? geglu_tanh_avx2 : (kind == 1 ? swiglu_avx2 : silu_fast);
+    const GatedFn scalar = kind == 0 ? geglu_tanh_scalar : (kind == 1 ? swiglu_scalar : silu_plain);
     std::vector<float> gate = edge_gates();
     const auto wide = random_activations(4099, rng, 8.0f);
     gate.insert(gate.end(), wide.begin(), wide.end());
@@ -67,7 +71,7 @@ TEST_CASE("the AVX2 gated activations give the scalar build's bits for every val
         fast(gate.data() + offset, up.data() + offset, got.data(), n);
         REQUIRE(got[n] == -7.0f);
         for (int64_t i = 0; i < n; ++i) {
-          INFO("gelu = " << gelu << ", n = " << n << ", offset = " << offset << ", gate = " << gate[offset + i]);
+          INFO("kind = " << kind << " (gelu, swiglu, silu), n = " << n << ", offset = " << offset << ", gate = " << gate[offset + i]);
           REQUIRE(same_bits(got[i], want[i]));
         }
       }
