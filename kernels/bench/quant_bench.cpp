@@ -2,7 +2,7 @@
 //   dot_rows/<model>/<matrix>/<type>            one thread, one activation row (decode)
 //   dot_rows/<model>/ffn_down/<type>            the other weight types at one shape
 //   dot_rows_ref/<model>/ffn_down/<type>        the plain reference, for the speed-up
-//   dot_rows_{avx2,avx512vnni}/<model>/ffn_down/<F32|F16|BF16>  each build of the
+//   dot_rows_{avx2,avx512vnni,avx512bf16}/<model>/ffn_down/<F32|F16|BF16>  each build of the
 //                                               float products side by side (full suite)
 //   dot_rows_batch{,_ref,_avx2}/<model>/ffn_down/<F32|F16|BF16>/rows:8  eight activation rows,
 //                                               one thread (full suite)
@@ -160,6 +160,7 @@ void register_quant_benchmarks(const BenchSuite& s) {
         if (t == GgmlType::F32) register_dot_rows(s, arena, name("dot_rows_ref"), typed, &dot_rows_ref);
         if (f.avx2) register_dot_rows(s, arena, name("dot_rows_avx2"), typed, &dot_rows_avx2);
         if (avx512) register_dot_rows(s, arena, name("dot_rows_avx512vnni"), typed, &dot_rows_avx512vnni);
+        if (avx512 && f.avx512bf16 && t == GgmlType::BF16) register_dot_rows(s, arena, name("dot_rows_avx512bf16"), typed, &dot_rows_avx512bf16);
         register_dot_rows_batch(s, arena, name("dot_rows_batch_ref") + "/rows:8", typed, 8, &dot_rows_batch_ref);
         if (f.avx2) register_dot_rows_batch(s, arena, name("dot_rows_batch_avx2") + "/rows:8", typed, 8, &dot_rows_batch_avx2);
         register_dot_rows_batch(s, arena, name("dot_rows_batch") + "/rows:8", typed, 8, &dot_rows_batch);

@@ -14,6 +14,7 @@
 #include "kernels/cuda/rms_norm_block.h"
 #include "kernels/cuda/tree_attention_block.h"
 #include "kernels/quant/dequantize.h"
+#include "kernels/quant/quantize_activation.h"
 #include "kernels/quant/vec_dot.h"
 
 namespace draftbench::cuda {
@@ -87,13 +88,19 @@ class EmulatedKernels final : public DeviceKernels {
 
   // cuBLAS cannot run here: the reference product, one row at a time, on the activations
   // as rounded to the weight's type (exactly what the GPU multiplies, in another order).
+  // Where that rounding is the CPU product's own activation format (BF16: vdpbf16ps's
+  // operands) the row goes in as it is; otherwise (F32, F16) widened to the f32 the CPU
+  // product takes.
   void gemm(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) override {
     if (!device_gemm_supports(type)) throw std::runtime_error(fmt::format("gemm: no device product for {}", ggml_type_name(type)));
     std::vector<float> row(static_cast<size_t>(n_in));
     const size_t x_row_bytes = ggml_row_bytes(type, n_in);
+    const bool as_rounded = activation_type_for(type) == type;
     for (int64_t r = 0; r < n_x; ++r) {
-      dequantize_row(type, static_cast<const uint8_t*>(x) + static_cast<size_t>(r) * x_row_bytes, row.data(), n_in);
-      dot_rows_ref(type, static_cast<const uint8_t*>(w), x_row_bytes, n_out, row.data(), n_in, y + r * n_out);
+      const uint8_t* x_row = static_cast<const uint8_t*>(x) + static_cast<size_t>(r) * x_row_bytes;
+      if (!as_rounded) dequantize_row(type, x_row, row.data(), n_in);
+      dot_rows_ref(type, static_cast<const uint8_t*>(w), x_row_bytes, n_out, as_rounded ? static_cast<const void*>(x_row) : row.data(), n_in,
+                   y + r * n_out);
     }
   }
 

@@ -1,5 +1,5 @@
 // The CUDA fused SiLU layer, y = residual + SiLU(sum_k W_k x_k + bias), for the weight
-// types of visit_row_dot (F32, F16, BF16 with f32 activations; Q8_0, Q5_0, Q4_K, Q6_K); the
+// types of visit_row_dot (F32, F16 with f32 activations; Q8_0, Q5_0, Q4_K, Q6_K); the
 // body is kernels/cuda/linear_silu_block.h, which the CPU emulation runs too. Reference:
 // linear_silu_ref (kernels/matmul/linear_silu.h), whose results it reproduces bit for bit.
 #pragma once

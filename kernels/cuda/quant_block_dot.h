@@ -128,13 +128,16 @@ struct Q6_KDot {
   }
 };
 
-// Float weights (F32, F16, BF16) with f32 activations, vec_dot_ref.cpp's dot_float: sixteen
+// Float weights (F32, F16) with f32 activations, vec_dot_ref.cpp's dot_float: sixteen
 // lanes, value i into lane i mod 16, each product rounded and then added; a "block" is 16
 // values, so whole rows only (n a multiple of 16, which the reference's tail would
-// otherwise handle apart). fold_float_lanes is its final pairwise combination.
+// otherwise handle apart). fold_float_lanes is its final pairwise combination. (BF16 weights
+// take BF16 activations in vdpbf16ps's arithmetic, two rounded adds per lane and value pair,
+// which the one-add-per-lane terms here do not express.)
 template <GgmlType T>
 struct FloatDot {
-  static constexpr const char* kRange = T == GgmlType::F32 ? "matvec F32" : (T == GgmlType::F16 ? "matvec F16" : "matvec BF16");
+  static_assert(T == GgmlType::F32 || T == GgmlType::F16);
+  static constexpr const char* kRange = T == GgmlType::F32 ? "matvec F32" : "matvec F16";
   struct Weight {
     std::conditional_t<T == GgmlType::F32, float, uint16_t> v[16];
   };
@@ -146,8 +149,7 @@ struct FloatDot {
   static constexpr bool kHasMin = false;
   static DB_HOST_DEVICE float weight(const Weight& w, int l) {
     if constexpr (T == GgmlType::F32) return w.v[l];
-    else if constexpr (T == GgmlType::F16) return half_to_float(w.v[l]);
-    else return bit_cast_of<float>(static_cast<uint32_t>(w.v[l]) << 16);
+    else return half_to_float(w.v[l]);
   }
   static DB_HOST_DEVICE BlockTerms<kLanes> terms(const Weight& w, const Activation& a) {
     BlockTerms<kLanes> t;
@@ -178,14 +180,13 @@ bool visit_quant_dot(GgmlType type, Fn&& fn) {
   }
 }
 
-// visit_quant_dot's types and the float ones (F32, F16, BF16 with f32 activations): the
-// products of the fused SiLU layer (linear_silu_block.h), whose drafter weights are F16.
+// visit_quant_dot's types and F32, F16 (f32 activations): the products of the fused SiLU
+// layer (linear_silu_block.h), whose drafter weights are F16.
 template <class Fn>
 bool visit_row_dot(GgmlType type, Fn&& fn) {
   switch (type) {
     case GgmlType::F32: fn(FloatDot<GgmlType::F32>{}); return true;
     case GgmlType::F16: fn(FloatDot<GgmlType::F16>{}); return true;
-    case GgmlType::BF16: fn(FloatDot<GgmlType::BF16>{}); return true;
     default: return visit_quant_dot(type, fn);
   }
 }

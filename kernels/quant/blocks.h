@@ -29,4 +29,15 @@ inline float bf16_to_fp32(uint16_t h) {
   return f;
 }
 
+// f32 -> bf16 exactly as vcvtneps2bf16 converts (checked against it on all 2^32 inputs):
+// round to nearest even (overflow gives infinity); zero and denormal inputs give a zero of
+// their sign; a NaN keeps its sign and top payload bits and becomes quiet.
+inline uint16_t fp32_to_bf16_rne(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if ((u & 0x7F800000u) == 0) return static_cast<uint16_t>((u >> 16) & 0x8000u);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
+  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
 }  // namespace draftbench

@@ -73,12 +73,35 @@ void quantize_q8_k_avx2(const float* x, BlockQ8_K* y, int64_t nb) {
   }
 }
 
+// fp32_to_bf16_rne on eight values: the same integer steps, with the zero/denormal and NaN
+// cases selected by masks.
+inline __m128i round_8_to_bf16(__m256 v) {
+  const __m256i u = _mm256_castps_si256(v);
+  const __m256i magnitude = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  __m256i h = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF))), 16);
+  const __m256i nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7F800000));
+  h = _mm256_blendv_epi8(h, _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40)), nan);
+  const __m256i tiny = _mm256_cmpeq_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7F800000)), _mm256_setzero_si256());
+  h = _mm256_blendv_epi8(h, _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x8000)), tiny);
+  // Eight 32-bit lanes holding 16-bit values: pack (no saturation reached: all below 0x10000).
+  h = _mm256_and_si256(h, _mm256_set1_epi32(0xFFFF));
+  return _mm_packus_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+void round_to_bf16_avx2(const float* x, uint16_t* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), round_8_to_bf16(_mm256_loadu_ps(x + i)));
+  for (; i < n; ++i) y[i] = fp32_to_bf16_rne(x[i]);
+}
+
 }  // namespace
 
 void quantize_activation_row_avx2(GgmlType weight_type, const float* x, void* dst, int64_t n) {
   switch (activation_type_for(weight_type)) {
     case GgmlType::Q8_0: quantize_q8_0_avx2(x, static_cast<BlockQ8_0*>(dst), n / 32); break;
     case GgmlType::Q8_K: quantize_q8_k_avx2(x, static_cast<BlockQ8_K*>(dst), n / QK_K); break;
+    case GgmlType::BF16: round_to_bf16_avx2(x, static_cast<uint16_t*>(dst), n); break;
     default: quantize_activation_row_ref(weight_type, x, dst, n);
   }
 }

@@ -21,6 +21,7 @@
 
 #include "kernels/quant/vec_dot.h"
 #include "kernels/quant/vec_dot_x86.h"
+#include "kernels/quant/zmm_lanes.h"
 
 namespace draftbench {
 namespace {
@@ -86,10 +87,6 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
   return pair_scales(weight_scales_2(b0, b1), yd);
 }
 
-// block_lanes.h's fold of a register holding set 0 (low half) and set 1 (high half).
-inline float fold_lanes(__m512 sets) {
-  return fold_lanes(_mm512_castps512_ps256(sets), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(sets), 1)));
-}
 
 // The offset that makes a type's codes unsigned (Q8_0: code + 128), which the activation's
 // offset sums (prepare_activation) take back.
@@ -130,7 +127,7 @@ float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
     const __m256 products = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), _mm512_castps512_ps256(scales_2(w[i], w[i], a.d + i)));
     acc = _mm512_mask_add_ps(acc, 0x00FF, acc, _mm512_castps256_ps512(products));  // set 0 only
   }
-  return fold_lanes(acc);
+  return fold_zmm_lanes(acc);
 }
 
 template <typename Block, typename RowAt>
@@ -165,7 +162,7 @@ bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64
 // and no sign work. Lane for lane the float steps are row_2blocks': bit-identical. The
 // 256-bit batch kernel paid its float steps per block and activation row, which kept
 // Q5_0 products at under half the FLOP probe.
-constexpr int kBatchRows = 8;
+constexpr int kBatchRows = kZmmBatchRows;
 using PreparedBatchRow = PreparedActivation<128>;  // rows up to 4096 values; longer take the 256-bit kernels
 static_assert(PreparedBatchRow::kBlocks % 2 == 0, "an odd last block reads the slot after it");
 
@@ -195,22 +192,7 @@ void row_2blocks_batch(const Block* w, const PreparedBatchRow* a, int64_t nb, fl
   int64_t i = 0;
   for (; i + 2 <= nb; i += 2) add_pair(i, unsigned_codes_2(w[i], w[i + 1]), weight_scales_2(w[i], w[i + 1]), 0xFFFF);
   if (i < nb) add_pair(i, unsigned_codes_2(w[i], w[i]), weight_scales_2(w[i], w[i]), 0x00FF);
-  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[x]);
-}
-
-// f(std::integral_constant<int, n>) for n in 1..kBatchRows, so that the kernel unrolls over its rows.
-template <typename F>
-void with_row_count(int n, F f) {
-  switch (n) {
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    default: return f(std::integral_constant<int, 1>{});
-  }
+  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_zmm_lanes(acc[x]);
 }
 
 // kBatchRows activation rows at a time are prepared, then every weight row passes over them:
@@ -218,7 +200,6 @@ void with_row_count(int n, F f) {
 template <typename Block>
 void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y,
                     size_t y_stride) {
-  static_assert(kBatchRows == 8, "with_row_count covers 1..8");
   PreparedBatchRow a[kBatchRows];
   for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
     const int rows_here = static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0));
@@ -245,20 +226,16 @@ bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows,
   }
 }
 
-// Float weights (F32, F16, BF16) against f32 activations: vec_dot_ref.cpp's dot_float with
+// F32 and F16 weights against f32 activations: vec_dot_ref.cpp's dot_float with
 // its 16 partial sums in one register, lane l = index mod 16, a multiply then an add per
-// lane; the tail's values go to lanes 0.. under a mask, and fold_lanes is the reference's
-// pairwise combination (8, 4, 2, 1): bit-identical. F16 converts with vcvtph2ps and BF16 by
-// a shift, both exact, as the reference's conversions.
+// lane; the tail's values go to lanes 0.. under a mask, and fold_zmm_lanes is the reference's
+// pairwise combination (8, 4, 2, 1): bit-identical. (BF16 weights take BF16 activations:
+// vec_dot_ref.cpp's dot_bf16_pairs, vec_dot_x86.h's AVX2 form, vec_dot_avx512bf16.cpp.)
 template <GgmlType T>
 inline __m512 load_16_floats(const uint8_t* w, int64_t i, __mmask16 valid = 0xFFFF) {
-  if constexpr (T == GgmlType::F32) {
-    return _mm512_maskz_loadu_ps(valid, reinterpret_cast<const float*>(w) + i);
-  } else {
-    const __m256i h = _mm256_maskz_loadu_epi16(valid, reinterpret_cast<const uint16_t*>(w) + i);
-    if constexpr (T == GgmlType::F16) return _mm512_cvtph_ps(h);
-    else return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));  // BF16: the high half of an f32
-  }
+  static_assert(T == GgmlType::F32 || T == GgmlType::F16);
+  if constexpr (T == GgmlType::F32) return _mm512_maskz_loadu_ps(valid, reinterpret_cast<const float*>(w) + i);
+  else return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(valid, reinterpret_cast<const uint16_t*>(w) + i));  // exact, as fp16_to_fp32
 }
 
 // One float weight row against X activation rows (x, x_stride floats apart): each 16-value
@@ -279,7 +256,7 @@ void float_row_batch(const uint8_t* w, const float* x, size_t x_stride, int64_t 
     for (int r = 0; r < X; ++r)
       acc[r] = _mm512_mask_add_ps(acc[r], tail, acc[r], _mm512_mul_ps(wv, _mm512_maskz_loadu_ps(tail, x + r * x_stride + i)));
   }
-  for (int r = 0; r < X; ++r) out[static_cast<size_t>(r) * out_stride] = fold_lanes(acc[r]);
+  for (int r = 0; r < X; ++r) out[static_cast<size_t>(r) * out_stride] = fold_zmm_lanes(acc[r]);
 }
 
 // Weight rows row_at(0 .. n_rows) against n_x activation rows: kBatchRows activation rows at
@@ -295,7 +272,7 @@ void float_rows(RowAt row_at, int64_t n_rows, const float* x, size_t x_stride, i
   }
 }
 
-// The float-weight kernel for `type` (x: n_x f32 rows, xq_stride bytes apart), or false.
+// The F32/F16 kernel for `type` (x: n_x f32 rows, xq_stride bytes apart), or false.
 template <typename RowAt>
 bool float_rows_any(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                     size_t y_stride) {
@@ -304,7 +281,6 @@ bool float_rows_any(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq,
   switch (type) {
     case GgmlType::F32: float_rows<GgmlType::F32>(row_at, n_rows, x, x_stride, n_x, n, y, y_stride); return true;
     case GgmlType::F16: float_rows<GgmlType::F16>(row_at, n_rows, x, x_stride, n_x, n, y, y_stride); return true;
-    case GgmlType::BF16: float_rows<GgmlType::BF16>(row_at, n_rows, x, x_stride, n_x, n, y, y_stride); return true;
     default: return false;
   }
 }

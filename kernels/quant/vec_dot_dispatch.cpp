@@ -6,11 +6,11 @@
 namespace draftbench {
 namespace {
 
-enum class DotBackend { reference, avx2, avx512vnni };
+enum class DotBackend { reference, avx2, avx512vnni, avx512bf16 };
 
 DotBackend backend() {
   const CpuFeatures& f = cpu_features();
-  if (f.avx512vnni && f.avx512bw && f.avx512vl && f.avx2) return DotBackend::avx512vnni;
+  if (f.avx512vnni && f.avx512bw && f.avx512vl && f.avx2) return f.avx512bf16 ? DotBackend::avx512bf16 : DotBackend::avx512vnni;
   if (f.avx2) return DotBackend::avx2;
   return DotBackend::reference;
 }
@@ -19,6 +19,7 @@ DotBackend backend() {
 
 void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
   switch (backend()) {
+    case DotBackend::avx512bf16: return dot_rows_avx512bf16(type, w, w_stride, n_rows, xq, n, y);
     case DotBackend::avx512vnni: return dot_rows_avx512vnni(type, w, w_stride, n_rows, xq, n, y);
     case DotBackend::avx2: return dot_rows_avx2(type, w, w_stride, n_rows, xq, n, y);
     case DotBackend::reference: return dot_rows_ref(type, w, w_stride, n_rows, xq, n, y);
@@ -28,6 +29,7 @@ void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, 
 void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
                     int64_t n, float* y, size_t y_stride) {
   switch (backend()) {
+    case DotBackend::avx512bf16: return dot_rows_batch_avx512bf16(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
     case DotBackend::avx512vnni: return dot_rows_batch_avx512vnni(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
     case DotBackend::avx2: return dot_rows_batch_avx2(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
     case DotBackend::reference: return dot_rows_batch_ref(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
@@ -36,6 +38,7 @@ void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_
 
 void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
   switch (backend()) {
+    case DotBackend::avx512bf16: return dot_rows_indexed_avx512bf16(type, w, row_bytes, ids, n_ids, xq, n, y);
     case DotBackend::avx512vnni: return dot_rows_indexed_avx512vnni(type, w, row_bytes, ids, n_ids, xq, n, y);
     case DotBackend::avx2: return dot_rows_indexed_avx2(type, w, row_bytes, ids, n_ids, xq, n, y);
     case DotBackend::reference: return dot_rows_indexed_ref(type, w, row_bytes, ids, n_ids, xq, n, y);
@@ -44,6 +47,7 @@ void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const i
 
 const char* dot_rows_backend() {
   switch (backend()) {
+    case DotBackend::avx512bf16:  // the same name: see vec_dot.h
     case DotBackend::avx512vnni: return "avx512vnni";
     case DotBackend::avx2: return "avx2";
     case DotBackend::reference: break;

@@ -1,5 +1,6 @@
 // Reference dot products. The float operations and their order defined here are what
 // every optimised version reproduces bit for bit (see vec_dot.h).
+#include <cmath>
 #include <cstring>
 
 #include "kernels/quant/block_lanes.h"
@@ -26,6 +27,39 @@ float dot_float(Load load, const float* x, int64_t n) {
   for (int l = 0; i < n; ++i, ++l) acc[l] += load(i) * x[i];
   for (int w = 8; w >= 1; w /= 2)
     for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
+// BF16 weights against BF16 activations: vdpbf16ps's arithmetic, as probed on Zen 4 and
+// documented by Intel, so that the AVX-512 BF16 build is one instruction per 32 values and
+// every other build gives its bits. 16 lanes; lane l takes values 32c + 2l + 1, then
+// 32c + 2l, of every 32-value chunk c (values past n are +0). Each product is exact (two
+// 8-bit significands) and each addition rounds to nearest even; bf16 denormals read as zeros
+// of their sign, and a sum below 2^-126 after rounding becomes a zero of its sign. Then the
+// lanes combine as dot_float's, in plain f32.
+float bf16_as_float_daz(uint16_t h) { return (h & 0x7F80u) == 0 ? ((h & 0x8000u) ? -0.0f : 0.0f) : bf16_to_fp32(h); }
+
+// acc + w * x, one vdpbf16ps step. In double the product is exact and the sum, rounded to
+// 53 bits and then to 24, is the correctly rounded f32 sum (53 >= 2 x 24 + 1: double
+// rounding is innocuous for an addition); below the midpoint between 2^-126 and its lower
+// neighbour (2^-126 - 2^-151) it rounds to a tiny f32, which is flushed.
+float bf16_pair_step(float acc, uint16_t w, uint16_t x) {
+  const double sum = static_cast<double>(acc) + static_cast<double>(bf16_as_float_daz(w)) * static_cast<double>(bf16_as_float_daz(x));
+  if (std::fabs(sum) < 0x1p-126 - 0x1p-151) return std::signbit(sum) ? -0.0f : 0.0f;
+  return static_cast<float>(sum);
+}
+
+float dot_bf16_pairs(const uint16_t* w, const uint16_t* x, int64_t n) {
+  float acc[16] = {};
+  const auto at = [n](const uint16_t* v, int64_t i) { return i < n ? v[i] : uint16_t{0}; };
+  for (int64_t c = 0; c < n; c += 32)
+    for (int l = 0; l < 16; ++l) {
+      const int64_t even = c + 2 * l, odd = even + 1;
+      acc[l] = bf16_pair_step(acc[l], at(w, odd), at(x, odd));
+      acc[l] = bf16_pair_step(acc[l], at(w, even), at(x, even));
+    }
+  for (int width = 8; width >= 1; width /= 2)
+    for (int l = 0; l < width; ++l) acc[l] += acc[l + width];
   return acc[0];
 }
 
@@ -192,10 +226,7 @@ float dot_row_ref(GgmlType type, const uint8_t* w, const void* xq, int64_t n) {
       const auto* wh = reinterpret_cast<const uint16_t*>(w);
       return dot_float([wh](int64_t i) { return fp16_to_fp32(wh[i]); }, static_cast<const float*>(xq), n);
     }
-    case GgmlType::BF16: {
-      const auto* wh = reinterpret_cast<const uint16_t*>(w);
-      return dot_float([wh](int64_t i) { return bf16_to_fp32(wh[i]); }, static_cast<const float*>(xq), n);
-    }
+    case GgmlType::BF16: return dot_bf16_pairs(reinterpret_cast<const uint16_t*>(w), static_cast<const uint16_t*>(xq), n);
     case GgmlType::Q4_0: return dot_q4_0(reinterpret_cast<const BlockQ4_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);
     case GgmlType::Q4_1: return dot_q4_1(reinterpret_cast<const BlockQ4_1*>(w), static_cast<const BlockQ8_1*>(xq), n / 32);
     case GgmlType::Q5_0: return dot_q5_0(reinterpret_cast<const BlockQ5_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);

@@ -5,7 +5,10 @@
 //   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, two registers of eight
 //     float lanes being block_lanes.h's two sets;
 //   K-quants (Q4_K, Q6_K): one weight row at a time too, the per-super-block float steps in
-//     scalar code as in the reference.
+//     scalar code as in the reference;
+//   F32, F16 weights: dot_float's 16 lanes in two registers; BF16 weights (BF16
+//     activations): vdpbf16ps's arithmetic in f32 operations, for rows whose values keep
+//     every product exact, the reference otherwise.
 // Everything here has internal linkage on purpose.
 #pragma once
 
@@ -302,24 +305,21 @@ bool rows_k_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, 
   }
 }
 
-// Float weights (F32, F16, BF16), one row at a time, in vec_dot_ref.cpp's dot_float order:
-// its 16 partial sums (lane = index mod 16) are two vectors here, each lane doing the same
+// F32 and F16 weights, one row at a time, in vec_dot_ref.cpp's dot_float order: its 16
+// partial sums (lane = index mod 16) are two vectors here, each lane doing the same
 // multiply, then add; the tail and the pairwise combination then run on the stored lanes
 // exactly as there. F16 converts with F16C, which is exact, as the reference's conversion.
 template <GgmlType T>
 inline __m256 load_8_floats(const uint8_t* w, int64_t i) {
+  static_assert(T == GgmlType::F32 || T == GgmlType::F16);
   if constexpr (T == GgmlType::F32) return _mm256_loadu_ps(reinterpret_cast<const float*>(w) + i);
-  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const uint16_t*>(w) + i));
-  if constexpr (T == GgmlType::F16) return _mm256_cvtph_ps(h);
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));  // BF16: the high half of an f32
+  else return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const uint16_t*>(w) + i)));
 }
 
 template <GgmlType T>
 inline float float_weight(const uint8_t* w, int64_t i) {
   if constexpr (T == GgmlType::F32) return reinterpret_cast<const float*>(w)[i];
-  const uint16_t h = reinterpret_cast<const uint16_t*>(w)[i];
-  if constexpr (T == GgmlType::F16) return fp16_to_fp32(h);
-  return bf16_to_fp32(h);
+  else return fp16_to_fp32(reinterpret_cast<const uint16_t*>(w)[i]);
 }
 
 template <GgmlType T>
@@ -339,13 +339,126 @@ float dot_float_row(const uint8_t* w, const float* x, int64_t n) {
   return acc[0];
 }
 
-// The float-row kernel for `type`, or null for quantised types.
+// The float-row kernel for `type`, or null for other types.
 inline float (*float_row_kernel(GgmlType type))(const uint8_t*, const float*, int64_t) {
   switch (type) {
     case GgmlType::F32: return dot_float_row<GgmlType::F32>;
     case GgmlType::F16: return dot_float_row<GgmlType::F16>;
-    case GgmlType::BF16: return dot_float_row<GgmlType::BF16>;
     default: return nullptr;
+  }
+}
+
+// BF16 weights against BF16 activations (vec_dot_ref.cpp's dot_bf16_pairs: vdpbf16ps's
+// arithmetic) in f32 operations, which are that arithmetic exactly when every operand is
+// zero or of magnitude in [2^-63, 2^64): each f32 product is then the exact product (in
+// [2^-126, 2^128)), each f32 sum of two normal numbers is the correctly rounded sum (a
+// tiny one exact, so "tiny after rounding" is "tiny"), and flushing a tiny sum to a zero of
+// its sign is the instruction's FTZ. A row with another value (a bf16 denormal, a tiny or
+// huge value, an infinity or NaN: rare in weights and activations) takes the reference
+// instead; a row's check is a running min and max of its bits, alongside the products.
+struct Bf16RangeCheck {
+  // Over the values' bits shifted left by one (the sign dropped), s: min(s - 2) (a zero wraps
+  // to 0xFFFE) and max(s). In range: min >= 0x3FFE (exponent >= 64) and max <= 0xBEFF (<= 190).
+  __m256i low = _mm256_set1_epi16(-1), high = _mm256_setzero_si256();
+  void add(__m256i bf16) {
+    const __m256i s = _mm256_slli_epi16(bf16, 1);
+    high = _mm256_max_epu16(high, s);
+    low = _mm256_min_epu16(low, _mm256_sub_epi16(s, _mm256_set1_epi16(2)));
+  }
+  bool in_range() const {
+    const __m256i low_ok = _mm256_cmpeq_epi16(_mm256_max_epu16(low, _mm256_set1_epi16(0x3FFE)), low);
+    const __m256i high_ok = _mm256_cmpeq_epi16(_mm256_min_epu16(high, _mm256_set1_epi16(static_cast<short>(0xBEFF))), high);
+    return _mm256_movemask_epi8(_mm256_and_si256(low_ok, high_ok)) == -1;
+  }
+};
+
+inline bool bf16_row_in_range(const uint16_t* x, int64_t n) {
+  Bf16RangeCheck check;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) check.add(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
+  alignas(32) uint16_t tail[16] = {};
+  std::memcpy(tail, x + i, static_cast<size_t>(n - i) * 2);
+  check.add(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)));
+  return check.in_range();
+}
+
+// A sum below 2^-126 to a zero of its sign.
+inline __m256 flush_tiny(__m256 t) {
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  const __m256 tiny = _mm256_cmp_ps(_mm256_and_ps(t, magnitude), _mm256_set1_ps(0x1p-126f), _CMP_LT_OQ);
+  return _mm256_andnot_ps(_mm256_and_ps(tiny, magnitude), t);
+}
+
+// 16 weights and activations onto eight lanes: lane l adds value 2l + 1's product, then 2l's.
+inline __m256 bf16_pairs_step(__m256 acc, __m256i w, __m256i x) {
+  const __m256i high = _mm256_set1_epi32(static_cast<int>(0xFFFF0000u));
+  const __m256 odd = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_and_si256(w, high)), _mm256_castsi256_ps(_mm256_and_si256(x, high)));
+  const __m256 even = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(w, 16)), _mm256_castsi256_ps(_mm256_slli_epi32(x, 16)));
+  return flush_tiny(_mm256_add_ps(flush_tiny(_mm256_add_ps(acc, odd)), even));
+}
+
+// One BF16 weight row against X activation rows (x_stride values apart), in range as their
+// flags x_in_range say: each 32-value chunk of weights is loaded once for all X. Lanes 0..7
+// (lo) take the chunk's first 16 values, lanes 8..15 (hi) the next; the last chunk is
+// zero-padded, as the reference's missing values are +0.
+template <int X>
+void bf16_row_batch(const uint16_t* w, const uint16_t* x, size_t x_stride, const bool* x_in_range, int64_t n, float* out,
+                    size_t out_stride) {
+  __m256 lo[X], hi[X];
+  for (int r = 0; r < X; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
+  Bf16RangeCheck check;
+  const auto chunk = [&](const uint16_t* wc, const auto& x_at) {
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wc));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wc + 16));
+    check.add(w0);
+    check.add(w1);
+    for (int r = 0; r < X; ++r) {
+      const uint16_t* xc = x_at(r);
+      lo[r] = bf16_pairs_step(lo[r], w0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xc)));
+      hi[r] = bf16_pairs_step(hi[r], w1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xc + 16)));
+    }
+  };
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) chunk(w + i, [&](int r) { return x + r * x_stride + i; });
+  if (i < n) {
+    const size_t bytes = static_cast<size_t>(n - i) * 2;
+    uint16_t w_tail[32] = {}, x_tail[X][32] = {};
+    std::memcpy(w_tail, w + i, bytes);
+    for (int r = 0; r < X; ++r) std::memcpy(x_tail[r], x + r * x_stride + i, bytes);
+    chunk(w_tail, [&](int r) { return x_tail[r]; });
+  }
+  const bool w_in_range = check.in_range();
+  for (int r = 0; r < X; ++r) {
+    float& y = out[static_cast<size_t>(r) * out_stride];
+    if (w_in_range && x_in_range[r]) {
+      y = fold_lanes(lo[r], hi[r]);
+    } else {
+      y = dot_row_ref(GgmlType::BF16, reinterpret_cast<const uint8_t*>(w), x + r * x_stride, n);
+    }
+  }
+}
+
+// BF16 weight rows row_at(0 .. n_rows) against n_x BF16 activation rows, xq_stride bytes
+// apart: kBatchX activation rows at a time, each weight row passing over them.
+template <typename RowAt>
+void bf16_rows(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
+  const auto* x = static_cast<const uint16_t*>(xq);
+  const size_t x_stride = xq_stride / sizeof(uint16_t);
+  for (int64_t x0 = 0; x0 < n_x; x0 += kBatchX) {
+    const int64_t rows_here = std::min(kBatchX, n_x - x0);
+    const uint16_t* x_group = x + static_cast<size_t>(x0) * x_stride;
+    bool in_range[kBatchX];
+    for (int64_t r = 0; r < rows_here; ++r) in_range[r] = bf16_row_in_range(x_group + static_cast<size_t>(r) * x_stride, n);
+    float* y_group = y + static_cast<size_t>(x0) * y_stride;
+    for (int64_t r = 0; r < n_rows; ++r) {
+      const auto* w = reinterpret_cast<const uint16_t*>(row_at(r));
+      switch (rows_here) {
+        case 4: bf16_row_batch<4>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); break;
+        case 3: bf16_row_batch<3>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); break;
+        case 2: bf16_row_batch<2>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); break;
+        default: bf16_row_batch<1>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); break;
+      }
+    }
   }
 }
 
@@ -358,6 +471,7 @@ bool rows_quantised(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* 
 }
 
 void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
+  if (type == GgmlType::BF16) return bf16_rows([&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, 0, 1, n, y, 0);
   if (const auto row = float_row_kernel(type)) {
     for (int64_t r = 0; r < n_rows; ++r) y[r] = row(w + static_cast<size_t>(r) * w_stride, static_cast<const float*>(xq), n);
     return;
@@ -369,13 +483,15 @@ void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_ro
 void dot_rows_batch_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
                         int64_t n_x, int64_t n, float* y, size_t y_stride) {
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
+  if (type == GgmlType::BF16) return bf16_rows(row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
   if (rows_quantised(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
-  for (int64_t x = 0; x < n_x; ++x)  // float weights and reference-only types: one activation row at a time
+  for (int64_t x = 0; x < n_x; ++x)  // F32/F16 weights and reference-only types: one activation row at a time
     dot_rows_x86(type, w, w_stride, n_rows, xq + static_cast<size_t>(x) * xq_stride, n, y + static_cast<size_t>(x) * y_stride);
 }
 
 void dot_rows_indexed_x86(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
                            int64_t n, float* y) {
+  if (type == GgmlType::BF16) return bf16_rows([&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; }, n_ids, xq, 0, 1, n, y, 0);
   if (const auto row = float_row_kernel(type)) {
     for (int64_t r = 0; r < n_ids; ++r) y[r] = row(w + static_cast<size_t>(ids[r]) * row_bytes, static_cast<const float*>(xq), n);
     return;

@@ -12,6 +12,7 @@
 #include "kernels/cuda/quant_layout.h"
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/quant/blocks.h"
+#include "kernels/quant/quantize_activation.h"
 #include "kernels/quant/vec_dot.h"
 #include "tests/cuda/gpu_test_support.h"
 
@@ -95,7 +96,11 @@ int main() {
         }
         std::vector<float> ref(n_out);
         for (int64_t r = 0; r < n_x; ++r) {
-          dot_rows_ref(type, w.data(), row_bytes, n_out, x.rounded.data() + r * n_in, n_in, ref.data());
+          // The CPU product's own activation format: BF16 rows as encoded (vdpbf16ps's
+          // operands), F32/F16 as the f32 values of the encoding.
+          const void* ref_x = activation_type_for(type) == type ? static_cast<const void*>(x.bytes.data() + static_cast<size_t>(r) * row_bytes)
+                                                                 : x.rounded.data() + r * n_in;
+          dot_rows_ref(type, w.data(), row_bytes, n_out, ref_x, n_in, ref.data());
           for (int64_t o = 0; o < n_out; ++o) {
             // Products of these inputs are exact in f32 (F16/BF16) or rounded once (F32);
             // both sides then sum n_in of them in f32 in different orders, each within

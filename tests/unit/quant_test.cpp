@@ -99,6 +99,7 @@ TEST_CASE("reference dot products match the dequantised float dot", "[quant]") {
     dequantize_row(type, w.data(), wf.data(), n);
     const GgmlType at = activation_type_for(type);
     if (at == GgmlType::F32) xf = x;
+    else if (at == GgmlType::BF16) dequantize_row(GgmlType::BF16, xq.data(), xf.data(), n);
     else if (at == GgmlType::Q8_K) {
       const auto* b = reinterpret_cast<const BlockQ8_K*>(xq.data());
       for (int64_t i = 0; i < n; ++i) xf[i] = b[i / QK_K].d * b[i / QK_K].qs[i % QK_K];

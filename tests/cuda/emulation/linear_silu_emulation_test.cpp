@@ -63,7 +63,7 @@ std::vector<float> emulate(const Case& c, const std::vector<LinearTerm>& terms, 
 
 TEST_CASE("emulated CUDA linear_silu is bit-identical to linear_silu_ref", "[cuda-emulation][linear_silu]") {
   std::mt19937 rng(61);
-  const GgmlType types[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K};
+  const GgmlType types[] = {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K};
   for (const GgmlType type : types) {
     const int64_t bs = std::max<int64_t>(16, ggml_type_info(type).block_size);
     const std::vector<Case> cases = {
