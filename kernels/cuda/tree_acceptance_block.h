@@ -98,6 +98,27 @@ struct OneHotAcceptanceShared {
   double draw_below, draw_threshold;           //   the mass before that chunk; u * total
 };
 
+// Tree `index` of a batch, in its own node ids.
+struct BatchTree {
+  int32_t first, n;  // its rows in the batch: first .. first + n
+  const int32_t* parents;
+  const int32_t* tokens;
+  const float* logits;
+};
+
+DB_HOST_DEVICE inline BatchTree batch_tree(const TreeBatch& b, int64_t index) {
+  const int32_t first = b.node_offsets[index];
+  return {first, b.node_offsets[index + 1] - first, b.parents + first, b.tokens + first, b.logits + first * b.n_vocab};
+}
+
+// The outputs of a tree the walk does not take (path_length 0, next_token -1).
+template <class Block>
+DB_HOST_DEVICE void mark_not_taken(const Block& block, const AcceptanceOut& out, int64_t tree) {
+  block.each_thread([&](Dim3 t) {
+    if (t.x == 0) out.path_length[tree] = 0, out.next_token[tree] = -1;
+  });
+}
+
 // A root copy (parent -1 beyond node 0) stands for node 0.
 DB_HOST_DEVICE inline int32_t canonical_node(const int32_t* parents, int32_t node) { return parents[node] < 0 ? 0 : node; }
 
@@ -114,17 +135,11 @@ DB_HOST_DEVICE void row_argmax(const Block& block, const float* row, int64_t n, 
 template <class Block>
 DB_HOST_DEVICE void greedy_acceptance_block(const Block& block, const GreedyAcceptanceArgs& a, GreedyAcceptanceShared& sh) {
   const int64_t tree = block.index().x;
-  const int32_t first = a.trees.node_offsets[tree], n = a.trees.node_offsets[tree + 1] - first;
+  const BatchTree bt = batch_tree(a.trees, tree);  // plain names below: lambdas capture them (C++17 device code)
+  const int32_t first = bt.first, n = bt.n, *parents = bt.parents, *tokens = bt.tokens;
+  const float* logits = bt.logits;
   const int64_t n_vocab = a.trees.n_vocab;
-  const int32_t* parents = a.trees.parents + first;
-  const int32_t* tokens = a.trees.tokens + first;
-  const float* logits = a.trees.logits + first * n_vocab;
-  if (n < 1 || n > kGreedyAcceptanceMaxNodes) {
-    block.each_thread([&](Dim3 t) {
-      if (t.x == 0) a.out.path_length[tree] = 0, a.out.next_token[tree] = -1;
-    });
-    return;
-  }
+  if (n < 1 || n > kGreedyAcceptanceMaxNodes) return mark_not_taken(block, a.out, tree);
   block.each_thread([&](Dim3 t) {
     for (int32_t v = static_cast<int32_t>(t.x); v < n; v += kTreeAcceptanceThreads) sh.state[v] = kNodeRejected;
     if (t.x == 0) sh.state[0] = kNodeAcceptedArgmaxUnknown, sh.depth[0] = 0;
@@ -237,19 +252,13 @@ inline constexpr double kResidualRefreshFraction = 1e-6;
 template <class Block>
 DB_HOST_DEVICE void one_hot_acceptance_block(const Block& block, const OneHotAcceptanceArgs& a, OneHotAcceptanceShared& sh) {
   const int64_t tree = block.index().x;
-  const int32_t first = a.trees.node_offsets[tree], n = a.trees.node_offsets[tree + 1] - first;
+  const BatchTree bt = batch_tree(a.trees, tree);  // plain names below: lambdas capture them (C++17 device code)
+  const int32_t first = bt.first, n = bt.n, *parents = bt.parents, *tokens = bt.tokens;
+  const float* logits = bt.logits;
   const int64_t n_vocab = a.trees.n_vocab;
-  const int32_t* parents = a.trees.parents + first;
-  const int32_t* tokens = a.trees.tokens + first;
-  const float* logits = a.trees.logits + first * n_vocab;
   float* w = a.weights + tree * n_vocab;
   int32_t* path = a.out.path + first;
-  if (n < 1) {
-    block.each_thread([&](Dim3 t) {
-      if (t.x == 0) a.out.path_length[tree] = 0, a.out.next_token[tree] = -1;
-    });
-    return;
-  }
+  if (n < 1) return mark_not_taken(block, a.out, tree);
   RngKey key = a.keys[tree];
   int32_t path_length = 1;
   block.each_thread([&](Dim3 t) {
