@@ -18,7 +18,8 @@
 //                 are bit-identical to it.
 //   dot_rows_avx512vnni  the same with vpdpbusd (AVX-512 VNNI, BW, VL), and for the
 //                 32-value types a 512-bit kernel taking two blocks per instruction, for
-//                 F32/F16 the 16 lanes in one register; identical results.
+//                 Q4_K a kernel taking blocks in pairs (q4_k_avx512.h), for F32/F16 the
+//                 16 lanes in one register; identical results.
 //   dot_rows_avx512bf16  BF16 weights with vdpbf16ps (AVX-512 BF16); other types as
 //                 dot_rows_avx512vnni.
 //   dot_rows      runtime dispatch.

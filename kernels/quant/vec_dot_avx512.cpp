@@ -2,8 +2,9 @@
 // maddubs+madd pair; the integers, and so the results, are identical to the AVX2 build.
 //
 // One activation row against 32-value blocks (decode's mat-vec) also has a 512-bit kernel
-// here: two blocks per instruction for the integer work. (Q4_K in the same style, two
-// sub-blocks per vpdpbusd, measured within noise of the 256-bit kernel and was dropped.)
+// here: two blocks per instruction for the integer work. Q4_K against one activation row
+// has its own kernel (q4_k_avx512.h: vpdpbusd per sub-block, two sub-blocks' scales in one
+// vpmaddwd, blocks in pairs), about 1.65x the 256-bit one.
 // The activation row is prepared once per call, which the weight rows then share: its codes packed back to back (two
 // blocks per 64-byte load), its block scales as floats, and, for weights stored as unsigned
 // codes with an offset (Q4_0: code - 8, Q5_0: code - 16), offset x each lane's activation
@@ -16,9 +17,11 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/quant/q4_k_avx512.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/quant/vec_dot_x86.h"
 #include "kernels/quant/zmm_lanes.h"
@@ -135,9 +138,22 @@ void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedRow& a, int64_t n
   for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
 }
 
-// The 512-bit kernel for one activation row, or false (other types, or rows too long).
+// Q4_K against one activation row (q4_k_avx512.h), or false for rows too long.
+template <typename RowAt>
+bool rows_q4_k_zmm(RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
+  const int64_t nb = n / QK_K;
+  if (nb > PreparedQ8K::kMaxBlocks) return false;
+  PreparedQ8K a;
+  prepare_q8_k(static_cast<const BlockQ8_K*>(xq), nb, a);
+  for (int64_t r = 0; r < n_rows; ++r) y[r] = q4_k_row_zmm(reinterpret_cast<const BlockQ4_K*>(row_at(r)), a, nb);
+  return true;
+}
+
+// The 512-bit kernel for one activation row (Q4_K: the VNNI kernel for it), or false
+// (other types, or rows too long).
 template <typename RowAt>
 bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
+  if (type == GgmlType::Q4_K) return n_rows > 0 && rows_q4_k_zmm(row_at, n_rows, xq, n, y);
   const int64_t nb = n / 32;
   if (nb > PreparedRow::kBlocks || n_rows == 0) return false;
   PreparedRow a;

@@ -41,6 +41,7 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
     std::vector<int64_t> lengths{block, 2 * block, 3 * block, 4 * block, 5 * block};
     if (float_type) lengths.insert(lengths.end(), {1, 7, 45, 640});  // float rows take any length: the 16-lane tails too
     if (block == 32 && !float_type) lengths.insert(lengths.end(), {127 * 32, 129 * 32, 513 * 32});  // the AVX-512 kernels' prepared rows end at 128 (batch) and 512 blocks
+    if (block == 256) lengths.insert(lengths.end(), {43 * 256, 64 * 256, 65 * 256});  // Vicuna's ffn_down (odd); Q4_K's AVX-512 mat-vec ends at 64 blocks
     for (int64_t n : lengths) {
       for (int64_t rows : {1, 7, 8, 9, 17, 64}) {
         const auto w = random_rows(type, n, rows, rng);
@@ -56,6 +57,8 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
         std::vector<int32_t> ids(rows);
         for (int64_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>(rows - 1 - r);
         dot_rows_indexed_avx2(type, w.data(), ggml_row_bytes(type, n), ids.data(), rows, xq.data(), n, idx.data());
+        std::vector<float> idx_vnni(rows);
+        if (have_vnni) dot_rows_indexed_avx512vnni(type, w.data(), ggml_row_bytes(type, n), ids.data(), rows, xq.data(), n, idx_vnni.data());
         // Eleven activation rows through the batched kernels (the 512-bit one takes groups of
         // eight, then the rest): each must equal its own dot_rows_ref.
         constexpr int64_t kX = 11;
@@ -80,6 +83,7 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
           REQUIRE(std::memcmp(&ref[r], &opt[r], 4) == 0);
           if (have_vnni) REQUIRE(std::memcmp(&ref[r], &vnni[r], 4) == 0);
           REQUIRE(std::memcmp(&ref[rows - 1 - r], &idx[r], 4) == 0);
+          if (have_vnni) REQUIRE(std::memcmp(&ref[rows - 1 - r], &idx_vnni[r], 4) == 0);
         }
       }
     }
