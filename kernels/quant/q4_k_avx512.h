@@ -1,8 +1,10 @@
-// Q4_K weights against one Q8_K activation row (decode's mat-vec), for the AVX-512 VNNI
-// build (include only from vec_dot_avx512.cpp). The 256-bit kernel of vec_dot_x86.h spent
-// two multiplies per 32-value sub-block (vpmaddubsw, then vpmaddwd by the scale) and per
-// block a scalar scale decode, two horizontal sums and scalar float steps: about 25 cycles
-// a block here, compute-bound at 40% of one thread's memory bandwidth. This one:
+// Q4_K weights against Q8_K activation rows, for the AVX-512 VNNI build (include only from
+// vec_dot_avx512.cpp): decode's mat-vec, and up to eight activation rows per pass over a
+// weight row (prefill, tree verification), each block pair's scales and codes unpacked once
+// for all of them. The 256-bit kernel of vec_dot_x86.h spent two multiplies per 32-value
+// sub-block (vpmaddubsw, then vpmaddwd by the scale) and per block a scalar scale decode,
+// two horizontal sums and scalar float steps: about 25 cycles a block here, compute-bound
+// at 40% of one thread's memory bandwidth. This one:
 //   - per sub-block j, vpdpbusd gives eight lane sums S_j (|S_j| <= 4 x 15 x 128, so they
 //     fit int16); a sub-block pair packs into words and one vpmaddwd applies both 6-bit
 //     scales: three multiplies per pair instead of four;
@@ -63,61 +65,84 @@ inline void prepare_q8_k(const BlockQ8_K* y, int64_t nb, PreparedQ8K& p) {
   }
 }
 
-// Block b's eight lanes of sum_j sc_j x S_j; sc16: the pair's scales as words, block `half`'s
-// at words 8 x half .. 8 x half + 7.
-inline __m256i q4_k_block_lanes(const BlockQ4_K& b, const int8_t* a, __m256i sc16, int half) {
+// A weight block pair's scales, decoded once for every activation row: the 6-bit scales as
+// words (block 0's at words 0-7, block 1's at 8-15), the mins likewise, and [d0, dmin0, d1,
+// dmin1] as floats.
+struct Q4KPairScales {
+  __m256i sc16, mins16;
+  __m128 d;
+};
+
+inline Q4KPairScales q4_k_pair_scales(const BlockQ4_K& w0, const BlockQ4_K& w1) {
+  static_assert(offsetof(BlockQ4_K, dmin) == offsetof(BlockQ4_K, d) + 2, "d and dmin load as one 32-bit word");
+  const __m256i sm = q4_k_scales_mins_2(w0.scales, w1.scales);
+  uint32_t dd0, dd1;
+  std::memcpy(&dd0, &w0.d, 4);
+  std::memcpy(&dd1, &w1.d, 4);
+  return {_mm256_unpacklo_epi8(sm, _mm256_setzero_si256()), _mm256_unpackhi_epi8(sm, _mm256_setzero_si256()),
+          _mm_cvtph_ps(_mm_insert_epi32(_mm_cvtsi32_si128(static_cast<int>(dd0)), static_cast<int>(dd1), 1))};
+}
+
+// lanes[x] = eight lanes of sum_j sc_j x S_j of block b (the pair's block `half`) against
+// block i of activation row x; each sub-block's codes and scales are unpacked once for all X.
+template <int X>
+inline void q4_k_block_lanes(const BlockQ4_K& b, const PreparedQ8K* a, int64_t i, const __m256i sc16, int half, __m256i (&lanes)[X]) {
   const __m256i m4 = _mm256_set1_epi8(0x0F);
-  __m256i acc[2];
+#pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) {  // sub-blocks 2c (low nibbles) and 2c + 1 (high nibbles)
     const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * c));
     const __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-    const __m256i s_lo = _mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 64 * c)));
-    const __m256i s_hi = _mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 64 * c + 32)));
     // packs puts s_lo's lanes 0-3 then s_hi's 0-3 in the low half (4-7 in the high), so
     // vpmaddwd's word pairs need [sc_2c x 4, sc_2c+1 x 4] in each half.
     const short j0 = static_cast<short>(8 * half + 2 * c), j1 = static_cast<short>(j0 + 1);
     const __m256i scales = _mm256_permutexvar_epi16(_mm256_setr_epi16(j0, j0, j0, j0, j1, j1, j1, j1, j0, j0, j0, j0, j1, j1, j1, j1), sc16);
-    const __m256i t = _mm256_madd_epi16(_mm256_packs_epi32(s_lo, s_hi), scales);
-    acc[c & 1] = c < 2 ? t : _mm256_add_epi32(acc[c & 1], t);
+#pragma GCC unroll 8
+    for (int x = 0; x < X; ++x) {
+      const int8_t* y = a[x].blocks[i].qs + 64 * c;
+      const __m256i s_lo = _mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y)));
+      const __m256i s_hi = _mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + 32)));
+      const __m256i t = _mm256_madd_epi16(_mm256_packs_epi32(s_lo, s_hi), scales);
+      lanes[x] = c == 0 ? t : _mm256_add_epi32(lanes[x], t);
+    }
   }
-  return _mm256_add_epi32(acc[0], acc[1]);
 }
 
-// Blocks i0 and i1 of a weight row against pair slot `pair` of the prepared activation:
+// A block pair's float products for one activation row, from both blocks' lanes:
 // [isum0 x (d0 x y0.d), imin0 x (dmin0 x y0.d), isum1 x (d1 x y1.d), imin1 x (dmin1 x y1.d)].
-inline __m128 q4_k_pair_products(const BlockQ4_K& w0, const BlockQ4_K& w1, const PreparedQ8K& p, int64_t i0, int64_t i1) {
-  const __m256i sm = q4_k_scales_mins_2(w0.scales, w1.scales);
-  const __m256i sc16 = _mm256_unpacklo_epi8(sm, _mm256_setzero_si256());
-  const __m256i mins16 = _mm256_unpackhi_epi8(sm, _mm256_setzero_si256());
-  const __m256i lanes = _mm256_hadd_epi32(q4_k_block_lanes(w0, p.blocks[i0].qs, sc16, 0), q4_k_block_lanes(w1, p.blocks[i1].qs, sc16, 1));
+inline __m128 q4_k_pair_products(__m256i lanes0, __m256i lanes1, const Q4KPairScales& s, const PreparedQ8K& a, int64_t pair) {
+  const __m256i lanes = _mm256_hadd_epi32(lanes0, lanes1);
   const __m128i isums = _mm_add_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1));  // two partials each
-  const __m256i mins = _mm256_madd_epi16(mins16, _mm256_load_si256(reinterpret_cast<const __m256i*>(p.sums32[i0 / 2])));
+  const __m256i mins = _mm256_madd_epi16(s.mins16, _mm256_load_si256(reinterpret_cast<const __m256i*>(a.sums32[pair])));
   const __m128i imins = _mm_hadd_epi32(_mm256_castsi256_si128(mins), _mm256_extracti128_si256(mins, 1));  // two partials each
   const __m128i ints = _mm_shuffle_epi32(_mm_hadd_epi32(isums, imins), 0xD8);  // isum0, imin0, isum1, imin1
-  uint32_t dd0, dd1;  // each block's d and dmin
-  std::memcpy(&dd0, &w0.d, 4);
-  std::memcpy(&dd1, &w1.d, 4);
-  const __m128 dw = _mm_cvtph_ps(_mm_insert_epi32(_mm_cvtsi32_si128(static_cast<int>(dd0)), static_cast<int>(dd1), 1));
-  return _mm_mul_ps(_mm_cvtepi32_ps(ints), _mm_mul_ps(dw, _mm_load_ps(p.d[i0 / 2])));
+  return _mm_mul_ps(_mm_cvtepi32_ps(ints), _mm_mul_ps(s.d, _mm_load_ps(a.d[pair])));
 }
 
-inline float q4_k_row_zmm(const BlockQ4_K* w, const PreparedQ8K& p, int64_t nb) {
-  static_assert(offsetof(BlockQ4_K, dmin) == offsetof(BlockQ4_K, d) + 2, "d and dmin load as one 32-bit word");
-  float sum = 0.0f;
+// One weight row against X prepared activation rows (a[x]), into out[x * out_stride]. Each
+// row's operations are the same whatever X, so matmul stays batch-invariant.
+template <int X>
+void q4_k_row_zmm(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride) {
+  float sum[X] = {};
+  // Blocks i0 and i1 (an odd last block goes as the pair (i, i), its first half only).
+  const auto add_pair = [&](int64_t i0, int64_t i1, bool both) {
+    const Q4KPairScales s = q4_k_pair_scales(w[i0], w[i1]);
+    __m256i lanes0[X], lanes1[X];
+    q4_k_block_lanes<X>(w[i0], a, i0, s.sc16, 0, lanes0);
+    q4_k_block_lanes<X>(w[i1], a, i1, s.sc16, 1, lanes1);
+    for (int x = 0; x < X; ++x) {
+      const __m128 t = q4_k_pair_products(lanes0[x], lanes1[x], s, a[x], i0 / 2);
+      sum[x] += _mm_cvtss_f32(t);
+      sum[x] -= _mm_cvtss_f32(_mm_movehdup_ps(t));
+      if (both) {
+        sum[x] += _mm_cvtss_f32(_mm_movehl_ps(t, t));
+        sum[x] -= _mm_cvtss_f32(_mm_shuffle_ps(t, t, 3));
+      }
+    }
+  };
   int64_t i = 0;
-  for (; i + 2 <= nb; i += 2) {
-    const __m128 t = q4_k_pair_products(w[i], w[i + 1], p, i, i + 1);
-    sum += _mm_cvtss_f32(t);
-    sum -= _mm_cvtss_f32(_mm_movehdup_ps(t));
-    sum += _mm_cvtss_f32(_mm_movehl_ps(t, t));
-    sum -= _mm_cvtss_f32(_mm_shuffle_ps(t, t, 3));
-  }
-  if (i < nb) {  // an odd last block, as the pair (i, i): its first half
-    const __m128 t = q4_k_pair_products(w[i], w[i], p, i, i);
-    sum += _mm_cvtss_f32(t);
-    sum -= _mm_cvtss_f32(_mm_movehdup_ps(t));
-  }
-  return sum;
+  for (; i + 2 <= nb; i += 2) add_pair(i, i + 1, true);
+  if (i < nb) add_pair(i, i, false);
+  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
 }
 
 }  // namespace

@@ -145,7 +145,7 @@ bool rows_q4_k_zmm(RowAt row_at, int64_t n_rows, const void* xq, int64_t n, floa
   if (nb > PreparedQ8K::kMaxBlocks) return false;
   PreparedQ8K a;
   prepare_q8_k(static_cast<const BlockQ8_K*>(xq), nb, a);
-  for (int64_t r = 0; r < n_rows; ++r) y[r] = q4_k_row_zmm(reinterpret_cast<const BlockQ4_K*>(row_at(r)), a, nb);
+  for (int64_t r = 0; r < n_rows; ++r) q4_k_row_zmm<1>(reinterpret_cast<const BlockQ4_K*>(row_at(r)), &a, nb, y + r, 0);
   return true;
 }
 
@@ -229,9 +229,30 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
   }
 }
 
-// The 512-bit batch kernel for several activation rows, or false (other types, rows too long).
+// Q4_K against several activation rows: q4_k_avx512.h's kernel with each weight block
+// pair's scales and codes unpacked once for up to kBatchRows rows, or false for rows too long.
+bool rows_batch_q4_k_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
+                         float* y, size_t y_stride) {
+  const int64_t nb = n / QK_K;
+  if (nb > PreparedQ8K::kMaxBlocks) return false;
+  PreparedQ8K a[kBatchRows];
+  for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
+    const int rows_here = static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0));
+    for (int x = 0; x < rows_here; ++x) prepare_q8_k(reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, a[x]);
+    float* y_x = y + static_cast<size_t>(x0) * y_stride;
+    with_row_count(rows_here, [&](auto X) {
+      for (int64_t r = 0; r < n_rows; ++r)
+        q4_k_row_zmm<X()>(reinterpret_cast<const BlockQ4_K*>(w + static_cast<size_t>(r) * w_stride), a, nb, y_x + r, y_stride);
+    });
+  }
+  return true;
+}
+
+// The 512-bit batch kernel for several activation rows (Q4_K: the VNNI kernel for it), or
+// false (other types, rows too long).
 bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
                float* y, size_t y_stride) {
+  if (type == GgmlType::Q4_K) return rows_batch_q4_k_zmm(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
   const int64_t nb = n / 32;
   if (nb > PreparedBatchRow::kBlocks) return false;
   switch (type) {
