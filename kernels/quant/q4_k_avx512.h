@@ -42,7 +42,16 @@ inline __m256i q4_k_scales_mins_2(const uint8_t* s0, const uint8_t* s1) {
   return _mm256_or_si256(_mm256_or_si256(low6_or_nibble, high_nibble), top2);
 }
 
-// One activation row prepared for q4_k_row_zmm: per block pair, the blocks' 32-value sums
+// add_pair(i0, i1, both) over a row's nb blocks in pairs (i, i + 1); an odd last block goes
+// as the pair (i, i) with both = false, its second half to be ignored.
+template <typename AddPair>
+inline void for_block_pairs(int64_t nb, AddPair add_pair) {
+  int64_t i = 0;
+  for (; i + 2 <= nb; i += 2) add_pair(i, i + 1, true);
+  if (i < nb) add_pair(i, i, false);
+}
+
+// One activation row prepared for the K-quant kernels (here and q6_k_avx512.h): per block pair, the blocks' 32-value sums
 // (the mins' multiplicands, Q8_K's bsums added in pairs) and their scales as [d0, d0, d1, d1].
 // An odd last block is paired with itself.
 struct PreparedQ8K {
@@ -123,8 +132,7 @@ inline __m128 q4_k_pair_products(__m256i lanes0, __m256i lanes1, const Q4KPairSc
 template <int X>
 void q4_k_row_zmm(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride) {
   float sum[X] = {};
-  // Blocks i0 and i1 (an odd last block goes as the pair (i, i), its first half only).
-  const auto add_pair = [&](int64_t i0, int64_t i1, bool both) {
+  for_block_pairs(nb, [&](int64_t i0, int64_t i1, bool both) {
     const Q4KPairScales s = q4_k_pair_scales(w[i0], w[i1]);
     __m256i lanes0[X], lanes1[X];
     q4_k_block_lanes<X>(w[i0], a, i0, s.sc16, 0, lanes0);
@@ -138,10 +146,7 @@ void q4_k_row_zmm(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* o
         sum[x] -= _mm_cvtss_f32(_mm_shuffle_ps(t, t, 3));
       }
     }
-  };
-  int64_t i = 0;
-  for (; i + 2 <= nb; i += 2) add_pair(i, i + 1, true);
-  if (i < nb) add_pair(i, i, false);
+  });
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
 }
 

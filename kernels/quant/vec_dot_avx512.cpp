@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "kernels/quant/q4_k_avx512.h"
+#include "kernels/quant/q6_k_avx512.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/quant/vec_dot_x86.h"
 #include "kernels/quant/zmm_lanes.h"
@@ -138,24 +139,36 @@ void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedRow& a, int64_t n
   for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
 }
 
-// Q4_K against one activation row (q4_k_avx512.h), or false for rows too long.
-template <typename RowAt>
-bool rows_q4_k_zmm(RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
+// The K-quant kernels (q4_k_avx512.h, q6_k_avx512.h) by weight block type.
+template <int X>
+void k_quant_row_zmm(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride) {
+  q4_k_row_zmm<X>(w, a, nb, out, out_stride);
+}
+template <int X>
+void k_quant_row_zmm(const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride) {
+  q6_k_row_zmm<X>(w, a, nb, out, out_stride);
+}
+
+// A K-quant type against one activation row, or false for rows too long.
+template <typename Block, typename RowAt>
+bool rows_k_quant_zmm(RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
   const int64_t nb = n / QK_K;
   if (nb > PreparedQ8K::kMaxBlocks) return false;
   PreparedQ8K a;
   prepare_q8_k(static_cast<const BlockQ8_K*>(xq), nb, a);
-  for (int64_t r = 0; r < n_rows; ++r) q4_k_row_zmm<1>(reinterpret_cast<const BlockQ4_K*>(row_at(r)), &a, nb, y + r, 0);
+  for (int64_t r = 0; r < n_rows; ++r) k_quant_row_zmm<1>(reinterpret_cast<const Block*>(row_at(r)), &a, nb, y + r, 0);
   return true;
 }
 
-// The 512-bit kernel for one activation row (Q4_K: the VNNI kernel for it), or false
-// (other types, or rows too long).
+// The 512-bit kernel for one activation row (Q4_K, Q6_K: the VNNI kernels for them), or
+// false (other types, or rows too long).
 template <typename RowAt>
 bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
-  if (type == GgmlType::Q4_K) return n_rows > 0 && rows_q4_k_zmm(row_at, n_rows, xq, n, y);
+  if (n_rows == 0) return false;
+  if (type == GgmlType::Q4_K) return rows_k_quant_zmm<BlockQ4_K>(row_at, n_rows, xq, n, y);
+  if (type == GgmlType::Q6_K) return rows_k_quant_zmm<BlockQ6_K>(row_at, n_rows, xq, n, y);
   const int64_t nb = n / 32;
-  if (nb > PreparedRow::kBlocks || n_rows == 0) return false;
+  if (nb > PreparedRow::kBlocks) return false;
   PreparedRow a;
   const auto run = [&]<typename Block>() {
     // Q8_0's codes stay signed here (row_2blocks): no offset.
@@ -229,10 +242,11 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
   }
 }
 
-// Q4_K against several activation rows: q4_k_avx512.h's kernel with each weight block
-// pair's scales and codes unpacked once for up to kBatchRows rows, or false for rows too long.
-bool rows_batch_q4_k_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
-                         float* y, size_t y_stride) {
+// A K-quant type against several activation rows, each weight block pair's scales and codes
+// unpacked once for up to kBatchRows of them, or false for rows too long.
+template <typename Block>
+bool rows_batch_k_quant_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
+                            float* y, size_t y_stride) {
   const int64_t nb = n / QK_K;
   if (nb > PreparedQ8K::kMaxBlocks) return false;
   PreparedQ8K a[kBatchRows];
@@ -242,17 +256,18 @@ bool rows_batch_q4_k_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, cons
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
     with_row_count(rows_here, [&](auto X) {
       for (int64_t r = 0; r < n_rows; ++r)
-        q4_k_row_zmm<X()>(reinterpret_cast<const BlockQ4_K*>(w + static_cast<size_t>(r) * w_stride), a, nb, y_x + r, y_stride);
+        k_quant_row_zmm<X()>(reinterpret_cast<const Block*>(w + static_cast<size_t>(r) * w_stride), a, nb, y_x + r, y_stride);
     });
   }
   return true;
 }
 
-// The 512-bit batch kernel for several activation rows (Q4_K: the VNNI kernel for it), or
-// false (other types, rows too long).
+// The 512-bit batch kernel for several activation rows (Q4_K, Q6_K: the VNNI kernels for
+// them), or false (other types, rows too long).
 bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
                float* y, size_t y_stride) {
-  if (type == GgmlType::Q4_K) return rows_batch_q4_k_zmm(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+  if (type == GgmlType::Q4_K) return rows_batch_k_quant_zmm<BlockQ4_K>(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+  if (type == GgmlType::Q6_K) return rows_batch_k_quant_zmm<BlockQ6_K>(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
   const int64_t nb = n / 32;
   if (nb > PreparedBatchRow::kBlocks) return false;
   switch (type) {

@@ -241,12 +241,24 @@ void row_q4_k_batch(const BlockQ4_K* w, const uint8_t* xq, size_t xq_stride, int
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
 }
 
+// Half n (values 128n .. 128n + 127) of a Q6_K block's codes, 0..63: q[k] holds values
+// 128n + 32k .. + 31 (its 16-value groups 8n + 2k and 8n + 2k + 1).
+inline void q6_k_codes(const BlockQ6_K& b, int n, __m256i (&q)[4]) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x03);
+  const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.ql + 64 * n));
+  const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.ql + 64 * n + 32));
+  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * n));
+  q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
+  q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4));
+  q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4));
+  q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4));
+}
+
 // One Q6_K row against X activation rows. Codes are q - 32 with q in 0..63: the integer sum
 // takes q times the activations and subtracts 32 x scale x each 16-value group's sum.
 template <int X>
 void row_q6_k_batch(const BlockQ6_K* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride) {
   float sum[X] = {};
-  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x03);
   for (int64_t i = 0; i < nb; ++i) {
     const BlockQ6_K& b = w[i];
     const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
@@ -255,16 +267,8 @@ void row_q6_k_batch(const BlockQ6_K* w, const uint8_t* xq, size_t xq_stride, int
     __m256i acc[X];
     for (int x = 0; x < X; ++x) acc[x] = _mm256_setzero_si256();
     for (int n = 0; n < 2; ++n) {
-      const uint8_t* ql = b.ql + 64 * n;
-      const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-      const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
-      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * n));
-      const __m256i q[4] = {
-          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m2), 4)),
-          _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4)),
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4)),
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4)),
-      };
+      __m256i q[4];
+      q6_k_codes(b, n, q);
       for (int k = 0; k < 4; ++k) {
         // Pairs 0..7 of the product cover values 0..15 (group 8n+2k), pairs 8..15 values 16..31.
         const int g = 8 * n + 2 * k;
