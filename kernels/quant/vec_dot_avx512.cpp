@@ -235,7 +235,7 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
     for (int x = 0; x < rows_here; ++x)
       prepare_activation(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, kCodeOffset<Block>, a[x]);
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
-    with_row_count(rows_here, [&](auto X) {
+    with_row_count<kZmmBatchRows>(rows_here, [&](auto X) {
       for (int64_t r = 0; r < n_rows; ++r)
         row_2blocks_batch<X()>(reinterpret_cast<const Block*>(w + static_cast<size_t>(r) * w_stride), a, nb, y_x + r, y_stride);
     });
@@ -254,7 +254,7 @@ bool rows_batch_k_quant_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, c
     const int rows_here = static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0));
     for (int x = 0; x < rows_here; ++x) prepare_q8_k(reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, a[x]);
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
-    with_row_count(rows_here, [&](auto X) {
+    with_row_count<kZmmBatchRows>(rows_here, [&](auto X) {
       for (int64_t r = 0; r < n_rows; ++r)
         k_quant_row_zmm<X()>(reinterpret_cast<const Block*>(w + static_cast<size_t>(r) * w_stride), a, nb, y_x + r, y_stride);
     });
@@ -318,7 +318,7 @@ void float_rows(RowAt row_at, int64_t n_rows, const float* x, size_t x_stride, i
   for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
     const float* x_group = x + static_cast<size_t>(x0) * x_stride;
     float* y_group = y + static_cast<size_t>(x0) * y_stride;
-    with_row_count(static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0)), [&](auto X) {
+    with_row_count<kZmmBatchRows>(static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0)), [&](auto X) {
       for (int64_t r = 0; r < n_rows; ++r) float_row_batch<X(), T>(row_at(r), x_group, x_stride, n, y_group + r, y_stride);
     });
   }

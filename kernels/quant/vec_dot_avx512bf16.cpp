@@ -48,7 +48,7 @@ void bf16_rows(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, i
   for (int64_t x0 = 0; x0 < n_x; x0 += kZmmBatchRows) {
     const uint16_t* x_group = x + static_cast<size_t>(x0) * x_stride;
     float* y_group = y + static_cast<size_t>(x0) * y_stride;
-    with_row_count(static_cast<int>(std::min<int64_t>(kZmmBatchRows, n_x - x0)), [&](auto X) {
+    with_row_count<kZmmBatchRows>(static_cast<int>(std::min<int64_t>(kZmmBatchRows, n_x - x0)), [&](auto X) {
       for (int64_t r = 0; r < n_rows; ++r)
         bf16_row_batch<X()>(reinterpret_cast<const uint16_t*>(row_at(r)), x_group, x_stride, n, y_group + r, y_stride);
     });

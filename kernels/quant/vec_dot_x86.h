@@ -21,6 +21,7 @@
 
 #include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
+#include "kernels/quant/row_count.h"
 #include "kernels/quant/vec_dot.h"
 
 namespace draftbench {
@@ -117,7 +118,7 @@ inline constexpr auto unpack_q4_0 = [](const BlockQ4_0* b) { return _mm256_sub_e
 
 // Up to kBatchX activation rows per pass over a weight row: four accumulators, the block
 // and its |w| fit the 16 AVX2 registers.
-constexpr int64_t kBatchX = 4;
+constexpr int kBatchX = 4;
 
 // Weight rows row_at(0 .. n_rows) against n_x activation rows, xq_stride bytes apart, into
 // y[x * y_stride + r]: kBatchX activation rows at a time go to row(w, xq_x, y_x, X), X
@@ -130,12 +131,7 @@ void rows_batched(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_str
     for (int64_t x = 0; x < n_x; x += kBatchX) {
       const uint8_t* xq_x = xq + static_cast<size_t>(x) * xq_stride;
       float* y_x = y + static_cast<size_t>(x) * y_stride + r;
-      switch (std::min(kBatchX, n_x - x)) {
-        case 4: row(w, xq_x, y_x, std::integral_constant<int, 4>{}); break;
-        case 3: row(w, xq_x, y_x, std::integral_constant<int, 3>{}); break;
-        case 2: row(w, xq_x, y_x, std::integral_constant<int, 2>{}); break;
-        default: row(w, xq_x, y_x, std::integral_constant<int, 1>{}); break;
-      }
+      with_row_count<kBatchX>(static_cast<int>(std::min<int64_t>(kBatchX, n_x - x)), [&](auto X) { row(w, xq_x, y_x, X); });
     }
   }
 }
@@ -449,19 +445,14 @@ void bf16_rows(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, i
   const auto* x = static_cast<const uint16_t*>(xq);
   const size_t x_stride = xq_stride / sizeof(uint16_t);
   for (int64_t x0 = 0; x0 < n_x; x0 += kBatchX) {
-    const int64_t rows_here = std::min(kBatchX, n_x - x0);
+    const int rows_here = static_cast<int>(std::min<int64_t>(kBatchX, n_x - x0));
     const uint16_t* x_group = x + static_cast<size_t>(x0) * x_stride;
     bool in_range[kBatchX];
-    for (int64_t r = 0; r < rows_here; ++r) in_range[r] = bf16_row_in_range(x_group + static_cast<size_t>(r) * x_stride, n);
+    for (int r = 0; r < rows_here; ++r) in_range[r] = bf16_row_in_range(x_group + static_cast<size_t>(r) * x_stride, n);
     float* y_group = y + static_cast<size_t>(x0) * y_stride;
     for (int64_t r = 0; r < n_rows; ++r) {
       const auto* w = reinterpret_cast<const uint16_t*>(row_at(r));
-      switch (rows_here) {
-        case 4: bf16_row_batch<4>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); break;
-        case 3: bf16_row_batch<3>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); break;
-        case 2: bf16_row_batch<2>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); break;
-        default: bf16_row_batch<1>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); break;
-      }
+      with_row_count<kBatchX>(rows_here, [&](auto X) { bf16_row_batch<X()>(w, x_group, x_stride, in_range, n, y_group + r, y_stride); });
     }
   }
 }

@@ -1,11 +1,10 @@
 // What the AVX-512 product files share (include only from files built with -mavx512f):
-// the fold of sixteen float lanes, and the dispatch of an activation-row count to an
-// unrolled kernel.
+// the fold of sixteen float lanes, and how many activation rows their batch kernels take.
 #pragma once
 
 #include <immintrin.h>
 
-#include <type_traits>
+#include "kernels/quant/row_count.h"
 
 namespace draftbench {
 
@@ -20,21 +19,5 @@ inline float fold_zmm_lanes(__m512 lanes) {
 
 // Activation rows per pass over a weight row in the batch kernels.
 inline constexpr int kZmmBatchRows = 8;
-
-// f(std::integral_constant<int, n>) for n in 1..kZmmBatchRows, so that a kernel unrolls over its rows.
-template <typename F>
-void with_row_count(int n, F f) {
-  static_assert(kZmmBatchRows == 8, "the cases below cover 1..8");
-  switch (n) {
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    default: return f(std::integral_constant<int, 1>{});
-  }
-}
 
 }  // namespace draftbench
