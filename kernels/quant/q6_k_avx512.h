@@ -1,6 +1,6 @@
 // Q6_K weights against Q8_K activation rows, for the AVX-512 VNNI build (include only from
-// vec_dot_avx512.cpp, after q4_k_avx512.h): the mat-vec and up to eight activation rows per
-// pass, in q4_k_avx512.h's style. The 256-bit kernel (vec_dot_x86.h's row_q6_k_batch) spent
+// vec_dot_avx512.cpp): the mat-vec and up to eight activation rows per
+// pass, in q4_k_x86.h's style. The 256-bit kernel (vec_dot_x86.h's row_q6_k_batch) spent
 // a vpmaddubsw and a vpmaddwd per 32 values; here one vpdpbusd gives eight lane sums per 32
 // codes (0..63, so |sum| <= 4 x 63 x 128 fits int16), two such chunks pack into words and
 // one vpmaddwd applies their four 16-value groups' scales: three multiplies per 64 values
@@ -13,7 +13,7 @@
 #include <immintrin.h>
 
 #include "kernels/quant/blocks.h"
-#include "kernels/quant/q4_k_avx512.h"
+#include "kernels/quant/q4_k_x86.h"
 #include "kernels/quant/vec_dot_x86.h"
 
 namespace draftbench {
@@ -54,11 +54,12 @@ inline void q6_k_block_lanes(const BlockQ6_K& b, const PreparedQ8K* a, int64_t i
   }
 }
 
-// One weight row against X prepared activation rows, into out[x * out_stride]; each row's
-// operations are the same whatever X.
+// One weight row's nb blocks against X prepared activation rows, into out[x * out_stride],
+// continuing the sums there when `carry`; each row's operations are the same whatever X.
 template <int X>
-void q6_k_row_zmm(const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride) {
-  float sum[X] = {};
+void q6_k_row_zmm(const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride, bool carry) {
+  float sum[X];
+  for (int x = 0; x < X; ++x) sum[x] = carry ? out[static_cast<size_t>(x) * out_stride] : 0.0f;
   for_block_pairs(nb, [&](int64_t i0, int64_t i1, bool both) {
     __m256i lanes0[X], lanes1[X];
     q6_k_block_lanes<X>(w[i0], a, i0, lanes0);

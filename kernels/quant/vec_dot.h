@@ -14,11 +14,12 @@
 //                 (block_lanes.h). This order is the contract.
 //   dot_rows_avx2 the same integer sums with AVX2, one weight row at a time; the float part
 //                 performs exactly the reference's operations (the 32-value types' lanes in
-//                 SIMD registers, the K-quants' per-block steps in scalar code), so results
-//                 are bit-identical to it.
+//                 SIMD registers, the K-quants' per-block steps in scalar code or, for Q4_K
+//                 (q4_k_x86.h), two blocks' in one register), so results are bit-identical
+//                 to it.
 //   dot_rows_avx512vnni  the same with vpdpbusd (AVX-512 VNNI, BW, VL), and for the
 //                 32-value types a 512-bit kernel taking two blocks per instruction, for
-//                 Q4_K a kernel taking blocks in pairs (q4_k_avx512.h), for F32/F16 the
+//                 Q4_K and Q6_K kernels taking blocks in pairs, for F32/F16 the
 //                 16 lanes in one register; identical results.
 //   dot_rows_avx512bf16  BF16 weights with vdpbf16ps (AVX-512 BF16); other types as
 //                 dot_rows_avx512vnni.
@@ -57,7 +58,7 @@ void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const i
 // xq + x * xq_stride. Each result is bit-identical to dot_rows' for that activation row; the
 // optimised builds unpack each weight block once for several activation rows (four for Q8_0, Q5_0,
 // Q4_0, Q4_K, Q6_K and BF16; the AVX-512 builds take eight for Q8_0, Q5_0 and Q4_0 rows up to
-// 4096 values, for Q4_K rows up to 16384 and for F32, F16 and BF16; other types loop over the activation rows).
+// 4096 values, for Q4_K, Q6_K, F32, F16 and BF16; other types loop over the activation rows).
 void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
                         int64_t n, float* y, size_t y_stride);
 void dot_rows_batch_avx2(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,

@@ -2,9 +2,9 @@
 // maddubs+madd pair; the integers, and so the results, are identical to the AVX2 build.
 //
 // One activation row against 32-value blocks (decode's mat-vec) also has a 512-bit kernel
-// here: two blocks per instruction for the integer work. Q4_K against one activation row
-// has its own kernel (q4_k_avx512.h: vpdpbusd per sub-block, two sub-blocks' scales in one
-// vpmaddwd, blocks in pairs), about 1.65x the 256-bit one.
+// here: two blocks per instruction for the integer work. The K-quants have their own
+// kernels (q4_k_x86.h's VNNI form, q6_k_avx512.h: vpdpbusd per 32 values, one vpmaddwd for
+// two chunks' scales, blocks in pairs), for one activation row and for batches.
 // The activation row is prepared once per call, which the weight rows then share: its codes packed back to back (two
 // blocks per 64-byte load), its block scales as floats, and, for weights stored as unsigned
 // codes with an offset (Q4_0: code - 8, Q5_0: code - 16), offset x each lane's activation
@@ -21,7 +21,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/quant/q4_k_avx512.h"
 #include "kernels/quant/q6_k_avx512.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/quant/vec_dot_x86.h"
@@ -139,25 +138,24 @@ void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedRow& a, int64_t n
   for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
 }
 
-// The K-quant kernels (q4_k_avx512.h, q6_k_avx512.h) by weight block type.
-template <int X>
-void k_quant_row_zmm(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride) {
-  q4_k_row_zmm<X>(w, a, nb, out, out_stride);
-}
-template <int X>
-void k_quant_row_zmm(const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride) {
-  q6_k_row_zmm<X>(w, a, nb, out, out_stride);
-}
-
-// A K-quant type against one activation row, or false for rows too long.
-template <typename Block, typename RowAt>
-bool rows_k_quant_zmm(RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
-  const int64_t nb = n / QK_K;
-  if (nb > PreparedQ8K::kMaxBlocks) return false;
-  PreparedQ8K a;
-  prepare_q8_k(static_cast<const BlockQ8_K*>(xq), nb, a);
-  for (int64_t r = 0; r < n_rows; ++r) k_quant_row_zmm<1>(reinterpret_cast<const Block*>(row_at(r)), &a, nb, y + r, 0);
-  return true;
+// A K-quant type (q4_k_x86.h, q6_k_avx512.h) against n_x activation rows, up to
+// kZmmBatchRows at a time, or false for other types.
+template <typename RowAt>
+bool rows_k_quant_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                      size_t y_stride) {
+  const auto run = [&]<typename Block>(auto row) {
+    rows_prepared_q8_k<kZmmBatchRows, Block>(row_at, n_rows, xq, xq_stride, n_x, n / QK_K, y, y_stride, row);
+    return true;
+  };
+  switch (type) {
+    case GgmlType::Q4_K:
+      return run.template operator()<BlockQ4_K>([](const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t stride, bool carry,
+                                                   auto X) { q4_k_row<X()>(w, a, nb, out, stride, carry); });
+    case GgmlType::Q6_K:
+      return run.template operator()<BlockQ6_K>([](const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t stride, bool carry,
+                                                   auto X) { q6_k_row_zmm<X()>(w, a, nb, out, stride, carry); });
+    default: return false;
+  }
 }
 
 // The 512-bit kernel for one activation row (Q4_K, Q6_K: the VNNI kernels for them), or
@@ -165,8 +163,7 @@ bool rows_k_quant_zmm(RowAt row_at, int64_t n_rows, const void* xq, int64_t n, f
 template <typename RowAt>
 bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
   if (n_rows == 0) return false;
-  if (type == GgmlType::Q4_K) return rows_k_quant_zmm<BlockQ4_K>(row_at, n_rows, xq, n, y);
-  if (type == GgmlType::Q6_K) return rows_k_quant_zmm<BlockQ6_K>(row_at, n_rows, xq, n, y);
+  if (rows_k_quant_zmm(type, row_at, n_rows, xq, 0, 1, n, y, 0)) return true;
   const int64_t nb = n / 32;
   if (nb > PreparedRow::kBlocks) return false;
   PreparedRow a;
@@ -242,32 +239,12 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
   }
 }
 
-// A K-quant type against several activation rows, each weight block pair's scales and codes
-// unpacked once for up to kBatchRows of them, or false for rows too long.
-template <typename Block>
-bool rows_batch_k_quant_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
-                            float* y, size_t y_stride) {
-  const int64_t nb = n / QK_K;
-  if (nb > PreparedQ8K::kMaxBlocks) return false;
-  PreparedQ8K a[kBatchRows];
-  for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
-    const int rows_here = static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0));
-    for (int x = 0; x < rows_here; ++x) prepare_q8_k(reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, a[x]);
-    float* y_x = y + static_cast<size_t>(x0) * y_stride;
-    with_row_count<kZmmBatchRows>(rows_here, [&](auto X) {
-      for (int64_t r = 0; r < n_rows; ++r)
-        k_quant_row_zmm<X()>(reinterpret_cast<const Block*>(w + static_cast<size_t>(r) * w_stride), a, nb, y_x + r, y_stride);
-    });
-  }
-  return true;
-}
-
 // The 512-bit batch kernel for several activation rows (Q4_K, Q6_K: the VNNI kernels for
 // them), or false (other types, rows too long).
 bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
                float* y, size_t y_stride) {
-  if (type == GgmlType::Q4_K) return rows_batch_k_quant_zmm<BlockQ4_K>(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
-  if (type == GgmlType::Q6_K) return rows_batch_k_quant_zmm<BlockQ6_K>(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+  const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
+  if (rows_k_quant_zmm(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return true;
   const int64_t nb = n / 32;
   if (nb > PreparedBatchRow::kBlocks) return false;
   switch (type) {

@@ -4,8 +4,9 @@
 // integers, and only the float steps matter for bit-identity with vec_dot_ref.cpp:
 //   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, two registers of eight
 //     float lanes being block_lanes.h's two sets;
-//   K-quants (Q4_K, Q6_K): one weight row at a time too, the per-super-block float steps in
-//     scalar code as in the reference;
+//   K-quants: Q4_K in q4_k_x86.h (blocks in pairs, their float steps in one register);
+//     Q6_K one weight row at a time too, the per-super-block float steps in scalar code as
+//     in the reference;
 //   F32, F16 weights: dot_float's 16 lanes in two registers; BF16 weights (BF16
 //     activations): vdpbf16ps's arithmetic in f32 operations, for rows whose values keep
 //     every product exact, the reference otherwise.
@@ -21,7 +22,9 @@
 
 #include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
+#include "kernels/quant/q4_k_x86.h"
 #include "kernels/quant/row_count.h"
+#include "kernels/quant/word_broadcast.h"
 #include "kernels/quant/vec_dot.h"
 
 namespace draftbench {
@@ -156,86 +159,17 @@ bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t
   }
 }
 
-// K-quants (Q4_K, Q6_K), one weight row at a time like the 32-value blocks: a row is one
+// K-quants (Q6_K here; Q4_K in q4_k_x86.h), one weight row at a time like the 32-value blocks: a row is one
 // sequential stream, which the hardware prefetcher follows (eight rows side by side were
 // eight streams 1.7 KB apart and left ffn_down waiting on memory at 16% of the roofline).
 // Per super-block the integer sum is exact, so only the reference's float steps matter:
-// one multiply-add per block (Q4_K: two), done in scalar float exactly as there.
+// one multiply-add per block, done in scalar float exactly as there.
 
 inline int hsum_epi32(__m128i s) {
   s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
   return _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 1)));
 }
 inline int hsum_epi32(__m256i v) { return hsum_epi32(_mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1))); }
-
-// Shuffle masks: row j (0..7) selects 16-bit word j into all eight words of a 128-bit half.
-// Rows j and j + 1 read as one 256-bit mask put word j in the low half and word j + 1 in the
-// high half; read from memory, so the loop does not rebuild them in registers.
-struct WordMasks {
-  alignas(32) uint8_t m[9][16];
-};
-constexpr WordMasks make_word_masks() {
-  WordMasks t{};
-  for (int j = 0; j < 9; ++j)
-    for (int b = 0; b < 16; ++b) t.m[j][b] = static_cast<uint8_t>(2 * (j % 8) + b % 2);
-  return t;
-}
-inline constexpr WordMasks kWordMasks = make_word_masks();
-
-// `words`: eight 16-bit words repeated in both halves. Word j in all sixteen words.
-inline __m256i broadcast_word(__m256i words, int j) {
-  return _mm256_shuffle_epi8(words, _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(kWordMasks.m[j]))));
-}
-// Word j in the low half, word j + 1 in the high half.
-inline __m256i broadcast_word_pair(__m256i words, int j) {
-  return _mm256_shuffle_epi8(words, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kWordMasks.m[j])));
-}
-
-// Q4_K's eight 6-bit scales (bytes 0..7) and mins (bytes 8..15), k_scale_min for all j at once.
-inline __m128i q4_k_scales_mins(const uint8_t* s) {
-  uint32_t w[3];
-  std::memcpy(w, s, 12);
-  const uint32_t sc_lo = w[0] & 0x3F3F3F3Fu, m_lo = w[1] & 0x3F3F3F3Fu;
-  const uint32_t sc_hi = (w[2] & 0x0F0F0F0Fu) | (((w[0] >> 6) & 0x03030303u) << 4);
-  const uint32_t m_hi = ((w[2] >> 4) & 0x0F0F0F0Fu) | (((w[1] >> 6) & 0x03030303u) << 4);
-  return _mm_setr_epi32(static_cast<int>(sc_lo), static_cast<int>(sc_hi), static_cast<int>(m_lo), static_cast<int>(m_hi));
-}
-
-// One Q4_K row against X activation rows; each block's codes and scales unpacked once.
-template <int X>
-void row_q4_k_batch(const BlockQ4_K* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride) {
-  float sum[X] = {};
-  const __m256i m4 = _mm256_set1_epi8(0x0F);
-  for (int64_t i = 0; i < nb; ++i) {
-    const BlockQ4_K& b = w[i];
-    const __m128i sm = q4_k_scales_mins(b.scales);
-    const __m256i scales16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
-    const __m128i mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
-    __m256i acc[X];
-    for (int x = 0; x < X; ++x) acc[x] = _mm256_setzero_si256();
-    for (int c = 0; c < 4; ++c) {
-      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * c));
-      const __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-      const __m256i sc1 = broadcast_word(scales16, 2 * c), sc2 = broadcast_word(scales16, 2 * c + 1);
-      for (int x = 0; x < X; ++x) {
-        const int8_t* a = reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x) * xq_stride)[i].qs + 64 * c;
-        const __m256i p1 = dot_u8_pairs(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)));
-        const __m256i p2 = dot_u8_pairs(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32)));
-        acc[x] = _mm256_add_epi32(acc[x], _mm256_add_epi32(_mm256_madd_epi16(p1, sc1), _mm256_madd_epi16(p2, sc2)));
-      }
-    }
-    const float d = fp16_to_fp32(b.d), dmin = fp16_to_fp32(b.dmin);
-    for (int x = 0; x < X; ++x) {
-      const BlockQ8_K& y = reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x) * xq_stride)[i];
-      const __m128i bs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums)),
-                                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums + 8)));  // 32-value sums
-      const int imin = hsum_epi32(_mm_madd_epi16(mins16, bs));
-      sum[x] += static_cast<float>(hsum_epi32(acc[x])) * (d * y.d);
-      sum[x] -= static_cast<float>(imin) * (dmin * y.d);
-    }
-  }
-  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
-}
 
 // Half n (values 128n .. 128n + 127) of a Q6_K block's codes, 0..63: q[k] holds values
 // 128n + 32k .. + 31 (its 16-value groups 8n + 2k and 8n + 2k + 1).
@@ -292,9 +226,9 @@ bool rows_k_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, 
   const int64_t nb = n / QK_K;
   switch (type) {
     case GgmlType::Q4_K:
-      rows_batched<BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ4_K* w, const uint8_t* xq_x, float* y_x, auto X) {
-        row_q4_k_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride);
-      });
+      rows_prepared_q8_k<kBatchX, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride,
+                                             [](const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb_chunk, float* out, size_t out_stride,
+                                                bool carry, auto X) { q4_k_row<X()>(w, a, nb_chunk, out, out_stride, carry); });
       return true;
     case GgmlType::Q6_K:
       rows_batched<BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ6_K* w, const uint8_t* xq_x, float* y_x, auto X) {

@@ -1,16 +1,17 @@
-// Q4_K weights against Q8_K activation rows, for the AVX-512 VNNI build (include only from
-// vec_dot_avx512.cpp): decode's mat-vec, and up to eight activation rows per pass over a
-// weight row (prefill, tree verification), each block pair's scales and codes unpacked once
-// for all of them. The 256-bit kernel of vec_dot_x86.h spent two multiplies per 32-value
-// sub-block (vpmaddubsw, then vpmaddwd by the scale) and per block a scalar scale decode,
-// two horizontal sums and scalar float steps: about 25 cycles a block here, compute-bound
-// at 40% of one thread's memory bandwidth. This one:
-//   - per sub-block j, vpdpbusd gives eight lane sums S_j (|S_j| <= 4 x 15 x 128, so they
-//     fit int16); a sub-block pair packs into words and one vpmaddwd applies both 6-bit
-//     scales: three multiplies per pair instead of four;
-//   - blocks go in pairs: both blocks' scales decode in one register (vector code, not the
-//     scalar bit-fiddling), and their horizontal sums, the mins' sums and the float
-//     products share instructions.
+// Q4_K weights against Q8_K activation rows, for the x86 builds (each including translation
+// unit gets the block lanes of its ISA): the mat-vec and several activation rows per pass
+// over a weight row (prefill, tree verification: up to 8 in the AVX-512 build, 4 in AVX2),
+// each weight block pair's scales and codes unpacked once for all of them. The kernel this
+// replaced spent per block a scalar scale decode, two horizontal sums and scalar float
+// steps, and two multiplies per 32-value sub-block: about 25 cycles a block here,
+// compute-bound at 40% of one thread's memory bandwidth. This one:
+//   - blocks go in pairs: both blocks' scales decode in one register (vector code), and
+//     their horizontal sums, the mins' sums (prepared once per activation row) and the
+//     float products share instructions;
+//   - AVX-512 VNNI: per sub-block j, vpdpbusd gives eight lane sums S_j (|S_j| <= 4 x 15 x
+//     128, so they fit int16); a sub-block pair packs into words and one vpmaddwd applies
+//     both 6-bit scales: three multiplies per pair instead of four;
+//   - AVX2: vpmaddubsw and vpmaddwd by the broadcast scale per sub-block, as before.
 // The integer sums are exact, and the float steps are the reference's (vec_dot_ref.cpp's
 // dot_q4_k), per block in block order: sum += isum x (d x y.d), then sum -= imin x (dmin x
 // y.d). Results are bit-identical to dot_rows_ref.
@@ -19,9 +20,12 @@
 #include <immintrin.h>
 
 #include <cstddef>
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/quant/blocks.h"
+#include "kernels/quant/row_count.h"
+#include "kernels/quant/word_broadcast.h"
 
 namespace draftbench {
 namespace {
@@ -55,7 +59,7 @@ inline void for_block_pairs(int64_t nb, AddPair add_pair) {
 // (the mins' multiplicands, Q8_K's bsums added in pairs) and their scales as [d0, d0, d1, d1].
 // An odd last block is paired with itself.
 struct PreparedQ8K {
-  static constexpr int64_t kMaxBlocks = 64;  // rows up to 16384 values; longer take the 256-bit kernel
+  static constexpr int64_t kMaxBlocks = 64;  // longer rows go in chunks of this many blocks (rows_prepared_q8_k)
   alignas(32) int16_t sums32[kMaxBlocks / 2][16];
   alignas(16) float d[kMaxBlocks / 2][4];
   const BlockQ8_K* blocks;
@@ -97,20 +101,34 @@ inline Q4KPairScales q4_k_pair_scales(const BlockQ4_K& w0, const BlockQ4_K& w1) 
 template <int X>
 inline void q4_k_block_lanes(const BlockQ4_K& b, const PreparedQ8K* a, int64_t i, const __m256i sc16, int half, __m256i (&lanes)[X]) {
   const __m256i m4 = _mm256_set1_epi8(0x0F);
+#if !(defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__))
+  // This block's eight scale words in both halves, for broadcast_word.
+  const __m256i sc = half == 0 ? _mm256_permute4x64_epi64(sc16, 0x44) : _mm256_permute4x64_epi64(sc16, 0xEE);
+#endif
 #pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) {  // sub-blocks 2c (low nibbles) and 2c + 1 (high nibbles)
     const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * c));
     const __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
     // packs puts s_lo's lanes 0-3 then s_hi's 0-3 in the low half (4-7 in the high), so
     // vpmaddwd's word pairs need [sc_2c x 4, sc_2c+1 x 4] in each half.
     const short j0 = static_cast<short>(8 * half + 2 * c), j1 = static_cast<short>(j0 + 1);
     const __m256i scales = _mm256_permutexvar_epi16(_mm256_setr_epi16(j0, j0, j0, j0, j1, j1, j1, j1, j0, j0, j0, j0, j1, j1, j1, j1), sc16);
+#else
+    const __m256i sc_lo = broadcast_word(sc, 2 * c), sc_hi = broadcast_word(sc, 2 * c + 1);
+#endif
 #pragma GCC unroll 8
     for (int x = 0; x < X; ++x) {
       const int8_t* y = a[x].blocks[i].qs + 64 * c;
-      const __m256i s_lo = _mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y)));
-      const __m256i s_hi = _mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + 32)));
+      const __m256i y_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y));
+      const __m256i y_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + 32));
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+      const __m256i s_lo = _mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, y_lo);
+      const __m256i s_hi = _mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, y_hi);
       const __m256i t = _mm256_madd_epi16(_mm256_packs_epi32(s_lo, s_hi), scales);
+#else
+      const __m256i t = _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(lo, y_lo), sc_lo), _mm256_madd_epi16(_mm256_maddubs_epi16(hi, y_hi), sc_hi));
+#endif
       lanes[x] = c == 0 ? t : _mm256_add_epi32(lanes[x], t);
     }
   }
@@ -127,11 +145,13 @@ inline __m128 q4_k_pair_products(__m256i lanes0, __m256i lanes1, const Q4KPairSc
   return _mm_mul_ps(_mm_cvtepi32_ps(ints), _mm_mul_ps(s.d, _mm_load_ps(a.d[pair])));
 }
 
-// One weight row against X prepared activation rows (a[x]), into out[x * out_stride]. Each
+// One weight row's nb blocks against X prepared activation rows (a[x]), into out[x *
+// out_stride], continuing the sums already there when `carry` (a row's later chunks). Each
 // row's operations are the same whatever X, so matmul stays batch-invariant.
 template <int X>
-void q4_k_row_zmm(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride) {
-  float sum[X] = {};
+void q4_k_row(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride, bool carry) {
+  float sum[X];
+  for (int x = 0; x < X; ++x) sum[x] = carry ? out[static_cast<size_t>(x) * out_stride] : 0.0f;
   for_block_pairs(nb, [&](int64_t i0, int64_t i1, bool both) {
     const Q4KPairScales s = q4_k_pair_scales(w[i0], w[i1]);
     __m256i lanes0[X], lanes1[X];
@@ -148,6 +168,30 @@ void q4_k_row_zmm(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* o
     }
   });
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
+}
+
+// Weight rows row_at(0 .. n_rows) of a K-quant type against n_x activation rows xq_stride
+// bytes apart, into y[x * y_stride + r]: up to kMaxX activation rows and kMaxBlocks blocks at
+// a time are prepared, then every weight row passes over them with
+// row(w, a, nb_chunk, out, out_stride, carry, X) (X as a std::integral_constant). A row of
+// more than kMaxBlocks blocks goes in chunks, each continuing the sums of the one before:
+// the float steps stay in block order.
+template <int kMaxX, typename Block, typename RowAt, typename RowKernel>
+void rows_prepared_q8_k(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride,
+                        RowKernel row) {
+  PreparedQ8K a[kMaxX];
+  for (int64_t x0 = 0; x0 < n_x; x0 += kMaxX) {
+    const int rows_here = static_cast<int>(std::min<int64_t>(kMaxX, n_x - x0));
+    float* y_x = y + static_cast<size_t>(x0) * y_stride;
+    for (int64_t b0 = 0; b0 < nb; b0 += PreparedQ8K::kMaxBlocks) {
+      const int64_t nb_chunk = std::min<int64_t>(PreparedQ8K::kMaxBlocks, nb - b0);
+      for (int x = 0; x < rows_here; ++x)
+        prepare_q8_k(reinterpret_cast<const BlockQ8_K*>(static_cast<const uint8_t*>(xq) + static_cast<size_t>(x0 + x) * xq_stride) + b0, nb_chunk, a[x]);
+      with_row_count<kMaxX>(rows_here, [&](auto X) {
+        for (int64_t r = 0; r < n_rows; ++r) row(reinterpret_cast<const Block*>(row_at(r)) + b0, a, nb_chunk, y_x + r, y_stride, b0 > 0, X);
+      });
+    }
+  }
 }
 
 }  // namespace
