@@ -15,27 +15,31 @@
 // block per tree either way. Per-node state lives in shared memory, hence
 // kGreedyAcceptanceMaxNodes.
 //
-// Sampling with one-hot proposals (temperature only: no top-k / top-p filtering, which
-// verify_sampling_one_hot also applies): at the current node the softmax weights
+// Sampling with one-hot proposals: at the current node the softmax weights
 // w = softmax_weight(logit, max, 1 / T) go to a workspace row (sampling_block.h's softmax
 // partials: the host's bits); the children are tried in node order, child j with
-// uniform({seed, request, step, node}, 1 + j), accepted when u * (residual mass) < w(x);
+// uniform({seed, request, step, node}, 1 + j), accepted when u * (residual mass) < p(x);
 // a rejected token's weight is zeroed; with no acceptance the next token is the inverse-CDF
-// draw of uniform(.., 0) over the residual in id order. Every rule of the host is kept: the
-// last token of the support is accepted outright, tokens of weight 0 are skipped, a residual
-// below 1e-6 of the node's mass is re-summed (verify.cpp's refreshed_mass). The decisions
-// are the host's in exact arithmetic, but the masses are sums in another order (strided
-// partials and a tree, and for the draw per-thread chunks): in units of the node's total
-// mass both sides are within n * 2^-53 of exact (3e-11 at 262k tokens, at worst), so a
-// decision can differ only where its uniform falls that close to its threshold (the tests
-// allow 1e-9, count such cases and require them rare; the GPU runs this very arithmetic,
-// so it equals the emulation bit for bit).
+// draw of uniform(.., 0) over the residual. Every rule of the host is kept: the last token
+// of the support is accepted outright, tokens of probability 0 are skipped, a small
+// residual is re-summed (verify.cpp's refreshed_mass).
+//   With top-k / top-p (tree_acceptance_filter_block.h): the host's filtered list, best
+// first, and the host's arithmetic over it, so its decisions exactly.
+//   Without: p(x) is the weight itself, the draw walks ids in order, and the masses are sums
+// in another order than the host's (strided partials and a tree, and for the draw per-thread
+// chunks; a residual is re-summed below 1e-6 of the node's mass). The decisions are the
+// host's in exact arithmetic; in units of the node's total mass both sides are within
+// n * 2^-53 of exact (3e-11 at 262k tokens, at worst), so a decision can differ only where
+// its uniform falls that close to its threshold (the tests allow 1e-9, count such cases and
+// require them rare; the GPU runs this very arithmetic, so it equals the emulation bit for
+// bit).
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/cuda/host_device.h"
 #include "kernels/cuda/sampling_block.h"
+#include "kernels/cuda/tree_acceptance_filter_block.h"
 #include "kernels/sampling/counter_rng.h"
 
 namespace draftbench::cuda {
@@ -72,8 +76,10 @@ struct GreedyAcceptanceArgs {
 struct OneHotAcceptanceArgs {
   TreeBatch trees;
   float inv_t;          // 1.0f / temperature, as target_distribution computes it
+  TargetFilter filter;  // top-k / top-p
   const RngKey* keys;   // [n_trees]: seed, request and step (node is set per node)
   float* weights;       // [n_trees][n_vocab] workspace: the current node's (residual) weights
+  uint64_t* order;      // [n_trees][n_vocab] workspace: the filtered list's keys (null will do unfiltered)
   AcceptanceOut out;
 };
 
@@ -91,7 +97,7 @@ struct GreedyAcceptanceShared {
 struct OneHotAcceptanceShared {
   ArgmaxShared argmax;    // the maximum logit at the current node (softmax_partial reads value[0])
   SoftmaxShared softmax;  // the weights' sum, then re-sums of the residual
-  int32_t support[kTreeAcceptanceThreads];     // tokens of positive weight
+  FilterShared filter;    // the filtered list (its best-64 lists: 33 of these 42 KB); its counts serve both walks
   double chunk_mass[kTreeAcceptanceThreads];   // the draw: each thread's contiguous chunk of ids
   int32_t chunk_last[kTreeAcceptanceThreads];  //   its last id of positive weight, -1 if none
   int32_t draw_chunk;                          //   the chunk holding the threshold, -1 if none
@@ -121,6 +127,10 @@ DB_HOST_DEVICE void mark_not_taken(const Block& block, const AcceptanceOut& out,
 
 // A root copy (parent -1 beyond node 0) stands for node 0.
 DB_HOST_DEVICE inline int32_t canonical_node(const int32_t* parents, int32_t node) { return parents[node] < 0 ? 0 : node; }
+
+DB_HOST_DEVICE inline bool is_child_of(const int32_t* parents, int32_t v, int32_t node) {
+  return parents[v] >= 0 && canonical_node(parents, parents[v]) == node;
+}
 
 // The first index of the maximum of row[0 .. n) into sh.index[0] (and the value into
 // sh.value[0]), by sampling_block.h's argmax partials and tree; ends with a barrier.
@@ -182,19 +192,6 @@ DB_HOST_DEVICE void greedy_acceptance_block(const Block& block, const GreedyAcce
   });
 }
 
-// The sum of a (residual) weight row, strided partials and a tree; ends with a barrier.
-template <class Block>
-DB_HOST_DEVICE double weight_mass(const Block& block, const float* w, int64_t n, SoftmaxShared& sh) {
-  block.each_thread([&](Dim3 t) {
-    double sum = 0.0;
-    for (int64_t i = t.x; i < n; i += kTreeAcceptanceThreads) sum += w[i];
-    sh.partial[t.x] = sum;
-  });
-  block.sync();
-  fold_tree(block, kTreeAcceptanceThreads, [&](unsigned t, unsigned half) { sh.partial[t] += sh.partial[t + half]; });
-  return sh.partial[0];
-}
-
 // The first id in id order whose running weight passes u * total, into *token; ids of
 // weight 0 are never chosen, and a threshold past the total (u within rounding of 1) takes
 // the last id of positive weight, as draw / draw_residual do. Each thread sums a contiguous
@@ -249,6 +246,48 @@ DB_HOST_DEVICE void draw_from_weights(const Block& block, const float* w, int64_
 // mass, where verify.cpp's refreshed_mass re-adds it.
 inline constexpr double kResidualRefreshFraction = 1e-6;
 
+// The unfiltered residual: the node's weights row, p(x) = w[x], masses in the kernel's order.
+// Block-wide: every thread runs the children's loop.
+template <class Block>
+struct WeightRowResidual {
+  const Block& block;
+  float* w;
+  int64_t n;
+  double node_mass, mass;
+  int32_t support;
+  OneHotAcceptanceShared& sh;
+
+  DB_HOST_DEVICE double prob(int32_t token) const { return w[token]; }
+  DB_HOST_DEVICE void reject(int32_t token, double weight) {
+    block.sync();  // every thread has read w[token] before it is zeroed
+    block.each_thread([&](Dim3 t) {
+      if (t.x == 0) w[token] = 0.0f;
+    });
+    block.sync();
+    mass = mass - weight > 0.0 ? mass - weight : 0.0;
+    if (mass < kResidualRefreshFraction * node_mass) mass = weights_at_least(block, w, n, kSmallestWeightBits, sh.filter, sh.softmax).mass;
+    --support;
+  }
+};
+
+// The children of `node` in node order, child j on uniform stream 1 + j (skipped ones too):
+// the first accepted, or -1 with every child tried rejected in the residual.
+template <class Residual>
+DB_HOST_DEVICE int32_t first_accepted_child(const int32_t* parents, const int32_t* tokens, int32_t n, int32_t node, const RngKey& key,
+                                            Residual& residual) {
+  uint64_t draws = 0;
+  for (int32_t v = node + 1; v < n; ++v) {
+    if (!is_child_of(parents, v, node)) continue;
+    const uint64_t stream = 1 + draws++;
+    const double p = residual.prob(tokens[v]);
+    if (p <= 0.0) continue;  // outside the support, or a rejected sibling's token
+    // The last token of the support is accepted outright: its residual probability is 1.
+    if (residual.support == 1 || uniform(key, stream) * residual.mass < p) return v;
+    residual.reject(tokens[v], p);
+  }
+  return -1;
+}
+
 template <class Block>
 DB_HOST_DEVICE void one_hot_acceptance_block(const Block& block, const OneHotAcceptanceArgs& a, OneHotAcceptanceShared& sh) {
   const int64_t tree = block.index().x;
@@ -257,7 +296,9 @@ DB_HOST_DEVICE void one_hot_acceptance_block(const Block& block, const OneHotAcc
   const float* logits = bt.logits;
   const int64_t n_vocab = a.trees.n_vocab;
   float* w = a.weights + tree * n_vocab;
+  uint64_t* order = a.filter.on() ? a.order + tree * n_vocab : nullptr;
   int32_t* path = a.out.path + first;
+  int32_t* next_token = a.out.next_token + tree;
   if (n < 1) return mark_not_taken(block, a.out, tree);
   RngKey key = a.keys[tree];
   int32_t path_length = 1;
@@ -273,39 +314,23 @@ DB_HOST_DEVICE void one_hot_acceptance_block(const Block& block, const OneHotAcc
     block.sync();
     fold_tree(block, kTreeAcceptanceThreads, [&](unsigned t, unsigned half) { sh.softmax.partial[t] += sh.softmax.partial[t + half]; });
     const double node_mass = sh.softmax.partial[0];
-    block.each_thread([&](Dim3 t) {
-      int32_t count = 0;
-      for (int64_t i = t.x; i < n_vocab; i += kTreeAcceptanceThreads) count += w[i] > 0.0f;
-      sh.support[t.x] = count;
-    });
     block.sync();
-    fold_tree(block, kTreeAcceptanceThreads, [&](unsigned t, unsigned half) { sh.support[t] += sh.support[t + half]; });
-    int32_t n_support = sh.support[0];
-    double mass = node_mass;
-    int32_t accepted = -1;
-    uint64_t draws = 0;  // children tried so far: the j-th uses stream 1 + j, even when skipped
-    for (int32_t v = node + 1; v < n; ++v) {
-      if (parents[v] < 0 || canonical_node(parents, parents[v]) != node) continue;
-      const uint64_t stream = 1 + draws++;
-      const int32_t token = tokens[v];
-      const float weight = w[token];
-      if (weight <= 0.0f) continue;  // outside the support, or a rejected sibling's token
-      // The last token of the support is accepted outright: its residual probability is 1.
-      if (n_support == 1 || uniform(key, stream) * mass < weight) {
-        accepted = v;
-        break;
-      }
-      block.sync();  // every thread has read w[token] before it is zeroed
-      block.each_thread([&](Dim3 t) {
-        if (t.x == 0) w[token] = 0.0f;
-      });
-      block.sync();
-      mass = mass - weight > 0.0 ? mass - weight : 0.0;
-      if (mass < kResidualRefreshFraction * node_mass) mass = weight_mass(block, w, n_vocab, sh.softmax);
-      --n_support;
+    int32_t accepted;
+    if (a.filter.on()) {
+      const int64_t len = filtered_list(block, w, n_vocab, node_mass, a.filter, order, sh.filter, sh.softmax);
+      accepted = static_cast<int32_t>(from_thread_0(block, sh.filter.result, [&] {
+        ListResidual residual(order, len, w);
+        const int32_t child = first_accepted_child(parents, tokens, n, node, key, residual);
+        if (child < 0) *next_token = residual.draw(uniform(key, 0));
+        return static_cast<int64_t>(child);
+      }));
+    } else {
+      const int64_t support = weights_at_least(block, w, n_vocab, kSmallestWeightBits, sh.filter, sh.softmax).count;
+      WeightRowResidual<Block> residual{block, w, n_vocab, node_mass, node_mass, static_cast<int32_t>(support), sh};
+      accepted = first_accepted_child(parents, tokens, n, node, key, residual);
+      if (accepted < 0) draw_from_weights(block, w, n_vocab, uniform(key, 0), sh, next_token);
     }
     if (accepted < 0) {
-      draw_from_weights(block, w, n_vocab, uniform(key, 0), sh, a.out.next_token + tree);
       block.each_thread([&](Dim3 t) {
         if (t.x == 0) a.out.path_length[tree] = path_length;
       });

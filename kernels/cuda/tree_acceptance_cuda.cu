@@ -26,13 +26,14 @@ int verify_greedy(const float* logits, const int32_t* parents, const int32_t* to
 }
 
 int verify_sampling_one_hot(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,
-                            int64_t n_trees, int64_t n_vocab, float temperature, const RngKey* keys, float* weights, int32_t* path,
-                            int32_t* path_length, int32_t* next_token) {
-  if (!tree_acceptance_supports(n_vocab) || !(temperature > 0.0f)) return cudaErrorInvalidValue;
+                            int64_t n_trees, int64_t n_vocab, const TargetSampling& sampling, const RngKey* keys, float* weights,
+                            uint64_t* order, int32_t* path, int32_t* path_length, int32_t* next_token) {
+  const TargetFilter filter{sampling.top_k, sampling.top_p};
+  if (!tree_acceptance_supports(n_vocab) || !(sampling.temperature > 0.0f) || (filter.on() && !order)) return cudaErrorInvalidValue;
   if (n_trees == 0) return cudaSuccess;
   return launch_kernel("verify_sampling_one_hot", tree_acceptance_launch(n_trees), one_hot_acceptance_kernel,
-                       OneHotAcceptanceArgs{TreeBatch{logits, parents, tokens, node_offsets, n_vocab}, 1.0f / temperature, keys, weights,
-                                            AcceptanceOut{path, path_length, next_token}});
+                       OneHotAcceptanceArgs{TreeBatch{logits, parents, tokens, node_offsets, n_vocab}, 1.0f / sampling.temperature, filter,
+                                            keys, weights, order, AcceptanceOut{path, path_length, next_token}});
 }
 
 }  // namespace draftbench::cuda

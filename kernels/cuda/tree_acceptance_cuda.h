@@ -21,12 +21,22 @@ namespace draftbench::cuda {
 int verify_greedy(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets, int64_t n_trees,
                   int64_t n_vocab, int32_t* path, int32_t* path_length, int32_t* next_token);
 
-// verify_sampling_one_hot at `temperature` (> 0) without top-k / top-p filtering, with the
-// uniforms of keys[b] (seed, request, step; the node is set per node): its decisions, but
-// for a uniform within rounding (1e-9 of the node's mass) of its threshold. `weights` is a
-// workspace of [n_trees][n_vocab] floats.
+// The target distribution's parameters, as draftbench::SamplingParams (engine/decoding/
+// sampling.h): temperature > 0; top_k <= 0 and top_p >= 1 are off.
+struct TargetSampling {
+  float temperature = 1.0f;
+  int top_k = 0;
+  float top_p = 1.0f;
+};
+
+// verify_sampling_one_hot with SamplingParams{temperature, top_k, top_p} and the uniforms
+// of keys[b] (seed, request, step; the node is set per node). With top-k or top-p on, its
+// decisions exactly (any k; the filtered list in the host's order and arithmetic); with
+// both off, its decisions but for a uniform within rounding (1e-9 of the node's mass) of
+// its threshold. Workspaces: `weights` [n_trees][n_vocab] floats, and with a filter on
+// `order` [n_trees][n_vocab] (may be null with both off).
 int verify_sampling_one_hot(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,
-                            int64_t n_trees, int64_t n_vocab, float temperature, const RngKey* keys, float* weights, int32_t* path,
-                            int32_t* path_length, int32_t* next_token);
+                            int64_t n_trees, int64_t n_vocab, const TargetSampling& sampling, const RngKey* keys, float* weights,
+                            uint64_t* order, int32_t* path, int32_t* path_length, int32_t* next_token);
 
 }  // namespace draftbench::cuda

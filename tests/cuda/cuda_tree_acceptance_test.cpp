@@ -1,10 +1,10 @@
 // The CUDA acceptance walks against the engine's verify_greedy and verify_sampling_one_hot;
 // skipped (exit 77) without a GPU. Greedy: the same path and next token exactly. One-hot
 // sampling: the device runs the emulated block program's arithmetic in its order
-// (--fmad=false), so it equals the emulation bit for bit; against the host, whose masses are
-// summed in another order, a tree may differ only where a uniform fell within rounding of
-// its threshold (the emulation test classifies those): at most 1% of trees, and none is
-// expected.
+// (--fmad=false), so it equals the emulation bit for bit. Against the host: with top-k /
+// top-p, exactly; without, whose masses the kernel sums in another order, a tree may differ
+// only where a uniform fell within rounding of its threshold (the emulation test classifies
+// those): at most 1% of trees, and none is expected.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -109,35 +109,49 @@ int main() {
       std::vector<RngKey> keys;
       for (int64_t b = 0; b < n; ++b) keys.push_back(RngKey{99, static_cast<uint64_t>(b), 5});
       gpu_test::DeviceBuffer<RngKey> dkeys(keys);
-      gpu_test::check_cuda(cuda::verify_sampling_one_hot(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
-                                                         temperature, dkeys.data(), dweights.data(), dpath.data(), dlength.data(), dnext.data()),
-                           "verify_sampling_one_hot launch");
-      const Walk sampled = download();
-      // The same block program on the CPU.
-      Walk emulated{zeros, per_tree, per_tree};
-      std::vector<float> weights(static_cast<size_t>(n * n_vocab));
-      const cuda::OneHotAcceptanceArgs args{{trees.logits.data(), trees.parents.data(), trees.tokens.data(), trees.offsets.data(), n_vocab},
-                                            1.0f / temperature,
-                                            keys.data(),
-                                            weights.data(),
-                                            {emulated.path.data(), emulated.path_length.data(), emulated.next_token.data()}};
-      const cuda::Launch launch = cuda::tree_acceptance_launch(n);
-      cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
-        auto shared = std::make_unique<cuda::OneHotAcceptanceShared>();
-        cuda::one_hot_acceptance_block(block, args, *shared);
-      });
-      VerifyScratch scratch;
-      for (int64_t b = 0; b < n; ++b) {
-        mismatches.check(sampled.path_of(trees, b) == emulated.path_of(trees, b) && sampled.next_token[b] == emulated.next_token[b],
-                         "one-hot sampling, device vs emulation", static_cast<size_t>(b), sampled.next_token[b], emulated.next_token[b]);
-        Acceptance want;
-        verify_sampling_one_hot(trees.trees[b], trees.tokens_of(b), trees.logits_of(b), SamplingContext{SamplingParams{temperature}, keys[b]},
-                                scratch, want);
-        ++n_trees;
-        if (!same_result(sampled, trees, b, want)) {
-          ++n_differing;
-          std::printf("one-hot sampling differs from the host at tree %lld (n_vocab %lld, T %g): next token %d, host %d\n",
-                      static_cast<long long>(b), static_cast<long long>(n_vocab), temperature, sampled.next_token[b], want.next_token);
+      gpu_test::DeviceBuffer<uint64_t> dorder{std::vector<uint64_t>(static_cast<size_t>(n * n_vocab))};
+      // Unfiltered; top-k within the best 64; top-p (past the best 64 at T = 1 and 32k tokens); both, k past 64.
+      for (const cuda::TargetFilter filter : std::vector<cuda::TargetFilter>{{}, {40, 1.0f}, {0, 0.9f}, {200, 0.95f}}) {
+        const cuda::TargetSampling sampling{temperature, filter.top_k, filter.top_p};
+        gpu_test::check_cuda(cuda::verify_sampling_one_hot(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
+                                                           sampling, dkeys.data(), dweights.data(), dorder.data(), dpath.data(), dlength.data(),
+                                                           dnext.data()),
+                             "verify_sampling_one_hot launch");
+        const Walk sampled = download();
+        // The same block program on the CPU.
+        Walk emulated{zeros, per_tree, per_tree};
+        std::vector<float> weights(static_cast<size_t>(n * n_vocab));
+        std::vector<uint64_t> order(weights.size());
+        const cuda::OneHotAcceptanceArgs args{{trees.logits.data(), trees.parents.data(), trees.tokens.data(), trees.offsets.data(), n_vocab},
+                                              1.0f / temperature,
+                                              filter,
+                                              keys.data(),
+                                              weights.data(),
+                                              order.data(),
+                                              {emulated.path.data(), emulated.path_length.data(), emulated.next_token.data()}};
+        const cuda::Launch launch = cuda::tree_acceptance_launch(n);
+        cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
+          auto shared = std::make_unique<cuda::OneHotAcceptanceShared>();
+          cuda::one_hot_acceptance_block(block, args, *shared);
+        });
+        VerifyScratch scratch;
+        for (int64_t b = 0; b < n; ++b) {
+          mismatches.check(sampled.path_of(trees, b) == emulated.path_of(trees, b) && sampled.next_token[b] == emulated.next_token[b],
+                           "one-hot sampling, device vs emulation", static_cast<size_t>(b), sampled.next_token[b], emulated.next_token[b]);
+          Acceptance want;
+          verify_sampling_one_hot(trees.trees[b], trees.tokens_of(b), trees.logits_of(b),
+                                  SamplingContext{SamplingParams{temperature, filter.top_k, filter.top_p}, keys[b]}, scratch, want);
+          if (filter.on()) {
+            mismatches.check(same_result(sampled, trees, b, want), "one-hot sampling with top-k / top-p, device vs host", static_cast<size_t>(b),
+                             sampled.next_token[b], want.next_token);
+            continue;
+          }
+          ++n_trees;
+          if (!same_result(sampled, trees, b, want)) {
+            ++n_differing;
+            std::printf("one-hot sampling differs from the host at tree %lld (n_vocab %lld, T %g): next token %d, host %d\n",
+                        static_cast<long long>(b), static_cast<long long>(n_vocab), temperature, sampled.next_token[b], want.next_token);
+          }
         }
       }
     }
