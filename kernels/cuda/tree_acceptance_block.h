@@ -33,6 +33,9 @@
 // its uniform falls that close to its threshold (the tests allow 1e-9, count such cases and
 // require them rare; the GPU runs this very arithmetic, so it equals the emulation bit for
 // bit).
+//
+// The walk for drafts sampled from q (tree_acceptance_q_block.h) shares this file's frame:
+// walk_from_root, node_weights and first_child_taken.
 #pragma once
 
 #include <cstdint>
@@ -270,51 +273,92 @@ struct WeightRowResidual {
   }
 };
 
-// The children of `node` in node order, child j on uniform stream 1 + j (skipped ones too):
-// the first accepted, or -1 with every child tried rejected in the residual.
-template <class Residual>
-DB_HOST_DEVICE int32_t first_accepted_child(const int32_t* parents, const int32_t* tokens, int32_t n, int32_t node, const RngKey& key,
-                                            Residual& residual) {
+// The draws below `node` as the host indexes them without beams: its children in node
+// order, child j on uniform stream 1 + j whether or not it is tried. take(v, stream) says
+// whether the walk stops at v; returns that child, or -1.
+template <class Take>
+DB_HOST_DEVICE int32_t first_child_taken(const int32_t* parents, int32_t n, int32_t node, Take&& take) {
   uint64_t draws = 0;
-  for (int32_t v = node + 1; v < n; ++v) {
-    if (!is_child_of(parents, v, node)) continue;
-    const uint64_t stream = 1 + draws++;
-    const double p = residual.prob(tokens[v]);
-    if (p <= 0.0) continue;  // outside the support, or a rejected sibling's token
-    // The last token of the support is accepted outright: its residual probability is 1.
-    if (residual.support == 1 || uniform(key, stream) * residual.mass < p) return v;
-    residual.reject(tokens[v], p);
-  }
+  for (int32_t v = node + 1; v < n; ++v)
+    if (is_child_of(parents, v, node) && take(v, 1 + draws++)) return v;
   return -1;
 }
 
+// The one-hot rule over the children: the first accepted, or -1 with every child tried
+// rejected in the residual.
+template <class Residual>
+DB_HOST_DEVICE int32_t first_accepted_child(const int32_t* parents, const int32_t* tokens, int32_t n, int32_t node, const RngKey& key,
+                                            Residual& residual) {
+  return first_child_taken(parents, n, node, [&](int32_t v, uint64_t stream) {
+    const double p = residual.prob(tokens[v]);
+    if (p <= 0.0) return false;  // outside the support, or a rejected sibling's token
+    // The last token of the support is accepted outright: its residual probability is 1.
+    if (residual.support == 1 || uniform(key, stream) * residual.mass < p) return true;
+    residual.reject(tokens[v], p);
+    return false;
+  });
+}
+
+// The softmax weights of a node's row into w (the host's bits); returns their sum in the
+// kernel's order.
 template <class Block>
-DB_HOST_DEVICE void one_hot_acceptance_block(const Block& block, const OneHotAcceptanceArgs& a, OneHotAcceptanceShared& sh) {
-  const int64_t tree = block.index().x;
-  const BatchTree bt = batch_tree(a.trees, tree);  // plain names below: lambdas capture them (C++17 device code)
-  const int32_t first = bt.first, n = bt.n, *parents = bt.parents, *tokens = bt.tokens;
-  const float* logits = bt.logits;
-  const int64_t n_vocab = a.trees.n_vocab;
-  float* w = a.weights + tree * n_vocab;
-  uint64_t* order = a.filter.on() ? a.order + tree * n_vocab : nullptr;
-  int32_t* path = a.out.path + first;
-  int32_t* next_token = a.out.next_token + tree;
-  if (n < 1) return mark_not_taken(block, a.out, tree);
-  RngKey key = a.keys[tree];
+DB_HOST_DEVICE double node_weights(const Block& block, const float* row, int64_t n_vocab, float inv_t, float* w, ArgmaxShared& argmax,
+                                   SoftmaxShared& softmax) {
+  row_argmax(block, row, n_vocab, argmax);
+  const SoftmaxArgs weights{row, &argmax.value[0], inv_t, n_vocab, w, nullptr};
+  block.each_thread([&](Dim3 t) { softmax_partial(weights, 0, t.x, softmax); });
+  block.sync();
+  fold_tree(block, kTreeAcceptanceThreads, [&](unsigned t, unsigned half) { softmax.partial[t] += softmax.partial[t + half]; });
+  const double node_mass = softmax.partial[0];
+  block.sync();
+  return node_mass;
+}
+
+// step(node, key) returns (block-uniformly) the child accepted at `node`, -1 once it has
+// written the next token, or kWalkFailed for a tree the walk does not take.
+inline constexpr int32_t kWalkFailed = -2;
+
+// A sampling walk's frame for tree `tree`: from the root, a step per node, the path written
+// as it grows.
+template <class Block, class Step>
+DB_HOST_DEVICE void walk_from_root(const Block& block, const AcceptanceOut& out, int64_t tree, int32_t first, int32_t n, RngKey key,
+                                   Step&& step) {
+  if (n < 1) return mark_not_taken(block, out, tree);
+  int32_t* path = out.path + first;
   int32_t path_length = 1;
   block.each_thread([&](Dim3 t) {
     if (t.x == 0) path[0] = 0;
   });
   for (int32_t node = 0;;) {
     key.node = static_cast<uint64_t>(node);
-    const float* row = logits + node * n_vocab;
-    row_argmax(block, row, n_vocab, sh.argmax);
-    const SoftmaxArgs weights{row, &sh.argmax.value[0], a.inv_t, n_vocab, w, nullptr};
-    block.each_thread([&](Dim3 t) { softmax_partial(weights, 0, t.x, sh.softmax); });
-    block.sync();
-    fold_tree(block, kTreeAcceptanceThreads, [&](unsigned t, unsigned half) { sh.softmax.partial[t] += sh.softmax.partial[t + half]; });
-    const double node_mass = sh.softmax.partial[0];
-    block.sync();
+    const int32_t accepted = step(node, key);
+    if (accepted == kWalkFailed) return mark_not_taken(block, out, tree);
+    if (accepted < 0) {
+      block.each_thread([&](Dim3 t) {
+        if (t.x == 0) out.path_length[tree] = path_length;
+      });
+      return;
+    }
+    block.each_thread([&](Dim3 t) {
+      if (t.x == 0) path[path_length] = accepted;
+    });
+    ++path_length;
+    node = accepted;
+  }
+}
+
+template <class Block>
+DB_HOST_DEVICE void one_hot_acceptance_block(const Block& block, const OneHotAcceptanceArgs& a, OneHotAcceptanceShared& sh) {
+  const int64_t tree = block.index().x;
+  const BatchTree bt = batch_tree(a.trees, tree);  // plain names below: lambdas capture them (C++17 device code)
+  const int32_t n = bt.n, *parents = bt.parents, *tokens = bt.tokens;
+  const float* logits = bt.logits;
+  const int64_t n_vocab = a.trees.n_vocab;
+  float* w = a.weights + tree * n_vocab;
+  uint64_t* order = a.filter.on() ? a.order + tree * n_vocab : nullptr;
+  int32_t* next_token = a.out.next_token + tree;
+  walk_from_root(block, a.out, tree, bt.first, n, a.keys[tree], [&](int32_t node, const RngKey& key) {
+    const double node_mass = node_weights(block, logits + node * n_vocab, n_vocab, a.inv_t, w, sh.argmax, sh.softmax);
     int32_t accepted;
     if (a.filter.on()) {
       const int64_t len = filtered_list(block, w, n_vocab, node_mass, a.filter, order, sh.filter, sh.softmax);
@@ -330,18 +374,8 @@ DB_HOST_DEVICE void one_hot_acceptance_block(const Block& block, const OneHotAcc
       accepted = first_accepted_child(parents, tokens, n, node, key, residual);
       if (accepted < 0) draw_from_weights(block, w, n_vocab, uniform(key, 0), sh, next_token);
     }
-    if (accepted < 0) {
-      block.each_thread([&](Dim3 t) {
-        if (t.x == 0) a.out.path_length[tree] = path_length;
-      });
-      return;
-    }
-    block.each_thread([&](Dim3 t) {
-      if (t.x == 0) path[path_length] = accepted;
-    });
-    ++path_length;
-    node = accepted;
-  }
+    return accepted;
+  });
 }
 
 }  // namespace draftbench::cuda

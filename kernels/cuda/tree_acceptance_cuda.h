@@ -1,6 +1,7 @@
 // CUDA acceptance walks over a batch of drafted trees, one block per tree; the bodies are
-// kernels/cuda/tree_acceptance_block.h, which the CPU emulation runs too. References:
-// verify_greedy and verify_sampling_one_hot (engine/decoding/verify.h).
+// kernels/cuda/tree_acceptance_block.h and tree_acceptance_q_block.h, which the CPU emulation
+// runs too. References: verify_greedy, verify_sampling_one_hot and verify_sampling_with_q
+// (engine/decoding/verify.h).
 //
 // Device pointers; default stream; each returns the launch's CUDA error code (0 = success;
 // cudaErrorInvalidValue unless tree_acceptance_supports(n_vocab)). The batch is CSR-packed:
@@ -38,5 +39,30 @@ struct TargetSampling {
 int verify_sampling_one_hot(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,
                             int64_t n_trees, int64_t n_vocab, const TargetSampling& sampling, const RngKey* keys, float* weights,
                             uint64_t* order, int32_t* path, int32_t* path_length, int32_t* next_token);
+
+// The drafts of verify_sampling_with_q, CSR-packed over the batch's rows: the q of row r
+// (tree b's node v at r = node_offsets[b] + v) is entries offsets[r] .. offsets[r + 1) of
+// tokens and probs (target ids, each once; probabilities proportional).
+struct SampledDraftQ {
+  const int32_t* tokens;
+  const double* probs;
+  const int32_t* offsets;  // [total nodes + 1]
+  bool without_replacement = false;
+  // Packed sampled beams (SampledDrafts::beams) are not taken: the draws below a node are its
+  // children in node order only, and a call with n_beams > 0 returns cudaErrorNotSupported.
+  int32_t n_beams = 0;
+};
+
+// verify_sampling_with_q with SamplingParams{temperature, top_k, top_p}, drafts.q and
+// drafts.sampling as `q`, without beams, and the uniforms of keys[b]: its decisions exactly,
+// with or without top-k / top-p (thread 0 runs the host's arithmetic over the target's list;
+// without a filter that list is the whole vocabulary, a few sequential passes over it per
+// visited node). A tree whose q the host would reject (DB_CHECK) gets path_length 0 and
+// next_token -1. Workspaces [n_trees][n_vocab]: `weights` floats, `residual` and `q_by_token`
+// doubles, and with a filter on `order` (may be null with both off).
+int verify_sampling_with_q(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,
+                           int64_t n_trees, int64_t n_vocab, const TargetSampling& sampling, const SampledDraftQ& q, const RngKey* keys,
+                           float* weights, uint64_t* order, double* residual, double* q_by_token, int32_t* path, int32_t* path_length,
+                           int32_t* next_token);
 
 }  // namespace draftbench::cuda

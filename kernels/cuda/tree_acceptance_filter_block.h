@@ -269,6 +269,30 @@ DB_HOST_DEVICE int64_t filtered_list(const Block& block, const float* w, int64_t
 // verify.cpp's refreshed_mass re-sums a residual of probabilities (normalised) below this.
 inline constexpr double kListRefreshMass = 1e-6;
 
+// The next token from the host's list, entry i of probability prob(i) and token token(i):
+// draw (sampling.cpp) over the untouched list, compared with u; draw_residual (verify.cpp)
+// after a rejection (`residual`), compared with u times the residual's sum. Both in the
+// list's order. Thread 0's alone.
+template <class Prob, class Token>
+DB_HOST_DEVICE int32_t draw_in_list_order(int64_t len, double u, bool residual, Prob&& prob, Token&& token) {
+  double threshold = u;
+  if (residual) {
+    double sum = 0.0;
+    for (int64_t i = 0; i < len; ++i) sum += prob(i);
+    threshold = u * sum;
+  }
+  double running = 0.0;
+  int32_t last = -1;
+  for (int64_t i = 0; i < len; ++i) {
+    const double p = prob(i);
+    if (p <= 0.0) continue;
+    running += p;
+    last = token(i);
+    if (threshold < running) break;
+  }
+  return last;  // past the end only by rounding: the last token of positive probability
+}
+
 // verify_sampling_one_hot's residual at a node over the filtered list order[0 .. len):
 // probabilities w / total in double, the host's dist entry by entry; a rejected token's
 // weight zeroed in w. Thread 0's alone.
@@ -309,25 +333,8 @@ struct ListResidual {
     --support;
     changed = true;
   }
-  // draw (sampling.cpp) over the untouched list, compared with u; draw_residual (verify.cpp)
-  // after a rejection, compared with u times the residual's sum. Both in the list's order.
   DB_HOST_DEVICE int32_t draw(double u) const {
-    double threshold = u;
-    if (changed) {
-      double sum = 0.0;
-      for (int64_t i = 0; i < len; ++i) sum += prob_at(i);
-      threshold = u * sum;
-    }
-    double running = 0.0;
-    int32_t last = -1;
-    for (int64_t i = 0; i < len; ++i) {
-      const double p = prob_at(i);
-      if (p <= 0.0) continue;
-      running += p;
-      last = key_id(order[i]);
-      if (threshold < running) break;
-    }
-    return last;  // past the end only by rounding: the last token of positive probability
+    return draw_in_list_order(len, u, changed, [&](int64_t i) { return prob_at(i); }, [&](int64_t i) { return key_id(order[i]); });
   }
 };
 

@@ -1,10 +1,14 @@
-// The CUDA acceptance walks against the engine's verify_greedy and verify_sampling_one_hot;
-// skipped (exit 77) without a GPU. Greedy: the same path and next token exactly. One-hot
-// sampling: the device runs the emulated block program's arithmetic in its order
-// (--fmad=false), so it equals the emulation bit for bit. Against the host: with top-k /
+// The CUDA acceptance walks against the engine's verify_greedy, verify_sampling_one_hot and
+// verify_sampling_with_q; skipped (exit 77) without a GPU. Greedy: the same path and next
+// token exactly. One-hot sampling: the device runs the emulated block program's arithmetic
+// in its order (--fmad=false), so it equals the emulation bit for bit. Against the host: with top-k /
 // top-p, exactly; without, whose masses the kernel sums in another order, a tree may differ
 // only where a uniform fell within rounding of its threshold (the emulation test classifies
-// those): at most 1% of trees, and none is expected.
+// those): at most 1% of trees, and none is expected. Drafts from q (verify_sampling_with_q,
+// sparse q over each node's children and a few other tokens): the emulation bit for bit, and
+// the host's decisions exactly, with and without replacement and top-k / top-p; packed beams
+// are refused.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -16,6 +20,7 @@
 #include "kernels/cuda/grid_emulator.h"
 #include "kernels/cuda/tree_acceptance_block.h"
 #include "kernels/cuda/tree_acceptance_cuda.h"
+#include "kernels/cuda/tree_acceptance_q_block.h"
 #include "kernels/fixtures/random_blocks.h"
 #include "tests/cuda/gpu_test_support.h"
 
@@ -63,6 +68,7 @@ struct PackedTrees {
     return std::span<const int32_t>(tokens).subspan(static_cast<size_t>(offsets[b]), static_cast<size_t>(offsets[b + 1] - offsets[b]));
   }
   TargetLogits logits_of(int64_t b) const { return {logits.data() + offsets[b] * n_vocab, n_vocab}; }
+  cuda::TreeBatch view() const { return {logits.data(), parents.data(), tokens.data(), offsets.data(), n_vocab}; }
 };
 
 // A walk's outputs, downloaded.
@@ -77,6 +83,62 @@ struct Walk {
 bool same_result(const Walk& walk, const PackedTrees& trees, int64_t b, const Acceptance& want) {
   return walk.path_of(trees, b) == want.path && walk.next_token[b] == want.next_token;
 }
+
+bool same_walk(const Walk& a, const Walk& b, const PackedTrees& trees, int64_t tree) {
+  return a.path_of(trees, tree) == b.path_of(trees, tree) && a.next_token[tree] == b.next_token[tree];
+}
+
+// program(block, out, shared): a walk's block program, run by the grid emulator over the batch.
+template <class Shared, class Program>
+Walk emulate_walk(const PackedTrees& trees, Program&& program) {
+  const auto n = static_cast<size_t>(trees.size());
+  Walk walk{std::vector<int32_t>(trees.parents.size()), std::vector<int32_t>(n), std::vector<int32_t>(n)};
+  const cuda::AcceptanceOut out{walk.path.data(), walk.path_length.data(), walk.next_token.data()};
+  const cuda::Launch launch = cuda::tree_acceptance_launch(trees.size());
+  cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
+    auto shared = std::make_unique<Shared>();
+    program(block, out, *shared);
+  });
+  return walk;
+}
+
+// Sparse q per node, CSR over the batch's rows: its children's tokens (root copies' children
+// count as the root's) and a few others, of random probability. valid[b]: tree b's children
+// carry distinct tokens under every node, as drafts drawn without replacement do.
+struct ChildrenQ {
+  std::vector<TokenProb> entries;
+  std::vector<int32_t> tokens, offsets{0};
+  std::vector<double> probs;
+  std::vector<bool> distinct_siblings;
+
+  ChildrenQ(const PackedTrees& trees, std::mt19937& rng) {
+    for (int64_t b = 0; b < trees.size(); ++b) {
+      const int32_t first = trees.offsets[b], n = trees.offsets[b + 1] - first;
+      const int32_t* parents = trees.parents.data() + first;
+      bool distinct = true;
+      for (int32_t v = 0; v < n; ++v) {
+        std::vector<int32_t> listed;
+        for (int32_t c = v + 1; c < n && (v == 0 || parents[v] >= 0); ++c) {
+          if (parents[c] < 0 || (parents[parents[c]] < 0 ? 0 : parents[c]) != v) continue;
+          const int32_t token = trees.tokens[static_cast<size_t>(first + c)];
+          distinct = distinct && std::find(listed.begin(), listed.end(), token) == listed.end();
+          listed.push_back(token);
+        }
+        for (int extra = 0; extra < 3; ++extra) listed.push_back(static_cast<int32_t>(rng() % trees.n_vocab));
+        std::sort(listed.begin(), listed.end());
+        listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
+        std::shuffle(listed.begin(), listed.end(), rng);
+        for (const int32_t token : listed) entries.push_back({token, std::uniform_real_distribution<double>(0.01, 1.0)(rng)});
+        offsets.push_back(static_cast<int32_t>(entries.size()));
+      }
+      distinct_siblings.push_back(distinct);
+    }
+    for (const TokenProb& e : entries) tokens.push_back(e.token), probs.push_back(e.p);
+  }
+  DraftDistributions of_tree(const PackedTrees& trees, int64_t b) const {
+    return {entries, std::span<const int32_t>(offsets).subspan(static_cast<size_t>(trees.offsets[b]), trees.trees[b].size() + 1)};
+  }
+};
 
 }  // namespace
 
@@ -119,25 +181,16 @@ int main() {
                              "verify_sampling_one_hot launch");
         const Walk sampled = download();
         // The same block program on the CPU.
-        Walk emulated{zeros, per_tree, per_tree};
         std::vector<float> weights(static_cast<size_t>(n * n_vocab));
         std::vector<uint64_t> order(weights.size());
-        const cuda::OneHotAcceptanceArgs args{{trees.logits.data(), trees.parents.data(), trees.tokens.data(), trees.offsets.data(), n_vocab},
-                                              1.0f / temperature,
-                                              filter,
-                                              keys.data(),
-                                              weights.data(),
-                                              order.data(),
-                                              {emulated.path.data(), emulated.path_length.data(), emulated.next_token.data()}};
-        const cuda::Launch launch = cuda::tree_acceptance_launch(n);
-        cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
-          auto shared = std::make_unique<cuda::OneHotAcceptanceShared>();
-          cuda::one_hot_acceptance_block(block, args, *shared);
+        const Walk emulated = emulate_walk<cuda::OneHotAcceptanceShared>(trees, [&](const auto& block, cuda::AcceptanceOut out, auto& shared) {
+          cuda::one_hot_acceptance_block(
+              block, cuda::OneHotAcceptanceArgs{trees.view(), 1.0f / temperature, filter, keys.data(), weights.data(), order.data(), out}, shared);
         });
         VerifyScratch scratch;
         for (int64_t b = 0; b < n; ++b) {
-          mismatches.check(sampled.path_of(trees, b) == emulated.path_of(trees, b) && sampled.next_token[b] == emulated.next_token[b],
-                           "one-hot sampling, device vs emulation", static_cast<size_t>(b), sampled.next_token[b], emulated.next_token[b]);
+          mismatches.check(same_walk(sampled, emulated, trees, b), "one-hot sampling, device vs emulation", static_cast<size_t>(b),
+                           sampled.next_token[b], emulated.next_token[b]);
           Acceptance want;
           verify_sampling_one_hot(trees.trees[b], trees.tokens_of(b), trees.logits_of(b),
                                   SamplingContext{SamplingParams{temperature, filter.top_k, filter.top_p}, keys[b]}, scratch, want);
@@ -154,6 +207,54 @@ int main() {
           }
         }
       }
+
+      // Drafts from q: the device, its emulation and the host, exactly, with and without
+      // replacement (without: trees with repeated sibling tokens, which the host rejects, only
+      // against the emulation, which leaves them untaken as the device must).
+      const ChildrenQ q(trees, rng);
+      gpu_test::DeviceBuffer<int32_t> dq_tokens(q.tokens), dq_offsets(q.offsets);
+      gpu_test::DeviceBuffer<double> dq_probs(q.probs), dresidual{std::vector<double>(static_cast<size_t>(n * n_vocab))},
+          dq_by_token{std::vector<double>(static_cast<size_t>(n * n_vocab), 7.0)};
+      for (const bool without_replacement : {false, true}) {
+        for (const cuda::TargetFilter filter : std::vector<cuda::TargetFilter>{{}, {40, 1.0f}, {200, 0.95f}}) {
+          const cuda::TargetSampling target{temperature, filter.top_k, filter.top_p};
+          const DraftSampling sampling = without_replacement ? DraftSampling::without_replacement : DraftSampling::with_replacement;
+          const cuda::SampledDraftQ dq{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), without_replacement};
+          gpu_test::check_cuda(cuda::verify_sampling_with_q(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab, target,
+                                                            dq, dkeys.data(), dweights.data(), dorder.data(), dresidual.data(),
+                                                            dq_by_token.data(), dpath.data(), dlength.data(), dnext.data()),
+                               "verify_sampling_with_q launch");
+          const Walk sampled = download();
+          std::vector<float> weights(static_cast<size_t>(n * n_vocab));
+          std::vector<uint64_t> order(weights.size());
+          std::vector<double> residual(weights.size()), q_by_token(weights.size(), 7.0);
+          const cuda::DraftQ hq{q.tokens.data(), q.probs.data(), q.offsets.data(), without_replacement};
+          const Walk emulated = emulate_walk<cuda::QAcceptanceShared>(trees, [&](const auto& block, cuda::AcceptanceOut out, auto& shared) {
+            cuda::q_acceptance_block(block,
+                                     cuda::QAcceptanceArgs{trees.view(), 1.0f / temperature, filter, hq, keys.data(), weights.data(), order.data(),
+                                                           residual.data(), q_by_token.data(), out},
+                                     shared);
+          });
+          VerifyScratch scratch;
+          for (int64_t b = 0; b < n; ++b) {
+            mismatches.check(same_walk(sampled, emulated, trees, b), "sampling with q, device vs emulation", static_cast<size_t>(b),
+                             sampled.next_token[b], emulated.next_token[b]);
+            if (without_replacement && !q.distinct_siblings[b]) continue;
+            Acceptance want;
+            verify_sampling_with_q(trees.trees[b], trees.tokens_of(b), trees.logits_of(b),
+                                   SampledDrafts{q.of_tree(trees, b), sampling, {}},
+                                   SamplingContext{SamplingParams{temperature, filter.top_k, filter.top_p}, keys[b]}, scratch, want);
+            mismatches.check(same_result(sampled, trees, b, want), "sampling with q, device vs host", static_cast<size_t>(b), sampled.next_token[b],
+                             want.next_token);
+          }
+        }
+      }
+      const cuda::SampledDraftQ beams{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), false, 2};
+      mismatches.check(cuda::verify_sampling_with_q(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
+                                                    cuda::TargetSampling{temperature}, beams, dkeys.data(), dweights.data(), dorder.data(),
+                                                    dresidual.data(), dq_by_token.data(), dpath.data(), dlength.data(),
+                                                    dnext.data()) == cudaErrorNotSupported,
+                       "sampling with q refuses packed beams", 0, 0, 0);
     }
   }
   mismatches.check(n_differing * 100 <= n_trees, "one-hot sampling, trees differing from the host (at most 1%)", 0,
