@@ -135,8 +135,10 @@ double target_prob_of(int32_t token, const VerifyScratch& scratch) {
 }
 
 // Writes q into q_by_token and marks its tokens for locate_marked_tokens; returns its mass
-// (q need only be proportional). A token listed twice would be subtracted twice from the
-// residual, so that is a caller bug.
+// (q need only be proportional). Entries of probability 0 are ignored here and in every loop
+// over q below (a token listed at 0 and again positive must count once); a token listed
+// twice with positive probability would be subtracted twice from the residual, so that is a
+// caller bug.
 double load_q(std::span<const TokenProb> q, VerifyScratch& scratch) {
   double mass = 0.0;
   for (const TokenProb& tp : q) {
@@ -308,6 +310,7 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
       // p_j itself, so only q's tokens change — O(|q|) per rejection, not O(n_vocab).
       const double q_scale = p_mass / q_mass;
       for (const TokenProb& e : q) {
+        if (e.p == 0.0) continue;
         const int32_t slot = scratch.slot_by_token[e.token];
         if (slot < 0 || scratch.target.dist[slot].p <= 0.0) continue;
         double& residual = scratch.target.dist[slot].p;
@@ -326,7 +329,8 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
       if (without_replacement) {
         scratch.q_by_token[x] = 0.0;
         q_mass = 0.0;  // re-added, not subtracted: exact however much of q is gone
-        for (const TokenProb& e : q) q_mass += scratch.q_by_token[e.token];
+        for (const TokenProb& e : q)
+          if (e.p != 0.0) q_mass += scratch.q_by_token[e.token];
       }
     }
     unload_q(q, scratch);

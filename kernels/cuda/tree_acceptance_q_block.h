@@ -133,6 +133,7 @@ struct QNodeWalk {
   DB_HOST_DEVICE void subtract_q() {
     const double q_scale = p_mass / q_mass;
     for (int32_t e = q_begin; e < q_end; ++e) {
+      if (q_probs[e] == 0.0) continue;  // as load_q: a token listed at 0 and again positive counts once
       const int64_t slot = slot_of(q_tokens[e]);
       if (slot < 0 || p[slot] <= 0.0) continue;
       const double residual = p[slot];
@@ -152,7 +153,8 @@ struct QNodeWalk {
   DB_HOST_DEVICE void remove_from_q(int32_t token) {
     q_by_token[token] = 0.0;
     q_mass = 0.0;
-    for (int32_t e = q_begin; e < q_end; ++e) q_mass += q_by_token[q_tokens[e]];
+    for (int32_t e = q_begin; e < q_end; ++e)
+      if (q_probs[e] != 0.0) q_mass += q_by_token[q_tokens[e]];
   }
   DB_HOST_DEVICE int32_t draw(double u, bool residual_changed) const {
     return draw_in_list_order(len, u, residual_changed, [&](int64_t i) { return p[i]; }, [&](int64_t i) { return token_at(i); });

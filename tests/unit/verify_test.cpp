@@ -649,6 +649,28 @@ TEST_CASE("sampling: certain drafts are always accepted, filtered ones never", "
   }
 }
 
+TEST_CASE("sampling with q: an entry of probability 0 is ignored, even for a token q lists again", "[verify]") {
+  // q lists token 1 at 0 and again at 0.4: it must count once, as in q without the zero
+  // entry. Counted twice, a rejection's residual max(p - q, 0) would take q(1) off twice
+  // (and a without-replacement q_2 would re-add it twice), which changes some draws: before
+  // the fix this failed within the first three requests.
+  const std::vector<float> logits = {1, 2, 1.5f, 0.5f, 1, 2, 1.5f, 0.5f, 1, 2, 1.5f, 0.5f};
+  const TokenTree tree = TokenTree::from_parents(std::vector<int32_t>{-1, 0, 0});
+  const std::vector<int32_t> tokens = {0, 2, 1}, q_offsets = {0, 3, 3, 3}, clean_offsets = {0, 2, 2, 2};
+  const std::vector<TokenProb> q = {{1, 0.0}, {1, 0.4}, {2, 0.6}}, clean = {{1, 0.4}, {2, 0.6}};
+  VerifyScratch scratch;
+  Acceptance a, b;
+  for (const DraftSampling mode : {DraftSampling::with_replacement, DraftSampling::without_replacement}) {
+    for (uint64_t request = 0; request < 2000; ++request) {
+      const SamplingContext sampling{params(1.0f, 0), RngKey{9, request, 0, 0}};
+      const TargetLogits target{logits.data(), 4};
+      verify_sampling_with_q(tree, tokens, target, SampledDrafts{{q, q_offsets}, mode, {}}, sampling, scratch, a);
+      verify_sampling_with_q(tree, tokens, target, SampledDrafts{{clean, clean_offsets}, mode, {}}, sampling, scratch, b);
+      REQUIRE((a.path == b.path && a.next_token == b.next_token));
+    }
+  }
+}
+
 TEST_CASE("sampling: drafts drawn from the target itself are always accepted", "[verify]") {
   // q == p makes min(1, p / q) = 1: a chain of any tokens in the support is accepted whole.
   const ToyModels m = make_toy_models();

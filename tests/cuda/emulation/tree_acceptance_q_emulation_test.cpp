@@ -95,6 +95,10 @@ std::vector<TokenProb> make_q(std::span<const float> row, QKind kind, const Samp
     if (std::none_of(q.begin(), q.end(), [&](const TokenProb& e) { return e.token == token; }))
       q.insert(q.begin() + rng() % (q.size() + 1), {token, 0.0});
   }
+  if (kind != QKind::target && !q.empty() && rng() % 4 == 0) {  // a token listed again at 0: still counted once
+    const TokenProb listed = q[rng() % q.size()];
+    q.insert(q.begin() + rng() % (q.size() + 1), {listed.token, 0.0});
+  }
   return q;
 }
 
