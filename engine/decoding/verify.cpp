@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <ranges>
 
 #include "engine/common/error.h"
 
@@ -134,16 +135,19 @@ double target_prob_of(int32_t token, const VerifyScratch& scratch) {
   return slot >= 0 ? scratch.target.dist[slot].p : 0.0;
 }
 
+// q's entries that take part in the rules: those of positive probability. An entry of
+// probability 0 takes none, even for a token q lists again (which must count once).
+auto positive_entries(std::span<const TokenProb> q) {
+  return q | std::views::filter([](const TokenProb& tp) { return tp.p != 0.0; });
+}
+
 // Writes q into q_by_token and marks its tokens for locate_marked_tokens; returns its mass
-// (q need only be proportional). Entries of probability 0 are ignored here and in every loop
-// over q below (a token listed at 0 and again positive must count once); a token listed
-// twice with positive probability would be subtracted twice from the residual, so that is a
-// caller bug.
+// (q need only be proportional). A token listed twice with positive probability would be
+// subtracted twice from the residual, so that is a caller bug.
 double load_q(std::span<const TokenProb> q, VerifyScratch& scratch) {
+  for (const TokenProb& tp : q) DB_CHECK(tp.p >= 0.0 && tp.token >= 0 && static_cast<size_t>(tp.token) < scratch.q_by_token.size());
   double mass = 0.0;
-  for (const TokenProb& tp : q) {
-    DB_CHECK(tp.p >= 0.0 && tp.token >= 0 && static_cast<size_t>(tp.token) < scratch.q_by_token.size());
-    if (tp.p == 0.0) continue;
+  for (const TokenProb& tp : positive_entries(q)) {
     DB_CHECK(scratch.q_by_token[tp.token] == 0.0);
     scratch.q_by_token[tp.token] = tp.p;
     scratch.slot_by_token[tp.token] = kWantedSlot;
@@ -309,8 +313,7 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
       // Residual max(p_j - q_j, 0), kept at p's unnormalised scale: outside q's support it is
       // p_j itself, so only q's tokens change — O(|q|) per rejection, not O(n_vocab).
       const double q_scale = p_mass / q_mass;
-      for (const TokenProb& e : q) {
-        if (e.p == 0.0) continue;
+      for (const TokenProb& e : positive_entries(q)) {
         const int32_t slot = scratch.slot_by_token[e.token];
         if (slot < 0 || scratch.target.dist[slot].p <= 0.0) continue;
         double& residual = scratch.target.dist[slot].p;
@@ -329,8 +332,7 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
       if (without_replacement) {
         scratch.q_by_token[x] = 0.0;
         q_mass = 0.0;  // re-added, not subtracted: exact however much of q is gone
-        for (const TokenProb& e : q)
-          if (e.p != 0.0) q_mass += scratch.q_by_token[e.token];
+        for (const TokenProb& e : positive_entries(q)) q_mass += scratch.q_by_token[e.token];
       }
     }
     unload_q(q, scratch);

@@ -245,10 +245,6 @@ DB_HOST_DEVICE void draw_from_weights(const Block& block, const float* w, int64_
   });
 }
 
-// A residual mass kept by subtraction is re-summed below this fraction of the node's
-// mass, where verify.cpp's refreshed_mass re-adds it.
-inline constexpr double kResidualRefreshFraction = 1e-6;
-
 // The unfiltered residual: the node's weights row, p(x) = w[x], masses in the kernel's order.
 // Block-wide: every thread runs the children's loop.
 template <class Block>
@@ -268,7 +264,7 @@ struct WeightRowResidual {
     });
     block.sync();
     mass = mass - weight > 0.0 ? mass - weight : 0.0;
-    if (mass < kResidualRefreshFraction * node_mass) mass = weights_at_least(block, w, n, kSmallestWeightBits, sh.filter, sh.softmax).mass;
+    if (mass < kResidualRefreshMass * node_mass) mass = weights_at_least(block, w, n, kSmallestWeightBits, sh.filter, sh.softmax).mass;
     --support;
   }
 };

@@ -21,6 +21,12 @@ __global__ void q_acceptance_kernel(QAcceptanceArgs args) {
   q_acceptance_block(DeviceBlock{}, args, shared);
 }
 
+// The sampling walks' arguments: a vocabulary the block programs index, T > 0, and the list
+// workspace when a filter is on.
+bool sampling_args_valid(int64_t n_vocab, const TargetSampling& sampling, const uint64_t* order) {
+  return tree_acceptance_supports(n_vocab) && sampling.temperature > 0.0f && (order || !TargetFilter{sampling.top_k, sampling.top_p}.on());
+}
+
 }  // namespace
 
 int verify_greedy(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets, int64_t n_trees,
@@ -34,11 +40,11 @@ int verify_greedy(const float* logits, const int32_t* parents, const int32_t* to
 int verify_sampling_one_hot(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,
                             int64_t n_trees, int64_t n_vocab, const TargetSampling& sampling, const RngKey* keys, float* weights,
                             uint64_t* order, int32_t* path, int32_t* path_length, int32_t* next_token) {
-  const TargetFilter filter{sampling.top_k, sampling.top_p};
-  if (!tree_acceptance_supports(n_vocab) || !(sampling.temperature > 0.0f) || (filter.on() && !order)) return cudaErrorInvalidValue;
+  if (!sampling_args_valid(n_vocab, sampling, order)) return cudaErrorInvalidValue;
   if (n_trees == 0) return cudaSuccess;
   return launch_kernel("verify_sampling_one_hot", tree_acceptance_launch(n_trees), one_hot_acceptance_kernel,
-                       OneHotAcceptanceArgs{TreeBatch{logits, parents, tokens, node_offsets, n_vocab}, 1.0f / sampling.temperature, filter,
+                       OneHotAcceptanceArgs{TreeBatch{logits, parents, tokens, node_offsets, n_vocab}, 1.0f / sampling.temperature,
+                                            TargetFilter{sampling.top_k, sampling.top_p},
                                             keys, weights, order, AcceptanceOut{path, path_length, next_token}});
 }
 
@@ -47,11 +53,11 @@ int verify_sampling_with_q(const float* logits, const int32_t* parents, const in
                            float* weights, uint64_t* order, double* residual, double* q_by_token, int32_t* path, int32_t* path_length,
                            int32_t* next_token) {
   if (q.n_beams > 0) return cudaErrorNotSupported;
-  const TargetFilter filter{sampling.top_k, sampling.top_p};
-  if (!tree_acceptance_supports(n_vocab) || !(sampling.temperature > 0.0f) || (filter.on() && !order)) return cudaErrorInvalidValue;
+  if (!sampling_args_valid(n_vocab, sampling, order)) return cudaErrorInvalidValue;
   if (n_trees == 0) return cudaSuccess;
   return launch_kernel("verify_sampling_with_q", tree_acceptance_launch(n_trees), q_acceptance_kernel,
-                       QAcceptanceArgs{TreeBatch{logits, parents, tokens, node_offsets, n_vocab}, 1.0f / sampling.temperature, filter,
+                       QAcceptanceArgs{TreeBatch{logits, parents, tokens, node_offsets, n_vocab}, 1.0f / sampling.temperature,
+                                       TargetFilter{sampling.top_k, sampling.top_p},
                                        DraftQ{q.tokens, q.probs, q.offsets, q.without_replacement}, keys, weights, order, residual, q_by_token,
                                        AcceptanceOut{path, path_length, next_token}});
 }

@@ -266,8 +266,9 @@ DB_HOST_DEVICE int64_t filtered_list(const Block& block, const float* w, int64_t
   return len;
 }
 
-// verify.cpp's refreshed_mass re-sums a residual of probabilities (normalised) below this.
-inline constexpr double kListRefreshMass = 1e-6;
+// verify.cpp's refreshed_mass re-sums a residual mass (of probabilities, normalised) below
+// this; the unfiltered walk, whose masses are weights, below this fraction of the node's.
+inline constexpr double kResidualRefreshMass = 1e-6;
 
 // The next token from the host's list, entry i of probability prob(i) and token token(i):
 // draw (sampling.cpp) over the untouched list, compared with u; draw_residual (verify.cpp)
@@ -326,7 +327,7 @@ struct ListResidual {
   DB_HOST_DEVICE void reject(int32_t token, double p) {
     w[token] = 0.0f;
     mass = mass - p > 0.0 ? mass - p : 0.0;
-    if (mass < kListRefreshMass) {
+    if (mass < kResidualRefreshMass) {
       mass = 0.0;
       for (int64_t i = 0; i < len; ++i) mass += prob_at(i);
     }

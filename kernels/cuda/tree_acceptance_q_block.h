@@ -112,6 +112,13 @@ struct QNodeWalk {
       p[i] = weight > 0.0f ? static_cast<double>(weight) / total : 0.0;
     }
   }
+  // f(e) for q's entries of positive probability, in q's order: as the host's
+  // positive_entries, an entry of probability 0 takes no part, even for a token listed again.
+  template <class F>
+  DB_HOST_DEVICE void each_positive_entry(F&& f) const {
+    for (int32_t e = q_begin; e < q_end; ++e)
+      if (q_probs[e] != 0.0) f(e);
+  }
   // load_q, then locate_marked_tokens' mass and support; false where the host's checks fail.
   DB_HOST_DEVICE bool load_q() {
     for (int32_t e = q_begin; e < q_end; ++e) {
@@ -132,20 +139,19 @@ struct QNodeWalk {
   // p <- max(p - q, 0) at p's unnormalised scale, over q's entries in q's order.
   DB_HOST_DEVICE void subtract_q() {
     const double q_scale = p_mass / q_mass;
-    for (int32_t e = q_begin; e < q_end; ++e) {
-      if (q_probs[e] == 0.0) continue;  // as load_q: a token listed at 0 and again positive counts once
+    each_positive_entry([&](int32_t e) {
       const int64_t slot = slot_of(q_tokens[e]);
-      if (slot < 0 || p[slot] <= 0.0) continue;
+      if (slot < 0 || p[slot] <= 0.0) return;
       const double residual = p[slot];
       double reduced = residual - q_scale * q_by_token[q_tokens[e]];
       if (reduced < 0.0) reduced = 0.0;
       p_mass -= residual - reduced;
       n_support -= reduced <= 0.0;
       p[slot] = reduced;
-    }
+    });
   }
   DB_HOST_DEVICE void refresh_p_mass() {
-    if (p_mass >= kListRefreshMass) return;
+    if (p_mass >= kResidualRefreshMass) return;
     p_mass = 0.0;
     for (int64_t i = 0; i < len; ++i) p_mass += p[i];
   }
@@ -153,8 +159,7 @@ struct QNodeWalk {
   DB_HOST_DEVICE void remove_from_q(int32_t token) {
     q_by_token[token] = 0.0;
     q_mass = 0.0;
-    for (int32_t e = q_begin; e < q_end; ++e)
-      if (q_probs[e] != 0.0) q_mass += q_by_token[q_tokens[e]];
+    each_positive_entry([&](int32_t e) { q_mass += q_by_token[q_tokens[e]]; });
   }
   DB_HOST_DEVICE int32_t draw(double u, bool residual_changed) const {
     return draw_in_list_order(len, u, residual_changed, [&](int64_t i) { return p[i]; }, [&](int64_t i) { return token_at(i); });

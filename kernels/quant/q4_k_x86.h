@@ -19,8 +19,8 @@
 
 #include <immintrin.h>
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "kernels/quant/blocks.h"
@@ -55,8 +55,9 @@ inline void for_block_pairs(int64_t nb, AddPair add_pair) {
   if (i < nb) add_pair(i, i, false);
 }
 
-// One activation row prepared for the K-quant kernels (here and q6_k_avx512.h): per block pair, the blocks' 32-value sums
-// (the mins' multiplicands, Q8_K's bsums added in pairs) and their scales as [d0, d0, d1, d1].
+// One activation row prepared for the K-quant kernels (here and q6_k_avx512.h): per block
+// pair, the blocks' 32-value sums (Q4_K's mins' multiplicands, Q8_K's bsums added in pairs)
+// and their scales as [d0, d0, d1, d1].
 // An odd last block is paired with itself.
 struct PreparedQ8K {
   static constexpr int64_t kMaxBlocks = 64;  // longer rows go in chunks of this many blocks (rows_prepared_q8_k)
@@ -169,6 +170,10 @@ void q4_k_row(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, 
   });
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
 }
+
+// q4_k_row as rows_prepared_q8_k's row kernel (X a std::integral_constant).
+inline constexpr auto q4_k_rows = [](const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride, bool carry,
+                                     auto X) { q4_k_row<X()>(w, a, nb, out, out_stride, carry); };
 
 // Weight rows row_at(0 .. n_rows) of a K-quant type against n_x activation rows xq_stride
 // bytes apart, into y[x * y_stride + r]: up to kMaxX activation rows and kMaxBlocks blocks at

@@ -79,5 +79,9 @@ void q6_k_row_zmm(const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* o
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = sum[x];
 }
 
+// q6_k_row_zmm as rows_prepared_q8_k's row kernel.
+inline constexpr auto q6_k_rows_zmm = [](const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride, bool carry,
+                                         auto X) { q6_k_row_zmm<X()>(w, a, nb, out, out_stride, carry); };
+
 }  // namespace
 }  // namespace draftbench

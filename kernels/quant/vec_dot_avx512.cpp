@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "kernels/quant/q6_k_avx512.h"
+#include "kernels/quant/row_count.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/quant/vec_dot_x86.h"
 #include "kernels/quant/zmm_lanes.h"
@@ -143,23 +144,16 @@ void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedRow& a, int64_t n
 template <typename RowAt>
 bool rows_k_quant_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                       size_t y_stride) {
-  const auto run = [&]<typename Block>(auto row) {
-    rows_prepared_q8_k<kZmmBatchRows, Block>(row_at, n_rows, xq, xq_stride, n_x, n / QK_K, y, y_stride, row);
-    return true;
-  };
+  const int64_t nb = n / QK_K;
   switch (type) {
-    case GgmlType::Q4_K:
-      return run.template operator()<BlockQ4_K>([](const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t stride, bool carry,
-                                                   auto X) { q4_k_row<X()>(w, a, nb, out, stride, carry); });
-    case GgmlType::Q6_K:
-      return run.template operator()<BlockQ6_K>([](const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t stride, bool carry,
-                                                   auto X) { q6_k_row_zmm<X()>(w, a, nb, out, stride, carry); });
+    case GgmlType::Q4_K: rows_prepared_q8_k<kZmmBatchRows, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows); return true;
+    case GgmlType::Q6_K: rows_prepared_q8_k<kZmmBatchRows, BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q6_k_rows_zmm); return true;
     default: return false;
   }
 }
 
 // The 512-bit kernel for one activation row (Q4_K, Q6_K: the VNNI kernels for them), or
-// false (other types, or rows too long).
+// false (other types, or 32-value rows too long).
 template <typename RowAt>
 bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64_t n, float* y) {
   if (n_rows == 0) return false;
@@ -240,7 +234,7 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
 }
 
 // The 512-bit batch kernel for several activation rows (Q4_K, Q6_K: the VNNI kernels for
-// them), or false (other types, rows too long).
+// them), or false (other types, 32-value rows too long).
 bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
                float* y, size_t y_stride) {
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };

@@ -12,6 +12,7 @@
 
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/quantize_activation.h"
+#include "kernels/quant/row_count.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/quant/zmm_lanes.h"
 

@@ -159,7 +159,7 @@ bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t
   }
 }
 
-// K-quants (Q6_K here; Q4_K in q4_k_x86.h), one weight row at a time like the 32-value blocks: a row is one
+// Q6_K (Q4_K: q4_k_x86.h), one weight row at a time like the 32-value blocks: a row is one
 // sequential stream, which the hardware prefetcher follows (eight rows side by side were
 // eight streams 1.7 KB apart and left ffn_down waiting on memory at 16% of the roofline).
 // Per super-block the integer sum is exact, so only the reference's float steps matter:
@@ -226,9 +226,7 @@ bool rows_k_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, 
   const int64_t nb = n / QK_K;
   switch (type) {
     case GgmlType::Q4_K:
-      rows_prepared_q8_k<kBatchX, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride,
-                                             [](const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb_chunk, float* out, size_t out_stride,
-                                                bool carry, auto X) { q4_k_row<X()>(w, a, nb_chunk, out, out_stride, carry); });
+      rows_prepared_q8_k<kBatchX, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows);
       return true;
     case GgmlType::Q6_K:
       rows_batched<BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ6_K* w, const uint8_t* xq_x, float* y_x, auto X) {

@@ -4,7 +4,6 @@
 
 #include <immintrin.h>
 
-#include "kernels/quant/row_count.h"
 
 namespace draftbench {
 
