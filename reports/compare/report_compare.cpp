@@ -67,8 +67,7 @@ Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, con
     double sa = 0, na = 0, sb = 0, nb = 0;
     const bool judgeable = spread_of(pa, o.metric, sa, na) && spread_of(pb, o.metric, sb, nb);
     const bool significant = judgeable && std::fabs(d.b - d.a) > 2.0 * std::sqrt(sa * sa / na + sb * sb / nb);
-    if (!judgeable) d.significance = "?";
-    else if (significant) d.significance = "*";
+    d.significance = std::string(!judgeable ? "?" : significant ? "*" : "");  // constructed, not assigned: GCC 12's -Wrestrict false positive (PR 105651)
     const double worse = lower_is_better(o.metric) ? d.change : -d.change;
     d.regression = worse > o.threshold && (!judgeable || significant);
     c.points.push_back(std::move(d));
