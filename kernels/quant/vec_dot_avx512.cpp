@@ -101,6 +101,15 @@ constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_sam
 // offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
 // two or four rows side by side, whatever the prefetching, ran 1.3-3.5x slower here (their
 // weights arrived late). A block pair's products are one add onto both lane sets.
+// Q5_0 here runs at about half of one thread's memory bandwidth, compute-bound (warm and
+// cold weights time within 15%). Ablating a copy at Gemma's attn_q shape (warm, median of
+// 400) shows what the time goes to: without the nibble and high-bit unpack it is 33% less,
+// without the scales' fp16 conversion and product 24% less, and with a constant high-bit
+// mask (no kmovq from a general register) 10% less. Tried and not kept: a vector pre-pass
+// per 8 blocks gathering scales and high bits (vpermt2w), 1.27-1.34x slower in
+// kernel_bench; lanes interleaved block by block, the masks built with pdep, 1.1-1.2x
+// slower; 256-bit steps per block with the scales computed per row, no faster (that
+// scratch copy also missed bit-identity); the rows side by side above.
 template <typename Block>
 float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
   constexpr bool kSigned = std::is_same_v<Block, BlockQ8_0>;
