@@ -48,16 +48,20 @@ struct SampledDraftQ {
   const double* probs;
   const int32_t* offsets;  // [total nodes + 1]
   bool without_replacement = false;
-  // Packed sampled beams (SampledDrafts::beams) are not taken: the draws below a node are its
-  // children in node order only, and a call with n_beams > 0 returns cudaErrorNotSupported.
+  // Packed sampled beams (SampledDrafts::beams), the same number and length in every tree:
+  // tree b's are beam_nodes[b][n_beams][beam_length], in its own node ids (BeamPaths'
+  // layout). n_beams 0: the draws below a node are its children in node order. Beams are
+  // independent draws: with without_replacement the call returns cudaErrorInvalidValue.
+  const int32_t* beam_nodes = nullptr;
   int32_t n_beams = 0;
+  int32_t beam_length = 0;
 };
 
-// verify_sampling_with_q with SamplingParams{temperature, top_k, top_p}, drafts.q and
-// drafts.sampling as `q`, without beams, and the uniforms of keys[b]: its decisions exactly,
+// verify_sampling_with_q with SamplingParams{temperature, top_k, top_p}, drafts.q,
+// drafts.sampling and drafts.beams as `q`, and the uniforms of keys[b]: its decisions exactly,
 // with or without top-k / top-p (thread 0 runs the host's arithmetic over the target's list;
 // without a filter that list is the whole vocabulary, a few sequential passes over it per
-// visited node). A tree whose q the host would reject (DB_CHECK) gets path_length 0 and
+// visited node). A tree whose q or beams the host would reject (DB_CHECK) gets path_length 0 and
 // next_token -1. Workspaces [n_trees][n_vocab]: `weights` floats, `residual` and `q_by_token`
 // doubles, and with a filter on `order` (may be null with both off).
 int verify_sampling_with_q(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,

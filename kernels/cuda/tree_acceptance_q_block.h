@@ -24,12 +24,14 @@
 // changes needs a uniform within about 1e-16 of its threshold, so the tests show it runs,
 // not that it decides.
 //
-// Only children in node order: packed sampled beams (SampledDrafts::beams) are not taken
-// (the entry point returns cudaErrorNotSupported for them). Where the host's DB_CHECKs would
-// fire (a q entry of negative or NaN probability or an id outside the vocabulary, a token
-// listed twice with positive probability, q of zero mass below a node with children, a
-// draft token that q_i gives probability 0) the tree is not taken: path_length 0,
-// next_token -1.
+// The draws below a node are its children in node order, or with packed sampled beams
+// (SampledDrafts::beams) the next node of every beam through it, in beam order, as the
+// host's index_beams_as_draws lists them: a child several beams drew is tried once per beam.
+// Where the host's DB_CHECKs would fire (a q entry of negative or NaN probability or an id
+// outside the vocabulary, a token listed twice with positive probability, q of zero mass
+// below a node with draws, a draft token that q_i gives probability 0, beams that are not
+// paths from the root, beams drawn without replacement) the tree is not taken: path_length
+// 0, next_token -1.
 #pragma once
 
 #include <cstdint>
@@ -43,12 +45,54 @@ namespace draftbench::cuda {
 
 // Node v's q (row r = node_offsets[tree] + v of the batch) is entries offsets[r] ..
 // offsets[r + 1) of tokens and probs (proportional; renormalised by the rule).
+// With beams, tree b's are beam_nodes[b][n_beams][beam_length] in its own node ids.
 struct DraftQ {
   const int32_t* tokens;
   const double* probs;
   const int32_t* offsets;  // [total nodes + 1]
   bool without_replacement;
+  const int32_t* beam_nodes = nullptr;
+  int32_t n_beams = 0;  // 0: the draws are the children in node order
+  int32_t beam_length = 0;
 };
+
+// One tree's packed sampled beams (engine/decoding/verify.h's BeamPaths): node(b, j) holds
+// beam b's j-th token, j = 0 its root (node 0 or a root copy). n_beams 0: none.
+struct TreeBeams {
+  const int32_t* nodes;
+  int32_t n_beams, length;
+  DB_HOST_DEVICE int32_t node(int32_t b, int32_t j) const { return nodes[static_cast<int64_t>(b) * length + j]; }
+};
+
+// verify.cpp's check_beams: each beam starts at the root or a root copy, and each later
+// node is a draft whose parent is (canonically) the beam's node before it.
+DB_HOST_DEVICE inline bool beams_valid(const TreeBeams& beams, const int32_t* parents, int32_t n) {
+  if (beams.n_beams < 1 || beams.length < 1) return false;
+  for (int32_t b = 0; b < beams.n_beams; ++b) {
+    const int32_t root = beams.node(b, 0);
+    if (root < 0 || root >= n || canonical_node(parents, root) != 0) return false;
+    for (int32_t j = 1; j < beams.length; ++j) {
+      const int32_t v = beams.node(b, j);
+      if (v <= 0 || v >= n || !is_child_of(parents, v, canonical_node(parents, beams.node(b, j - 1)))) return false;
+    }
+  }
+  return true;
+}
+
+// first_child_taken over the draws below `node`: its children in node order, or with beams
+// the next node of each beam through it in beam order (a beam passes a node once).
+template <class Take>
+DB_HOST_DEVICE int32_t first_draw_taken(const int32_t* parents, int32_t n, const TreeBeams& beams, int32_t node, Take&& take) {
+  if (beams.n_beams == 0) return first_child_taken(parents, n, node, take);
+  uint64_t draws = 0;
+  for (int32_t b = 0; b < beams.n_beams; ++b)
+    for (int32_t j = 0; j + 1 < beams.length; ++j)
+      if (canonical_node(parents, beams.node(b, j)) == node) {
+        if (take(beams.node(b, j + 1), 1 + draws++)) return beams.node(b, j + 1);
+        break;
+      }
+  return -1;
+}
 
 struct QAcceptanceArgs {
   TreeBatch trees;
@@ -168,16 +212,16 @@ struct QNodeWalk {
 
 // verify_sampling_with_q at one node over its list: the accepted child, or -1 with the next
 // token in *next_token, or kWalkFailed.
-DB_HOST_DEVICE inline int32_t q_rule_at(QNodeWalk& walk, const int32_t* parents, const int32_t* tokens, int32_t n, int32_t node,
-                                        const RngKey& key, bool without_replacement, int32_t* next_token) {
+DB_HOST_DEVICE inline int32_t q_rule_at(QNodeWalk& walk, const int32_t* parents, const int32_t* tokens, int32_t n, const TreeBeams& beams,
+                                        int32_t node, const RngKey& key, bool without_replacement, int32_t* next_token) {
   walk.load_target();
-  if (first_child_taken(parents, n, node, [](int32_t, uint64_t) { return true; }) < 0) {
+  if (first_draw_taken(parents, n, beams, node, [](int32_t, uint64_t) { return true; }) < 0) {
     *next_token = walk.draw(uniform(key, 0), false);
     return -1;
   }
   if (!walk.load_q()) return kWalkFailed;
   bool failed = false;
-  const int32_t accepted = first_child_taken(parents, n, node, [&](int32_t v, uint64_t stream) {
+  const int32_t accepted = first_draw_taken(parents, n, beams, node, [&](int32_t v, uint64_t stream) {
     const int32_t x = tokens[v];
     const double qx = walk.q_by_token[x];
     if (!(qx > 0.0)) return failed = true;  // not a draw from q_i
@@ -201,6 +245,9 @@ template <class Block>
 DB_HOST_DEVICE void q_acceptance_block(const Block& block, const QAcceptanceArgs& a, QAcceptanceShared& sh) {
   const int64_t tree = block.index().x, n_vocab = a.trees.n_vocab, row = tree * n_vocab;  // row: this tree's in the workspaces
   const BatchTree bt = batch_tree(a.trees, tree);
+  const TreeBeams beams{a.q.n_beams > 0 ? a.q.beam_nodes + tree * a.q.n_beams * a.q.beam_length : nullptr, a.q.n_beams, a.q.beam_length};
+  // Every thread reads the same beams to the same verdict (independent beams are independent draws: with replacement).
+  if (bt.n >= 1 && beams.n_beams > 0 && (a.q.without_replacement || !beams_valid(beams, bt.parents, bt.n))) return mark_not_taken(block, a.out, tree);
   block.each_thread([&](Dim3 t) {
     for (int64_t i = t.x; i < n_vocab; i += kTreeAcceptanceThreads) a.q_by_token[row + i] = 0.0;
   });
@@ -213,7 +260,7 @@ DB_HOST_DEVICE void q_acceptance_block(const Block& block, const QAcceptanceArgs
     return static_cast<int32_t>(from_thread_0(block, sh.filter.result, [&] {
       const int32_t* q_rows = a.q.offsets + bt.first;
       QNodeWalk walk{order, len, w, a.residual + row, a.q_by_token + row, a.q.tokens, a.q.probs, q_rows[node], q_rows[node + 1], n_vocab};
-      return static_cast<int64_t>(q_rule_at(walk, bt.parents, bt.tokens, bt.n, node, key, a.q.without_replacement, a.out.next_token + tree));
+      return static_cast<int64_t>(q_rule_at(walk, bt.parents, bt.tokens, bt.n, beams, node, key, a.q.without_replacement, a.out.next_token + tree));
     }));
   });
 }

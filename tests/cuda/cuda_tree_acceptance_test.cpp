@@ -6,14 +6,15 @@
 // only where a uniform fell within rounding of its threshold (the emulation test classifies
 // those): at most 1% of trees, and none is expected. Drafts from q (verify_sampling_with_q,
 // sparse q over each node's children and a few other tokens): the emulation bit for bit, and
-// the host's decisions exactly, with and without replacement and top-k / top-p; packed beams
-// are refused.
+// the host's decisions exactly, with and without replacement and top-k / top-p, and with
+// packed sampled beams (random walks down the trees).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "engine/decoding/verify.h"
@@ -215,26 +216,30 @@ int main() {
       gpu_test::DeviceBuffer<int32_t> dq_tokens(q.tokens), dq_offsets(q.offsets);
       gpu_test::DeviceBuffer<double> dq_probs(q.probs), dresidual{std::vector<double>(static_cast<size_t>(n * n_vocab))},
           dq_by_token{std::vector<double>(static_cast<size_t>(n * n_vocab), 7.0)};
+      // The device's walk for drafts `dq`, and its emulation's for `hq` (the same drafts on the host).
+      const auto walks_q = [&](const cuda::SampledDraftQ& dq, const cuda::DraftQ& hq, const cuda::TargetFilter& filter) {
+        gpu_test::check_cuda(cuda::verify_sampling_with_q(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
+                                                          cuda::TargetSampling{temperature, filter.top_k, filter.top_p}, dq, dkeys.data(),
+                                                          dweights.data(), dorder.data(), dresidual.data(), dq_by_token.data(), dpath.data(),
+                                                          dlength.data(), dnext.data()),
+                             "verify_sampling_with_q launch");
+        Walk sampled = download();
+        std::vector<float> weights(static_cast<size_t>(n * n_vocab));
+        std::vector<uint64_t> order(weights.size());
+        std::vector<double> residual(weights.size()), q_by_token(weights.size(), 7.0);
+        Walk emulated = emulate_walk<cuda::QAcceptanceShared>(trees, [&](const auto& block, cuda::AcceptanceOut out, auto& shared) {
+          cuda::q_acceptance_block(block,
+                                   cuda::QAcceptanceArgs{trees.view(), 1.0f / temperature, filter, hq, keys.data(), weights.data(), order.data(),
+                                                         residual.data(), q_by_token.data(), out},
+                                   shared);
+        });
+        return std::pair{std::move(sampled), std::move(emulated)};
+      };
       for (const bool without_replacement : {false, true}) {
         for (const cuda::TargetFilter filter : std::vector<cuda::TargetFilter>{{}, {40, 1.0f}, {200, 0.95f}}) {
-          const cuda::TargetSampling target{temperature, filter.top_k, filter.top_p};
           const DraftSampling sampling = without_replacement ? DraftSampling::without_replacement : DraftSampling::with_replacement;
-          const cuda::SampledDraftQ dq{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), without_replacement};
-          gpu_test::check_cuda(cuda::verify_sampling_with_q(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab, target,
-                                                            dq, dkeys.data(), dweights.data(), dorder.data(), dresidual.data(),
-                                                            dq_by_token.data(), dpath.data(), dlength.data(), dnext.data()),
-                               "verify_sampling_with_q launch");
-          const Walk sampled = download();
-          std::vector<float> weights(static_cast<size_t>(n * n_vocab));
-          std::vector<uint64_t> order(weights.size());
-          std::vector<double> residual(weights.size()), q_by_token(weights.size(), 7.0);
-          const cuda::DraftQ hq{q.tokens.data(), q.probs.data(), q.offsets.data(), without_replacement};
-          const Walk emulated = emulate_walk<cuda::QAcceptanceShared>(trees, [&](const auto& block, cuda::AcceptanceOut out, auto& shared) {
-            cuda::q_acceptance_block(block,
-                                     cuda::QAcceptanceArgs{trees.view(), 1.0f / temperature, filter, hq, keys.data(), weights.data(), order.data(),
-                                                           residual.data(), q_by_token.data(), out},
-                                     shared);
-          });
+          const auto [sampled, emulated] = walks_q(cuda::SampledDraftQ{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), without_replacement},
+                                                   cuda::DraftQ{q.tokens.data(), q.probs.data(), q.offsets.data(), without_replacement}, filter);
           VerifyScratch scratch;
           for (int64_t b = 0; b < n; ++b) {
             mismatches.check(same_walk(sampled, emulated, trees, b), "sampling with q, device vs emulation", static_cast<size_t>(b),
@@ -249,12 +254,58 @@ int main() {
           }
         }
       }
-      const cuda::SampledDraftQ beams{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), false, 2};
-      mismatches.check(cuda::verify_sampling_with_q(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
-                                                    cuda::TargetSampling{temperature}, beams, dkeys.data(), dweights.data(), dorder.data(),
-                                                    dresidual.data(), dq_by_token.data(), dpath.data(), dlength.data(),
-                                                    dnext.data()) == cudaErrorNotSupported,
-                       "sampling with q refuses packed beams", 0, 0, 0);
+      // Packed sampled beams: random walks down each tree from the root or a root copy (a walk
+      // that runs out of children leaves the tree, which is then not taken). The device against
+      // its emulation always, and against the host where the beams are paths.
+      constexpr int32_t kBeams = 4, kBeamLength = 3;
+      std::vector<int32_t> beam_nodes;
+      for (int64_t b = 0; b < n; ++b) {
+        const int32_t first = trees.offsets[b], size = trees.offsets[b + 1] - first;
+        const int32_t* parents = trees.parents.data() + first;
+        for (int32_t beam = 0; beam < kBeams; ++beam) {
+          int32_t at = 0;
+          for (int32_t v = 1; v < size; ++v)
+            if (parents[v] < 0 && rng() % 2 == 0) at = v;
+          beam_nodes.push_back(at);
+          for (int32_t j = 1; j < kBeamLength; ++j) {
+            std::vector<int32_t> children;
+            for (int32_t v = 1; at >= 0 && v < size; ++v)
+              if (cuda::is_child_of(parents, v, cuda::canonical_node(parents, at))) children.push_back(v);
+            at = children.empty() ? size : children[rng() % children.size()];
+            beam_nodes.push_back(at);
+            if (at == size) at = -1;
+          }
+        }
+      }
+      gpu_test::DeviceBuffer<int32_t> dbeams(beam_nodes);
+      for (const cuda::TargetFilter filter : std::vector<cuda::TargetFilter>{{}, {40, 1.0f}}) {
+        const auto [sampled, emulated] =
+            walks_q(cuda::SampledDraftQ{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), false, dbeams.data(), kBeams, kBeamLength},
+                    cuda::DraftQ{q.tokens.data(), q.probs.data(), q.offsets.data(), false, beam_nodes.data(), kBeams, kBeamLength}, filter);
+        VerifyScratch scratch;
+        for (int64_t b = 0; b < n; ++b) {
+          mismatches.check(same_walk(sampled, emulated, trees, b), "sampled beams, device vs emulation", static_cast<size_t>(b),
+                           sampled.next_token[b], emulated.next_token[b]);
+          const std::span<const int32_t> tree_beams(beam_nodes.data() + b * kBeams * kBeamLength, kBeams * kBeamLength);
+          if (!cuda::beams_valid(cuda::TreeBeams{tree_beams.data(), kBeams, kBeamLength}, trees.parents.data() + trees.offsets[b],
+                                 trees.offsets[b + 1] - trees.offsets[b]))
+            continue;
+          Acceptance want;
+          verify_sampling_with_q(trees.trees[b], trees.tokens_of(b), trees.logits_of(b),
+                                 SampledDrafts{q.of_tree(trees, b), DraftSampling::with_replacement, BeamPaths{tree_beams, kBeams, kBeamLength}},
+                                 SamplingContext{SamplingParams{temperature, filter.top_k, filter.top_p}, keys[b]}, scratch, want);
+          mismatches.check(same_result(sampled, trees, b, want), "sampled beams, device vs host", static_cast<size_t>(b), sampled.next_token[b],
+                           want.next_token);
+        }
+      }
+      // Beams are independent draws: without replacement, or without their nodes, the call is refused.
+      for (const cuda::SampledDraftQ bad : {cuda::SampledDraftQ{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), true, dbeams.data(), kBeams, kBeamLength},
+                                            cuda::SampledDraftQ{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), false, nullptr, kBeams, kBeamLength}})
+        mismatches.check(cuda::verify_sampling_with_q(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
+                                                      cuda::TargetSampling{temperature}, bad, dkeys.data(), dweights.data(), dorder.data(),
+                                                      dresidual.data(), dq_by_token.data(), dpath.data(), dlength.data(),
+                                                      dnext.data()) == cudaErrorInvalidValue,
+                         "sampling with q refuses beams without replacement or without nodes", 0, 0, 0);
     }
   }
   mismatches.check(n_differing * 100 <= n_trees, "one-hot sampling, trees differing from the host (at most 1%)", 0,

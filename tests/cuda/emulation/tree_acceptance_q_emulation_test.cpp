@@ -7,7 +7,9 @@
 // the filtered target itself, where rejections leave residuals of rounding size), scaled
 // by a random factor (q need only be proportional), sometimes with entries of probability
 // 0; each child is a draw from its parent's q (without replacement: from q less the earlier
-// siblings). Trees the host would reject (DB_CHECK) are the device's to mark untaken.
+// siblings). Packed sampled beams likewise: beams of 1-8 draws from q, sharing the nodes of
+// a common prefix (a child drawn by several beams is tried once per beam) or each on a root
+// copy of its own. Trees the host would reject (DB_CHECK) are the device's to mark untaken.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -149,8 +151,18 @@ PackedTrees q_sampled_trees(int64_t n_vocab, const SamplingParams& params, bool 
   return batch;
 }
 
+// Packed sampled beams over a batch: tree b's are nodes[b][n_beams][length], in its node ids.
+struct BatchBeams {
+  std::vector<int32_t> nodes;
+  int32_t n_beams = 0, length = 0;
+  BeamPaths of_tree(int64_t b) const {
+    const auto per_tree = static_cast<size_t>(n_beams) * static_cast<size_t>(length);
+    return {std::span<const int32_t>(nodes).subspan(static_cast<size_t>(b) * per_tree, per_tree), n_beams, length};
+  }
+};
+
 Outputs emulate_q(const PackedTrees& batch, const QBatch& q, bool without_replacement, const SamplingParams& params,
-                  const std::vector<RngKey>& keys, cuda::ThreadOrder order) {
+                  const std::vector<RngKey>& keys, cuda::ThreadOrder order, const BatchBeams* beams = nullptr) {
   Outputs out(batch);
   const cuda::TargetFilter filter{params.top_k, params.top_p};
   const auto size = static_cast<size_t>(batch.size() * batch.n_vocab);
@@ -160,7 +172,8 @@ Outputs emulate_q(const PackedTrees& batch, const QBatch& q, bool without_replac
   const cuda::QAcceptanceArgs args{batch.view(),
                                    1.0f / params.temperature,
                                    filter,
-                                   cuda::DraftQ{q.tokens.data(), q.probs.data(), q.offsets.data(), without_replacement},
+                                   cuda::DraftQ{q.tokens.data(), q.probs.data(), q.offsets.data(), without_replacement,
+                                                beams ? beams->nodes.data() : nullptr, beams ? beams->n_beams : 0, beams ? beams->length : 0},
                                    keys.data(),
                                    weights.data(),
                                    filter.on() ? keys_in_order.data() : nullptr,
@@ -375,5 +388,146 @@ TEST_CASE("emulated CUDA sampling acceptance of drafts from q leaves trees the h
     REQUIRE(want.path.size() == 1);
     REQUIRE(got.path_of(batch, b) == want.path);
     REQUIRE(got.next_token[b] == want.next_token);
+  }
+}
+
+namespace {
+
+// Trees of packed sampled beams: n_beams beams of `length` tokens (the root included), each
+// token a draw from q at the beam's node before it. Packed, beams that drew the same prefix
+// share its nodes (a child drawn by several beams is one node); unpacked, every beam after
+// the first starts at a root copy of its own. `shared_draws` counts draws that landed on an
+// existing child.
+PackedTrees sampled_beam_trees(int64_t n_vocab, const SamplingParams& params, int64_t n_trees, bool packed, std::mt19937& rng, QBatch& q,
+                               BatchBeams& beams, int64_t& shared_draws) {
+  PackedTrees batch;
+  batch.n_vocab = n_vocab;
+  for (int64_t b = 0; b < n_trees; ++b) {
+    const int32_t first = batch.offsets.back();
+    std::vector<int32_t> parents{-1}, tokens{static_cast<int32_t>(rng() % n_vocab)};
+    const auto add_node = [&](int32_t parent, int32_t token) {
+      parents.push_back(parent), tokens.push_back(token);
+      append_logits(batch, rng);
+      return static_cast<int32_t>(parents.size()) - 1;
+    };
+    append_logits(batch, rng);
+    for (int32_t beam = 0; beam < beams.n_beams; ++beam) {
+      int32_t at = !packed && beam > 0 ? add_node(-1, tokens[0]) : 0;
+      beams.nodes.push_back(at);
+      for (int32_t j = 1; j < beams.length; ++j) {
+        const int32_t canonical = parents[at] < 0 ? 0 : at;
+        std::vector<TokenProb>& node_q = q.by_row[first + canonical];
+        if (node_q.empty()) {
+          const std::span<const float> row(batch.logits.data() + (first + canonical) * n_vocab, static_cast<size_t>(n_vocab));
+          node_q = make_q(row, static_cast<QKind>(rng() % static_cast<unsigned>(QKind::n_kinds)), params, rng);
+        }
+        const int32_t token = draw_from(node_q, {}, rng);
+        int32_t child = -1;
+        for (int32_t v = 1; packed && v < static_cast<int32_t>(parents.size()) && child < 0; ++v)
+          if (parents[v] == canonical && tokens[v] == token) child = v;
+        if (child >= 0) ++shared_draws;
+        else child = add_node(at, token);
+        at = child;
+        beams.nodes.push_back(at);
+      }
+    }
+    for (size_t v = 0; v < parents.size(); ++v) batch.parents.push_back(parents[v]), batch.tokens.push_back(tokens[v]);
+    batch.offsets.push_back(first + static_cast<int32_t>(parents.size()));
+    batch.trees.push_back(TokenTree::from_parents(parents));
+    q.host_rejects.push_back(false);
+  }
+  q.pack(static_cast<int64_t>(batch.parents.size()));
+  return batch;
+}
+
+}  // namespace
+
+TEST_CASE("emulated CUDA sampling acceptance of packed sampled beams makes verify_sampling_with_q's decisions exactly",
+          "[cuda-emulation][acceptance][acceptance-q]") {
+  std::mt19937 rng(131);
+  int64_t n_trees = 0, n_deep = 0, n_rejected_all = 0, shared_draws = 0;
+  for (const int64_t n_vocab : std::vector<int64_t>{2, 3, 50, 1000, 32000}) {
+    const bool large = n_vocab > 1000;
+    for (const SamplingParams params : std::vector<SamplingParams>{{1.0f}, {0.5f, 5}, {2.0f, 0, 0.9f}, {1.0f, 20, 0.95f}})
+      for (const bool packed : {true, false})
+        for (const auto& [n_beams, length] : std::vector<std::pair<int32_t, int32_t>>{{1, 1}, {1, 4}, {2, 3}, {4, 2}, {8, 4}}) {
+          if (large && n_beams * length > 8) continue;
+          QBatch q;
+          BatchBeams beams{{}, n_beams, length};
+          const PackedTrees batch = sampled_beam_trees(n_vocab, params, large ? 2 : 6, packed, rng, q, beams, shared_draws);
+          VerifyScratch scratch;
+          for (uint64_t step = 0; step < (large ? 1u : 3u); ++step) {
+            const std::vector<RngKey> keys = step_keys(batch.size(), 919, step);
+            std::vector<Acceptance> want(static_cast<size_t>(batch.size()));
+            for (int64_t b = 0; b < batch.size(); ++b)
+              verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), n_vocab},
+                                     SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)},
+                                     SamplingContext{params, keys[b]}, scratch, want[b]);
+            for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
+              const Outputs got = emulate_q(batch, q, false, params, keys, order, &beams);
+              for (int64_t b = 0; b < batch.size(); ++b) {
+                INFO("n_vocab " << n_vocab << ", T " << params.temperature << ", top_k " << params.top_k << ", top_p " << params.top_p
+                                << (packed ? ", packed " : ", unpacked ") << n_beams << " x " << length << ", step " << step << ", tree " << b);
+                REQUIRE(got.path_of(batch, b) == want[b].path);
+                REQUIRE(got.next_token[b] == want[b].next_token);
+              }
+            }
+            for (const Acceptance& a : want)
+              ++n_trees, n_deep += a.n_accepted() >= 2, n_rejected_all += a.n_accepted() == 0 && length > 1;
+          }
+        }
+  }
+  INFO(n_trees << " trees, " << shared_draws << " draws onto a child another beam drew");
+  REQUIRE(n_deep * 10 >= n_trees);
+  REQUIRE(n_rejected_all * 10 >= n_trees);
+  REQUIRE(shared_draws * 10 >= n_trees);  // children tried once per beam that drew them
+}
+
+TEST_CASE("emulated CUDA sampling acceptance leaves trees whose beams the host would reject untaken",
+          "[cuda-emulation][acceptance][acceptance-q]") {
+  // Tree: 0 -> 1 -> 2, 0 -> 3, and a root copy 4 -> 5; q at nodes 0-3 lists every token.
+  // Two beams of two tokens per tree: valid ones (from the root; one from the root copy) are
+  // walked as the host walks them; a beam that skips a level, starts at a draft, leaves the
+  // tree or steps onto a root copy leaves its tree untaken, as do valid beams drawn without
+  // replacement.
+  std::mt19937 rng(137);
+  PackedTrees batch;
+  batch.n_vocab = 6;
+  QBatch q;
+  const std::vector<int32_t> parents{-1, 0, 1, 0, -1, 4}, tokens{0, 1, 2, 3, 0, 5};
+  const std::vector<std::vector<int32_t>> beam_sets{{0, 1, 0, 3}, {0, 3, 4, 5}, {0, 2, 0, 1}, {1, 2, 0, 3}, {0, 6, 0, 1}, {0, 4, 0, 1}};
+  const std::vector<TokenProb> all{{0, 1.0}, {1, 1.0}, {2, 1.0}, {3, 1.0}, {4, 1.0}, {5, 1.0}};
+  BatchBeams beams{{}, 2, 2};
+  for (const auto& set : beam_sets) {
+    const int32_t first = batch.offsets.back();
+    for (size_t v = 0; v < parents.size(); ++v) {
+      batch.parents.push_back(parents[v]), batch.tokens.push_back(tokens[v]);
+      append_logits(batch, rng);
+      if (v < 4) q.by_row[first + static_cast<int64_t>(v)] = all;
+    }
+    batch.offsets.push_back(first + static_cast<int32_t>(parents.size()));
+    batch.trees.push_back(TokenTree::from_parents(parents));
+    q.host_rejects.push_back(false);
+    beams.nodes.insert(beams.nodes.end(), set.begin(), set.end());
+  }
+  q.pack(static_cast<int64_t>(batch.parents.size()));
+  const std::vector<RngKey> keys = step_keys(batch.size(), 3, 0);
+  for (const bool without_replacement : {false, true}) {
+    const Outputs got = emulate_q(batch, q, without_replacement, SamplingParams{1.0f}, keys, cuda::ThreadOrder::kForward, &beams);
+    for (int64_t b = 0; b < batch.size(); ++b) {
+      INFO("tree " << b << (without_replacement ? ", without replacement" : ", with replacement"));
+      if (without_replacement || b >= 2) {
+        REQUIRE(got.path_length[b] == 0);
+        REQUIRE(got.next_token[b] == -1);
+        continue;
+      }
+      Acceptance want;
+      VerifyScratch scratch;
+      verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), batch.n_vocab},
+                             SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)},
+                             SamplingContext{SamplingParams{1.0f}, keys[b]}, scratch, want);
+      REQUIRE(got.path_of(batch, b) == want.path);
+      REQUIRE(got.next_token[b] == want.next_token);
+    }
   }
 }
