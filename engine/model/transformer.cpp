@@ -9,6 +9,7 @@
 #include "engine/common/error.h"
 #include "engine/model/token_embedding.h"
 #include "kernels/attention/tree_attention_tiled.h"
+#include "kernels/matmul/weight_repack.h"
 #include "kernels/ops/activations.h"
 #include "kernels/ops/rms_norm.h"
 #include "kernels/ops/rope.h"
@@ -16,7 +17,22 @@
 namespace draftbench {
 
 Transformer::Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool)
-    : c_(config), w_(weights), pool_(pool) {}
+    : c_(config), w_(weights), pool_(pool), layers_(weights.layers) {
+  const auto each_matrix = [&](auto f) {
+    for (LayerWeights& L : layers_)
+      for (WeightMatrix* m : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) f(*m);
+  };
+  size_t total = 0;
+  each_matrix([&](const WeightMatrix& m) { total += repacked_bytes(m); });
+  repacked_.resize(total);
+  size_t offset = 0;
+  each_matrix([&](WeightMatrix& m) {
+    const size_t bytes = repacked_bytes(m);
+    if (bytes == 0) return;
+    m = repack(m, repacked_.data() + offset);
+    offset += bytes;
+  });
+}
 
 void Transformer::ensure_buffers(int64_t n, size_t score_floats) {
   if (n > capacity_rows_) {
@@ -33,7 +49,7 @@ std::span<uint8_t> Transformer::scratch(const WeightMatrix& w, int64_t n_x) {
 }
 
 void Transformer::attention_layer(int64_t il, const std::vector<ForwardRow>& rows, KvCache& cache) {
-  const LayerWeights& L = w_.layers[static_cast<size_t>(il)];
+  const LayerWeights& L = layers_[static_cast<size_t>(il)];
   const int64_t n = static_cast<int64_t>(rows.size());
   const int64_t E = c_.n_embd, QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
   const bool local = c_.is_local_layer(il);
@@ -83,7 +99,7 @@ void Transformer::attention_layer(int64_t il, const std::vector<ForwardRow>& row
 }
 
 void Transformer::mlp_layer(int64_t il, int64_t n) {
-  const LayerWeights& L = w_.layers[static_cast<size_t>(il)];
+  const LayerWeights& L = layers_[static_cast<size_t>(il)];
   const int64_t E = c_.n_embd, F = c_.n_ff;
   rms_norm(a_.x.data(), L.ffn_norm, a_.xn.data(), n, E, c_.rms_eps);
   matmul(L.w_gate, a_.xn.data(), n, a_.gate.data(), pool_, scratch(L.w_gate, n));

@@ -36,6 +36,10 @@ class Transformer final : public ForwardPass {
   const ModelConfig& c_;
   const ModelWeights& w_;
   ThreadPool& pool_;
+  // The layers' matrices as the products take them: w_'s, with those that run faster in
+  // another layout (kernels/matmul/weight_repack.h) repacked into repacked_ once.
+  std::vector<LayerWeights> layers_;
+  std::vector<uint8_t> repacked_;
   // Activations, sized for the largest batch seen; grown only when a larger one comes.
   int64_t capacity_rows_ = 0;
   Activations<std::vector<float>> a_;

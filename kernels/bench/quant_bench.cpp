@@ -136,6 +136,11 @@ void register_quant_benchmarks(const BenchSuite& s) {
     for (const MatrixShape& m : model->matrices) {
       if (m.name == "lm_head" && !s.full()) continue;
       register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(m.type)), m, &dot_rows);
+      // Q5_0 as the CPU forward pass multiplies it: repacked in block pairs (q5_0_pairs.h).
+      if (m.type == GgmlType::Q5_0 && m.n_in % 64 == 0) {
+        const MatrixShape pairs{m.name, m.n_in, m.n_out, GgmlType::Q5_0x2};
+        register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(pairs.type)), pairs, &dot_rows);
+      }
     }
     // The weight types the issue names, at one shape, optimised and reference side by side:
     // ffn_down's, whose input length is a whole number of 256-value K-quant super-blocks in
@@ -170,10 +175,13 @@ void register_quant_benchmarks(const BenchSuite& s) {
     const std::vector<int64_t> batches = s.full() ? std::vector<int64_t>{1, 4, 16, 64, 256} : std::vector<int64_t>{1, 16};
     for (const MatrixShape& m : model->matrices) {
       if (!s.full() && m.name != "ffn_up" && m.name != "ffn_down") continue;
-      for (int64_t n_x : batches)
-        // Gemma's 262144-row head at 64+ rows would take seconds an iteration.
-        if (m.name != "lm_head" || (s.full() && n_x <= 16))
-        register_matmul(s, arena, fmt::format("matmul/{}/{}/{}/rows:{}", model->name, m.name, ggml_type_name(m.type), n_x), m, n_x);
+      std::vector<MatrixShape> layouts{m};
+      if (m.type == GgmlType::Q5_0 && m.n_in % 64 == 0) layouts.push_back({m.name, m.n_in, m.n_out, GgmlType::Q5_0x2});  // as repacked
+      for (const MatrixShape& typed : layouts)
+        for (int64_t n_x : batches)
+          // Gemma's 262144-row head at 64+ rows would take seconds an iteration.
+          if (m.name != "lm_head" || (s.full() && n_x <= 16))
+            register_matmul(s, arena, fmt::format("matmul/{}/{}/{}/rows:{}", model->name, m.name, ggml_type_name(typed.type), n_x), typed, n_x);
     }
   }
 }

@@ -1,7 +1,10 @@
 #include "kernels/quant/dequantize.h"
 
+#include <vector>
+
 #include "kernels/runtime/check.h"
 #include "kernels/quant/blocks.h"
+#include "kernels/quant/q5_0_pairs.h"
 
 namespace draftbench {
 namespace {
@@ -139,6 +142,12 @@ void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n) {
     case GgmlType::Q4_0: dq_q4_0(static_cast<const BlockQ4_0*>(src), dst, nb); break;
     case GgmlType::Q4_1: dq_q4_1(static_cast<const BlockQ4_1*>(src), dst, nb); break;
     case GgmlType::Q5_0: dq_q5_0(static_cast<const BlockQ5_0*>(src), dst, nb); break;
+    case GgmlType::Q5_0x2: {
+      std::vector<BlockQ5_0> blocks(static_cast<size_t>(2 * nb));
+      unpack_q5_0_pairs(static_cast<const BlockQ5_0x2*>(src), nb, blocks.data());
+      dq_q5_0(blocks.data(), dst, 2 * nb);
+      break;
+    }
     case GgmlType::Q5_1: dq_q5_1(static_cast<const BlockQ5_1*>(src), dst, nb); break;
     case GgmlType::Q8_0: dq_q8_0(static_cast<const BlockQ8_0*>(src), dst, nb); break;
     case GgmlType::Q4_K: dq_q4_k(static_cast<const BlockQ4_K*>(src), dst, nb); break;

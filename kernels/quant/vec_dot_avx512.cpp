@@ -21,6 +21,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/quant/q5_0x2_avx512.h"
 #include "kernels/quant/q6_k_avx512.h"
 #include "kernels/quant/row_count.h"
 #include "kernels/quant/vec_dot.h"
@@ -95,7 +96,7 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
 // The offset that makes a type's codes unsigned (Q8_0: code + 128), which the activation's
 // offset sums (prepare_activation) take back.
 template <typename Block>
-constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_same_v<Block, BlockQ5_0> ? 16 : 8;
+constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_0x2> ? 16 : 8;
 
 // One weight row against a prepared activation row. Q4_0/Q5_0 take unsigned codes with the
 // offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
@@ -109,7 +110,9 @@ constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_sam
 // per 8 blocks gathering scales and high bits (vpermt2w), 1.27-1.34x slower in
 // kernel_bench; lanes interleaved block by block, the masks built with pdep, 1.1-1.2x
 // slower; 256-bit steps per block with the scales computed per row, no faster (that
-// scratch copy also missed bit-identity); the rows side by side above.
+// scratch copy also missed bit-identity); the rows side by side above. What did help is
+// q5_0x2_avx512.h: the weights repacked in pairs (one load each for a pair's nibbles, high
+// bits and scales) and, for rows of up to 10 pairs, the activation kept in registers.
 template <typename Block>
 float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
   constexpr bool kSigned = std::is_same_v<Block, BlockQ8_0>;
@@ -170,6 +173,12 @@ bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64
   const int64_t nb = n / 32;
   if (nb > PreparedRow::kBlocks) return false;
   PreparedRow a;
+  if (type == GgmlType::Q5_0x2) {
+    prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, kCodeOffset<BlockQ5_0x2>, a);
+    pair_order_activation(a, nb);
+    q5_0x2_rows(row_at, n_rows, a, nb / 2, y);
+    return true;
+  }
   const auto run = [&]<typename Block>() {
     // Q8_0's codes stay signed here (row_2blocks): no offset.
     prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, std::is_same_v<Block, BlockQ8_0> ? 0 : kCodeOffset<Block>, a);
@@ -232,12 +241,17 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
   PreparedBatchRow a[kBatchRows];
   for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
     const int rows_here = static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0));
-    for (int x = 0; x < rows_here; ++x)
+    for (int x = 0; x < rows_here; ++x) {
       prepare_activation(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, kCodeOffset<Block>, a[x]);
+      if constexpr (std::is_same_v<Block, BlockQ5_0x2>) pair_order_activation(a[x], nb);
+    }
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
     with_row_count<kZmmBatchRows>(rows_here, [&](auto X) {
-      for (int64_t r = 0; r < n_rows; ++r)
-        row_2blocks_batch<X()>(reinterpret_cast<const Block*>(w + static_cast<size_t>(r) * w_stride), a, nb, y_x + r, y_stride);
+      for (int64_t r = 0; r < n_rows; ++r) {
+        const auto* w_r = reinterpret_cast<const Block*>(w + static_cast<size_t>(r) * w_stride);
+        if constexpr (std::is_same_v<Block, BlockQ5_0x2>) q5_0x2_row_batch<X()>(w_r, a, nb / 2, y_x + r, y_stride);
+        else row_2blocks_batch<X()>(w_r, a, nb, y_x + r, y_stride);
+      }
     });
   }
 }
@@ -252,6 +266,7 @@ bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows,
   if (nb > PreparedBatchRow::kBlocks) return false;
   switch (type) {
     case GgmlType::Q5_0: rows_batch_zmm<BlockQ5_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
+    case GgmlType::Q5_0x2: rows_batch_zmm<BlockQ5_0x2>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
     case GgmlType::Q4_0: rows_batch_zmm<BlockQ4_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
     case GgmlType::Q8_0: rows_batch_zmm<BlockQ8_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
     default: return false;

@@ -1,0 +1,24 @@
+// Weight matrices in the layout this CPU's products run fastest on, made once when a forward
+// pass is built (the file's bytes stay as they are for everything else). Today one case:
+// Q5_0 becomes Q5_0x2 (quant/q5_0_pairs.h) where the AVX-512 VNNI kernels run and the rows
+// fit their prepared activations (an even number of blocks, at most 4096 values: every
+// Q5_0 matrix of Gemma 3 270M); 1.3x the products of the file's layout there, and the same
+// results bit for bit. Elsewhere a matrix stays as it is (the repacked type would take the
+// reference kernel).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/matmul/matmul.h"
+
+namespace draftbench {
+
+// Bytes repack(w) writes, or 0 when w is best used as it is.
+size_t repacked_bytes(const WeightMatrix& w);
+
+// w in the faster layout, its rows written to dst (repacked_bytes(w) bytes, which the
+// result points into).
+WeightMatrix repack(const WeightMatrix& w, uint8_t* dst);
+
+}  // namespace draftbench
