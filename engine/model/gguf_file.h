@@ -61,6 +61,7 @@ class GgufFile {
   uint32_t version() const { return version_; }
   uint32_t alignment() const { return alignment_; }
   size_t file_size() const { return size_; }
+  bool is_mapped() const { return mapping_ != nullptr; }  // open()ed: tensor bytes lie in a MappedFile
 
   const std::map<std::string, GgufValue>& metadata() const { return kv_; }
   const std::vector<GgufTensor>& tensors() const { return tensors_; }

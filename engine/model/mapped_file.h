@@ -27,4 +27,9 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+// Drops this process's mapping of the whole pages inside `bytes`, part of a MappedFile: their
+// memory stops counting as ours, and a later read maps them again from the page cache. For
+// weights a forward pass has copied into another layout and will not read again.
+void release_mapped_pages(std::span<const uint8_t> bytes);
+
 }  // namespace draftbench

@@ -37,6 +37,7 @@ const float* vec(const GgufFile& f, const std::string& name, int64_t n) {
 
 ModelWeights model_weights_from_gguf(const GgufFile& f, const ModelConfig& c) {
   ModelWeights w;
+  w.in_mapped_file = f.is_mapped();
   w.token_embd = matrix(f, "token_embd.weight", c.n_embd, c.n_vocab);
   w.output = f.find_tensor("output.weight") ? matrix(f, "output.weight", c.n_embd, c.n_vocab) : w.token_embd;
   w.output_norm = vec(f, "output_norm.weight", c.n_embd);

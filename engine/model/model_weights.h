@@ -30,6 +30,7 @@ struct ModelWeights {
   const float* output_norm = nullptr;
   std::vector<LayerWeights> layers;
   std::deque<std::vector<float>> owned_vectors;  // deque: pointers stay valid as it grows
+  bool in_mapped_file = false;                   // the matrices point into a MappedFile (release_mapped_pages may drop them)
 };
 
 // Binds every tensor of a GGUF file, checking names, types and shapes against `config`.

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/common/error.h"
+#include "engine/model/mapped_file.h"
 #include "engine/model/token_embedding.h"
 #include "kernels/attention/tree_attention_tiled.h"
 #include "kernels/matmul/weight_repack.h"
@@ -29,8 +30,11 @@ Transformer::Transformer(const ModelConfig& config, const ModelWeights& weights,
   each_matrix([&](WeightMatrix& m) {
     const size_t bytes = repacked_bytes(m);
     if (bytes == 0) return;
+    const WeightMatrix file = m;
     m = repack(m, repacked_.data() + offset);
     offset += bytes;
+    // The file's copy is not read again here: without this, those pages stay ours too (+42 MB on Gemma 3 270M).
+    if (w_.in_mapped_file) release_mapped_pages({file.data, bytes});
   });
 }
 

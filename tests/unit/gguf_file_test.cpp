@@ -1,10 +1,17 @@
 // The GGUF reader on files the test writes: a valid file round-trips; every kind of
 // corruption is an InputError naming the key or tensor; no truncation crashes.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "engine/model/gguf_file.h"
+#include "engine/model/mapped_file.h"
 #include "tests/support/gguf_writer.h"
 
 using namespace draftbench;
@@ -61,6 +68,58 @@ TEST_CASE("a valid GGUF file round-trips", "[gguf]") {
     REQUIRE(v[7] == 8.0f);
     REQUIRE((f.tensor("t.b").data - bytes.data()) % 32 == 0);
   }
+}
+
+TEST_CASE("released pages of a mapped file read back unchanged; parsed bytes are not a mapping", "[gguf]") {
+  // The CPU forward pass releases the file's copy of the weights it repacked
+  // (release_mapped_pages), which is only safe for a file mapping: on heap bytes MADV_DONTNEED
+  // would zero them.
+  const auto bytes = small_file().bytes(3);
+  REQUIRE_FALSE(GgufFile::parse(bytes, "test.gguf").is_mapped());
+  const std::string path = (std::filesystem::temp_directory_path() / ("draftbench_mapped_" + std::to_string(::getpid()) + ".bin")).string();
+  std::vector<uint8_t> content(5 * 4096 + 123);
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<uint8_t>(i * 7 + 3);
+  {
+    std::FILE* out = std::fopen(path.c_str(), "wb");
+    REQUIRE(out != nullptr);
+    REQUIRE(std::fwrite(content.data(), 1, content.size(), out) == content.size());
+    std::fclose(out);
+  }
+  {
+    const MappedFile mapped(path);
+    const auto view = mapped.bytes();
+    REQUIRE(std::memcmp(view.data(), content.data(), content.size()) == 0);
+    release_mapped_pages(view.subspan(100, 3 * 4096));
+    release_mapped_pages(view);
+    REQUIRE(std::memcmp(view.data(), content.data(), content.size()) == 0);
+  }
+  {
+    // And releasing takes the pages off this process's resident set (16 MiB touched, then released).
+    const std::vector<uint8_t> big(16 << 20, 1);
+    std::FILE* out = std::fopen(path.c_str(), "wb");
+    REQUIRE(std::fwrite(big.data(), 1, big.size(), out) == big.size());
+    std::fclose(out);
+    const MappedFile mapped(path);
+    const auto resident_pages = [] {
+      long size = 0, resident = 0;
+      std::FILE* statm = std::fopen("/proc/self/statm", "r");
+      REQUIRE(std::fscanf(statm, "%ld %ld", &size, &resident) == 2);
+      std::fclose(statm);
+      return resident;
+    };
+    unsigned sum = 0;
+    for (size_t i = 0; i < big.size(); i += 4096) sum += mapped.bytes()[i];
+    REQUIRE(sum == big.size() / 4096);
+    const long before = resident_pages();
+    release_mapped_pages(mapped.bytes());
+    REQUIRE(before - resident_pages() >= 3 * 1024);  // at least 12 MiB of the 16 in 4 KiB pages
+  }
+  std::remove(path.c_str());
+  std::FILE* gguf = std::fopen(path.c_str(), "wb");
+  REQUIRE(std::fwrite(bytes.data(), 1, bytes.size(), gguf) == bytes.size());
+  std::fclose(gguf);
+  REQUIRE(GgufFile::open(path).is_mapped());
+  std::remove(path.c_str());
 }
 
 TEST_CASE("typed getters name the key and the expected type", "[gguf]") {
