@@ -27,9 +27,16 @@ class EmulatedKernels final : public DeviceKernels {
 
   void* allocate(size_t bytes) override { return ::operator new(bytes > 0 ? bytes : 1, std::align_val_t{64}); }
   void release(void* p) noexcept override { ::operator delete(p, std::align_val_t{64}); }
-  void upload(void* device, const void* host, size_t bytes) override { std::memcpy(device, host, bytes); }
-  void download(void* host, const void* device, size_t bytes) override { std::memcpy(host, device, bytes); }
-  void copy(void* dst, const void* src, size_t bytes) override { std::memmove(dst, src, bytes); }
+  // Zero-byte transfers may carry null pointers (an empty buffer), which memcpy may not be given.
+  void upload(void* device, const void* host, size_t bytes) override {
+    if (bytes > 0) std::memcpy(device, host, bytes);
+  }
+  void download(void* host, const void* device, size_t bytes) override {
+    if (bytes > 0) std::memcpy(host, device, bytes);
+  }
+  void copy(void* dst, const void* src, size_t bytes) override {
+    if (bytes > 0) std::memmove(dst, src, bytes);
+  }
 
   void rms_norm(const float* x, const float* weight, float* out, int64_t n_rows, int64_t n, float eps) override {
     if (n_rows == 0) return;
