@@ -14,9 +14,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "kernels/bench/bench_suite.h"
+#include "kernels/matmul/weight_repack.h"
 #include "kernels/bench/model_shapes.h"
 #include "kernels/bench/weight_arena.h"
 #include "kernels/matmul/matmul.h"
@@ -33,6 +35,14 @@ Work product_work(const MatrixShape& m, int64_t n_x) {
   const double weights = static_cast<double>(ggml_row_bytes(m.type, m.n_in)) * m.n_out;
   const double acts = static_cast<double>(activation_row_bytes(m.type, m.n_in)) * n_x;
   return {weights + acts + 4.0 * m.n_out * n_x, 2.0 * m.n_in * m.n_out * n_x};
+}
+
+// The shape in the layout a CPU forward pass repacks it to (kernels/matmul/weight_repack.h),
+// if it does on this CPU: those products are benchmarked beside the file layout's.
+std::optional<MatrixShape> as_repacked(const MatrixShape& m) {
+  const GgmlType type = repacked_type(WeightMatrix{m.type, m.n_in, m.n_out, nullptr});
+  if (type == m.type) return std::nullopt;
+  return MatrixShape{m.name, m.n_in, m.n_out, type};
 }
 
 void register_dot_rows(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m,
@@ -136,11 +146,8 @@ void register_quant_benchmarks(const BenchSuite& s) {
     for (const MatrixShape& m : model->matrices) {
       if (m.name == "lm_head" && !s.full()) continue;
       register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(m.type)), m, &dot_rows);
-      // Q5_0 as the CPU forward pass multiplies it: repacked in block pairs (q5_0_pairs.h).
-      if (m.type == GgmlType::Q5_0 && m.n_in % 64 == 0) {
-        const MatrixShape pairs{m.name, m.n_in, m.n_out, GgmlType::Q5_0x2};
-        register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(pairs.type)), pairs, &dot_rows);
-      }
+      if (const auto repacked = as_repacked(m))
+        register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(repacked->type)), *repacked, &dot_rows);
     }
     // The weight types the issue names, at one shape, optimised and reference side by side:
     // ffn_down's, whose input length is a whole number of 256-value K-quant super-blocks in
@@ -176,7 +183,7 @@ void register_quant_benchmarks(const BenchSuite& s) {
     for (const MatrixShape& m : model->matrices) {
       if (!s.full() && m.name != "ffn_up" && m.name != "ffn_down") continue;
       std::vector<MatrixShape> layouts{m};
-      if (m.type == GgmlType::Q5_0 && m.n_in % 64 == 0) layouts.push_back({m.name, m.n_in, m.n_out, GgmlType::Q5_0x2});  // as repacked
+      if (const auto repacked = as_repacked(m)) layouts.push_back(*repacked);
       for (const MatrixShape& typed : layouts)
         for (int64_t n_x : batches)
           // Gemma's 262144-row head at 64+ rows would take seconds an iteration.

@@ -18,13 +18,15 @@ bool pairs_are_faster(const WeightMatrix& w) {
 
 }  // namespace
 
-size_t repacked_bytes(const WeightMatrix& w) { return pairs_are_faster(w) ? w.row_bytes() * static_cast<size_t>(w.n_out) : 0; }
+GgmlType repacked_type(const WeightMatrix& w) { return pairs_are_faster(w) ? GgmlType::Q5_0x2 : w.type; }
+
+size_t repacked_bytes(const WeightMatrix& w) { return repacked_type(w) != w.type ? w.row_bytes() * static_cast<size_t>(w.n_out) : 0; }
 
 WeightMatrix repack(const WeightMatrix& w, uint8_t* dst) {
   DB_CHECK(pairs_are_faster(w));
   // Rows are whole pairs, so the matrix repacks as one run of blocks.
   repack_q5_0_pairs(reinterpret_cast<const BlockQ5_0*>(w.data), w.n_in / 64 * w.n_out, reinterpret_cast<BlockQ5_0x2*>(dst));
-  return WeightMatrix{GgmlType::Q5_0x2, w.n_in, w.n_out, dst};
+  return WeightMatrix{repacked_type(w), w.n_in, w.n_out, dst};
 }
 
 }  // namespace draftbench

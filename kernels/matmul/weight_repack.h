@@ -14,6 +14,9 @@
 
 namespace draftbench {
 
+// The type repack(w) gives, or w.type when w is best used as it is.
+GgmlType repacked_type(const WeightMatrix& w);
+
 // Bytes repack(w) writes, or 0 when w is best used as it is.
 size_t repacked_bytes(const WeightMatrix& w);
 

@@ -98,6 +98,14 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
 template <typename Block>
 constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_0x2> ? 16 : 8;
 
+// prepare_activation for Block's kernels (offset: kCodeOffset<Block>, or 0 for the signed
+// Q8_0 mat-vec), in the pairs' lane order for Q5_0x2.
+template <typename Block, int64_t Blocks>
+void prepare_activation_for(const BlockQ8_0* y, int64_t nb, int offset, PreparedActivation<Blocks>& p) {
+  prepare_activation(y, nb, offset, p);
+  if constexpr (std::is_same_v<Block, BlockQ5_0x2>) pair_order_activation(p, nb);
+}
+
 // One weight row against a prepared activation row. Q4_0/Q5_0 take unsigned codes with the
 // offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
 // two or four rows side by side, whatever the prefetching, ran 1.3-3.5x slower here (their
@@ -108,7 +116,7 @@ constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_sam
 // without the scales' fp16 conversion and product 24% less, and with a constant high-bit
 // mask (no kmovq from a general register) 10% less. Tried and not kept: a vector pre-pass
 // per 8 blocks gathering scales and high bits (vpermt2w), 1.27-1.34x slower in
-// kernel_bench; lanes interleaved block by block, the masks built with pdep, 1.1-1.2x
+// kernel_bench; lanes interleaved block by block, the masks built with pdep, 1.07-1.18x
 // slower; 256-bit steps per block with the scales computed per row, no faster (that
 // scratch copy also missed bit-identity); the rows side by side above. What did help is
 // q5_0x2_avx512.h: the weights repacked in pairs (one load each for a pair's nibbles, high
@@ -148,7 +156,9 @@ float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
 
 template <typename Block, typename RowAt>
 void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedRow& a, int64_t nb, float* y) {
-  for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
+  if constexpr (std::is_same_v<Block, BlockQ5_0x2>) q5_0x2_rows(row_at, n_rows, a, nb / 2, y);
+  else
+    for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
 }
 
 // A K-quant type (q4_k_x86.h, q6_k_avx512.h) against n_x activation rows, up to
@@ -173,20 +183,15 @@ bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64
   const int64_t nb = n / 32;
   if (nb > PreparedRow::kBlocks) return false;
   PreparedRow a;
-  if (type == GgmlType::Q5_0x2) {
-    prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, kCodeOffset<BlockQ5_0x2>, a);
-    pair_order_activation(a, nb);
-    q5_0x2_rows(row_at, n_rows, a, nb / 2, y);
-    return true;
-  }
   const auto run = [&]<typename Block>() {
     // Q8_0's codes stay signed here (row_2blocks): no offset.
-    prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, std::is_same_v<Block, BlockQ8_0> ? 0 : kCodeOffset<Block>, a);
+    prepare_activation_for<Block>(static_cast<const BlockQ8_0*>(xq), nb, std::is_same_v<Block, BlockQ8_0> ? 0 : kCodeOffset<Block>, a);
     rows_prepared<Block>(row_at, n_rows, a, nb, y);
     return true;
   };
   switch (type) {
     case GgmlType::Q5_0: return run.template operator()<BlockQ5_0>();
+    case GgmlType::Q5_0x2: return run.template operator()<BlockQ5_0x2>();
     case GgmlType::Q4_0: return run.template operator()<BlockQ4_0>();
     case GgmlType::Q8_0: return run.template operator()<BlockQ8_0>();
     default: return false;
@@ -241,10 +246,8 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
   PreparedBatchRow a[kBatchRows];
   for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
     const int rows_here = static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0));
-    for (int x = 0; x < rows_here; ++x) {
-      prepare_activation(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, kCodeOffset<Block>, a[x]);
-      if constexpr (std::is_same_v<Block, BlockQ5_0x2>) pair_order_activation(a[x], nb);
-    }
+    for (int x = 0; x < rows_here; ++x)
+      prepare_activation_for<Block>(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, kCodeOffset<Block>, a[x]);
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
     with_row_count<kZmmBatchRows>(rows_here, [&](auto X) {
       for (int64_t r = 0; r < n_rows; ++r) {

@@ -4,7 +4,6 @@
 
 #include <immintrin.h>
 
-
 namespace draftbench {
 
 // Sixteen lanes folded as the reference folds them: halves added pairwise, 8, 4, 2, 1 —

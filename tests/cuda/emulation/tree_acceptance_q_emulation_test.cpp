@@ -59,6 +59,21 @@ struct QBatch {
   }
 };
 
+// verify_sampling_with_q on tree b of the batch.
+Acceptance host_walk(const PackedTrees& batch, int64_t b, const SampledDrafts& drafts, const SamplingParams& params, const RngKey& key,
+                     VerifyScratch& scratch) {
+  Acceptance want;
+  verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), batch.n_vocab}, drafts,
+                         SamplingContext{params, key}, scratch, want);
+  return want;
+}
+
+// The emulated walk took tree b where the host did.
+void require_host_walk(const Outputs& got, const PackedTrees& batch, int64_t b, const Acceptance& want) {
+  REQUIRE(got.path_of(batch, b) == want.path);
+  REQUIRE(got.next_token[b] == want.next_token);
+}
+
 // A q for a node whose target row is `row`.
 std::vector<TokenProb> make_q(std::span<const float> row, QKind kind, const SamplingParams& params, std::mt19937& rng) {
   const auto n = static_cast<int32_t>(row.size());
@@ -200,9 +215,7 @@ void require_host_decisions(int64_t n_vocab, const SamplingParams& params, bool 
     std::vector<Acceptance> want(static_cast<size_t>(batch.size()));
     for (int64_t b = 0; b < batch.size(); ++b) {
       if (q.host_rejects[b]) continue;
-      const SampledDrafts drafts{q.of_tree(batch, b), sampling, {}};
-      verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), n_vocab}, drafts,
-                             SamplingContext{params, keys[b]}, scratch, want[b]);
+      want[b] = host_walk(batch, b, SampledDrafts{q.of_tree(batch, b), sampling, {}}, params, keys[b], scratch);
     }
     for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
       const Outputs got = emulate_q(batch, q, without_replacement, params, keys, order);
@@ -211,8 +224,7 @@ void require_host_decisions(int64_t n_vocab, const SamplingParams& params, bool 
         INFO("n_vocab " << n_vocab << ", T " << params.temperature << ", top_k " << params.top_k << ", top_p " << params.top_p
                         << (without_replacement ? ", without" : ", with") << " replacement, step " << step << ", tree " << b << " of "
                         << batch.trees[b].size() << " nodes");
-        REQUIRE(got.path_of(batch, b) == want[b].path);
-        REQUIRE(got.next_token[b] == want[b].next_token);
+        require_host_walk(got, batch, b, want[b]);
       }
     }
     for (int64_t b = 0; b < batch.size(); ++b) {
@@ -298,17 +310,13 @@ TEST_CASE("emulated CUDA sampling acceptance of drafts from q re-sums a residual
         add_star(batch, root, without_replacement ? std::vector<int32_t>{0, 1, 2} : std::vector<int32_t>{0, 0, 1, 2}, root_q, q, rng);
         q.pack(static_cast<int64_t>(batch.parents.size()));
         const SamplingParams params{1.0f, filter.top_k, filter.top_p};
-        Acceptance want;
         VerifyScratch scratch;
-        verify_sampling_with_q(batch.trees[0], batch.tokens_of(0), TargetLogits{batch.logits_of(0), 4},
-                               SampledDrafts{q.of_tree(batch, 0), sampling_of(without_replacement), {}},
-                               SamplingContext{params, key}, scratch, want);
+        const Acceptance want = host_walk(batch, 0, SampledDrafts{q.of_tree(batch, 0), sampling_of(without_replacement), {}}, params, key, scratch);
         REQUIRE(want.path.back() != 1);  // token 0 was rejected
         for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
           const Outputs got = emulate_q(batch, q, without_replacement, params, {key}, order);
           INFO("seed " << seed << ", top_k " << filter.top_k << ", top_p " << filter.top_p << (without_replacement ? ", without" : ", with"));
-          REQUIRE(got.path_of(batch, 0) == want.path);
-          REQUIRE(got.next_token[0] == want.next_token);
+          require_host_walk(got, batch, 0, want);
         }
       }
     }
@@ -340,17 +348,14 @@ TEST_CASE("emulated CUDA sampling acceptance of drafts from q where a rejection 
       QBatch q;
       add_star(batch, root, {3, 3}, root_q, q, rng);
       q.pack(static_cast<int64_t>(batch.parents.size()));
-      Acceptance want;
       VerifyScratch verify_scratch;
-      verify_sampling_with_q(batch.trees[0], batch.tokens_of(0), TargetLogits{batch.logits_of(0), n_vocab},
-                             SampledDrafts{q.of_tree(batch, 0), DraftSampling::with_replacement, {}}, SamplingContext{SamplingParams{1.0f}, key},
-                             verify_scratch, want);
+      const Acceptance want =
+          host_walk(batch, 0, SampledDrafts{q.of_tree(batch, 0), DraftSampling::with_replacement, {}}, SamplingParams{1.0f}, key, verify_scratch);
       REQUIRE(want.path == (n_vocab == 4 ? std::vector<int32_t>{0, 1} : std::vector<int32_t>{0}));
       if (n_vocab == 5) REQUIRE(want.next_token == 4);
       const Outputs got = emulate_q(batch, q, false, SamplingParams{1.0f}, {key}, cuda::ThreadOrder::kForward);
       INFO("n_vocab " << n_vocab << ", seed " << seed);
-      REQUIRE(got.path_of(batch, 0) == want.path);
-      REQUIRE(got.next_token[0] == want.next_token);
+      require_host_walk(got, batch, 0, want);
       ++n_compared;
     }
   }
@@ -380,14 +385,11 @@ TEST_CASE("emulated CUDA sampling acceptance of drafts from q leaves trees the h
     REQUIRE(got.next_token[b] == -1);
   }
   for (const int64_t b : {5, 6}) {
-    Acceptance want;
     VerifyScratch scratch;
-    verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), batch.n_vocab},
-                           SampledDrafts{q.of_tree(batch, b), DraftSampling::without_replacement, {}}, SamplingContext{SamplingParams{1.0f}, keys[b]},
-                           scratch, want);
+    const Acceptance want =
+        host_walk(batch, b, SampledDrafts{q.of_tree(batch, b), DraftSampling::without_replacement, {}}, SamplingParams{1.0f}, keys[b], scratch);
     REQUIRE(want.path.size() == 1);
-    REQUIRE(got.path_of(batch, b) == want.path);
-    REQUIRE(got.next_token[b] == want.next_token);
+    require_host_walk(got, batch, b, want);
   }
 }
 
@@ -460,16 +462,14 @@ TEST_CASE("emulated CUDA sampling acceptance of packed sampled beams makes verif
             const std::vector<RngKey> keys = step_keys(batch.size(), 919, step);
             std::vector<Acceptance> want(static_cast<size_t>(batch.size()));
             for (int64_t b = 0; b < batch.size(); ++b)
-              verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), n_vocab},
-                                     SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)},
-                                     SamplingContext{params, keys[b]}, scratch, want[b]);
+              want[b] = host_walk(batch, b, SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)}, params, keys[b],
+                                  scratch);
             for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
               const Outputs got = emulate_q(batch, q, false, params, keys, order, &beams);
               for (int64_t b = 0; b < batch.size(); ++b) {
                 INFO("n_vocab " << n_vocab << ", T " << params.temperature << ", top_k " << params.top_k << ", top_p " << params.top_p
                                 << (packed ? ", packed " : ", unpacked ") << n_beams << " x " << length << ", step " << step << ", tree " << b);
-                REQUIRE(got.path_of(batch, b) == want[b].path);
-                REQUIRE(got.next_token[b] == want[b].next_token);
+                require_host_walk(got, batch, b, want[b]);
               }
             }
             for (const Acceptance& a : want)
@@ -521,13 +521,10 @@ TEST_CASE("emulated CUDA sampling acceptance leaves trees whose beams the host w
         REQUIRE(got.next_token[b] == -1);
         continue;
       }
-      Acceptance want;
       VerifyScratch scratch;
-      verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), batch.n_vocab},
-                             SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)},
-                             SamplingContext{SamplingParams{1.0f}, keys[b]}, scratch, want);
-      REQUIRE(got.path_of(batch, b) == want.path);
-      REQUIRE(got.next_token[b] == want.next_token);
+      require_host_walk(got, batch, b,
+                        host_walk(batch, b, SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)},
+                                  SamplingParams{1.0f}, keys[b], scratch));
     }
   }
 }
