@@ -25,6 +25,7 @@
 
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/row_count.h"
+#include "kernels/quant/weight_prefetch.h"
 #include "kernels/quant/word_broadcast.h"
 
 namespace draftbench {
@@ -154,6 +155,7 @@ void q4_k_row(const BlockQ4_K* w, const PreparedQ8K* a, int64_t nb, float* out, 
   float sum[X];
   for (int x = 0; x < X; ++x) sum[x] = carry ? out[static_cast<size_t>(x) * out_stride] : 0.0f;
   for_block_pairs(nb, [&](int64_t i0, int64_t i1, bool both) {
+    prefetch_weights(w + i0, (i1 - i0 + 1) * sizeof(BlockQ4_K));
     const Q4KPairScales s = q4_k_pair_scales(w[i0], w[i1]);
     __m256i lanes0[X], lanes1[X];
     q4_k_block_lanes<X>(w[i0], a, i0, s.sc16, 0, lanes0);

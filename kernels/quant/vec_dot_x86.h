@@ -24,6 +24,7 @@
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/q4_k_x86.h"
 #include "kernels/quant/row_count.h"
+#include "kernels/quant/weight_prefetch.h"
 #include "kernels/quant/word_broadcast.h"
 #include "kernels/quant/vec_dot.h"
 
@@ -94,6 +95,7 @@ void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int6
   __m256 acc[2][X];  // block_lanes.h's two sets: even and odd blocks
   for (int x = 0; x < X; ++x) acc[0][x] = acc[1][x] = _mm256_setzero_ps();
   const auto add_block = [&](int64_t i, __m256* set) {
+    prefetch_weights(w + i, sizeof(Block));
     const __m256i q = unpack(w + i);
     const __m256i abs_q = _mm256_sign_epi8(q, q);
     const __m128 dw = block_scale(w + i);
@@ -191,6 +193,7 @@ void row_q6_k_batch(const BlockQ6_K* w, const uint8_t* xq, size_t xq_stride, int
   float sum[X] = {};
   for (int64_t i = 0; i < nb; ++i) {
     const BlockQ6_K& b = w[i];
+    prefetch_weights(&b, sizeof b);
     const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
     const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
     const __m256i sc_lo = _mm256_permute4x64_epi64(sc16, 0x44), sc_hi = _mm256_permute4x64_epi64(sc16, 0xEE);  // groups 0-7, 8-15 twice
