@@ -1,9 +1,10 @@
 // Weight matrices in the layout this CPU's products run fastest on, made once when a forward
 // pass is built (the file's bytes stay as they are for everything else). Today one case:
-// Q5_0 becomes Q5_0x2 (quant/q5_0_pairs.h) where the AVX-512 VNNI kernels run and the rows
-// fit their prepared activations (an even number of blocks, at most 4096 values: every
-// Q5_0 matrix of Gemma 3 270M); 1.3x the products of the file's layout there, and the same
-// results bit for bit. Elsewhere a matrix stays as it is (the repacked type would take the
+// Q5_0 becomes Q5_0x2 where the AVX-512 VNNI kernels run, Q5_0x4 where the AVX2 ones do
+// (quant/q5_0_repack.h), when the rows fit the kernels' prepared activations (whole groups,
+// at most 4096 values: every Q5_0 matrix of Gemma 3 270M). The products then run 1.3x
+// (AVX-512, Zen 4) and 1.4-1.6x (AVX2, Zen 3; one thread, weights from DRAM) the file
+// layout's speed, with the same results bit for bit. Elsewhere a matrix stays as it is (the repacked type would take the
 // reference kernel).
 #pragma once
 

@@ -20,13 +20,15 @@ struct BlockQ4_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qs[128]; };
 struct BlockQ5_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qh[32]; uint8_t qs[128]; };
 struct BlockQ6_K { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; uint16_t d; };
 struct BlockQ8_K { float d; int8_t qs[256]; int16_t bsums[16]; };  // activations only
-// Two Q5_0 blocks repacked for the AVX-512 mat-vec (q5_0_pairs.h; not a file type): both
-// blocks' nibbles back to back, their high bits as one 64-bit mask in the kernel's byte
-// order, their scales side by side. The same 44 bytes as the two blocks.
+// Q5_0 blocks repacked for the x86 mat-vec (q5_0_repack.h; not file types), the same bytes
+// as the blocks: two for AVX-512 (nibbles back to back, high bits as one 64-bit mask in the
+// kernel's byte order, scales side by side), four for AVX2 (scales, a bit plane of the high
+// bits, nibbles of block pairs interleaved).
 struct BlockQ5_0x2 { uint8_t qs[32]; uint8_t qh[8]; uint16_t d[2]; };
+struct BlockQ5_0x4 { uint16_t d[4]; uint8_t qh[16]; uint8_t qs[64]; };
 
 static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ4_1) == 20 && sizeof(BlockQ5_0) == 22 && sizeof(BlockQ5_1) == 24);
-static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ8_1) == 36 && sizeof(BlockQ8_K) == 292 && sizeof(BlockQ5_0x2) == 44);
+static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ8_1) == 36 && sizeof(BlockQ8_K) == 292 && sizeof(BlockQ5_0x2) == 44 && sizeof(BlockQ5_0x4) == 88);
 static_assert(sizeof(BlockQ4_K) == 144 && sizeof(BlockQ5_K) == 176 && sizeof(BlockQ6_K) == 210);
 
 // The 6-bit scale and min of sub-block j (0..7) of a Q4_K/Q5_K block.

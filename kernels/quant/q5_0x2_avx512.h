@@ -1,4 +1,4 @@
-// Q5_0 block pairs (q5_0_pairs.h) against Q8_0 activation rows, for the AVX-512 VNNI build
+// Q5_0 block pairs (q5_0_repack.h) against Q8_0 activation rows, for the AVX-512 VNNI build
 // (include only from vec_dot_avx512.cpp): the mat-vec and up to eight activation rows per
 // pass. The operations are row_2blocks' (vec_dot_avx512.cpp) with the lanes in the pairs'
 // order, [set 0 lanes 0-3, set 1 lanes 0-3, set 0 lanes 4-7, set 1 lanes 4-7] (block_lanes.h's
@@ -29,7 +29,7 @@ inline constexpr int kResidentPairs = 10;
 // permutation is its own inverse, so it also takes a row's sums back.
 inline __m512i pair_lane_order() { return _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15); }
 
-// A prepared activation row (vec_dot_avx512.cpp's PreparedActivation: codes and offset sums
+// A prepared activation row (block_lanes_x86.h: codes and offset sums
 // per block, scales as floats) in the pairs' order; nb even.
 template <typename Prepared>
 void pair_order_activation(Prepared& a, int64_t nb) {

@@ -31,29 +31,8 @@
 namespace draftbench {
 namespace {
 
-// One activation row laid out for the 512-bit kernels, up to Blocks blocks.
-template <int64_t Blocks>
-struct PreparedActivation {
-  static constexpr int64_t kBlocks = Blocks;
-  alignas(64) int8_t qs[Blocks][32];
-  alignas(64) int32_t offset_sums[Blocks][kBlockLanes];  // -offset x sum of each lane's four values
-  float d[Blocks];
-};
-
 // The mat-vec's row: up to 16384 values; longer ones take the 256-bit kernels.
 using PreparedRow = PreparedActivation<512>;
-
-template <int64_t Blocks>
-void prepare_activation(const BlockQ8_0* y, int64_t nb, int offset, PreparedActivation<Blocks>& p) {
-  const __m256i offsets = _mm256_set1_epi8(static_cast<char>(offset));
-  for (int64_t i = 0; i < nb; ++i) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[i].qs));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(p.qs[i]), a);
-    const __m256i sums = _mm256_dpbusd_epi32(_mm256_setzero_si256(), offsets, a);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(p.offset_sums[i]), _mm256_sub_epi32(_mm256_setzero_si256(), sums));
-    p.d[i] = fp16_to_fp32(y[i].d);
-  }
-}
 
 // Two blocks' 32 unsigned codes each, block i in the low 256 bits. Nibbles as
 // unpack_nibbles_16 lays them out (value j in byte j).

@@ -3,7 +3,8 @@
 // integer-dot primitive (see dot_abs_s8). Integer sums are exact, so both give the same
 // integers, and only the float steps matter for bit-identity with vec_dot_ref.cpp:
 //   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, two registers of eight
-//     float lanes being block_lanes.h's two sets;
+//     float lanes being block_lanes.h's two sets; Q5_0 repacked in fours (Q5_0x4) in
+//     q5_0x4_x86.h, the same lanes;
 //   K-quants: Q4_K in q4_k_x86.h (blocks in pairs, their float steps in one register);
 //     Q6_K one weight row at a time too, the per-super-block float steps in scalar code as
 //     in the reference;
@@ -22,7 +23,9 @@
 
 #include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
+#include "kernels/quant/block_lanes_x86.h"
 #include "kernels/quant/q4_k_x86.h"
+#include "kernels/quant/q5_0x4_x86.h"
 #include "kernels/quant/row_count.h"
 #include "kernels/quant/weight_prefetch.h"
 #include "kernels/quant/word_broadcast.h"
@@ -30,17 +33,6 @@
 
 namespace draftbench {
 namespace {
-
-// Signed int8 x int8 -> 8 int32 partial sums. Neither operand may be -128
-// (true for Q8_0 activations and for every weight code we feed here).
-// It takes |w| and a with w's signs, so a caller that reuses w takes |w| once.
-inline __m256i dot_abs_s8(__m256i abs_w, __m256i signed_a) {
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), abs_w, signed_a);
-#else
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(abs_w, signed_a), _mm256_set1_epi16(1));
-#endif
-}
 
 // Unsigned (0..127) x signed int8 -> 16 int16 pair sums.
 inline __m256i dot_u8_pairs(__m256i w, __m256i a) { return _mm256_maddubs_epi16(w, a); }
@@ -68,14 +60,6 @@ inline __m256i or_clear_bits_0xf0(__m256i nibbles, const uint8_t* qh) {
   b = _mm256_cmpeq_epi8(_mm256_and_si256(b, sel), sel);
   return _mm256_or_si256(nibbles, _mm256_andnot_si256(b, _mm256_set1_epi8(static_cast<char>(0xF0))));
 #endif
-}
-
-// block_lanes.h's fold of the two sets of eight lanes.
-inline float fold_lanes(__m256 set0, __m256 set1) {
-  const __m256 v = _mm256_add_ps(set0, set1);
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));  // l + (l + 4)
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));                                          // (0 + 2), (1 + 3)
-  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
 
 // A 32-value block's fp16 scale (its first field) as a float in lane 0: one load-and-convert
@@ -392,12 +376,14 @@ void bf16_rows(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, i
   }
 }
 
-// Every quantised type with an x86 kernel, or false (Q4_1, Q5_1, Q5_K: the reference).
+// Every quantised type with an x86 kernel, or false (Q4_1, Q5_1, Q5_K, Q5_0x2 and Q5_0x4
+// rows too long for q5_0x4_x86.h: the reference).
 template <typename RowAt>
 bool rows_quantised(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                     size_t y_stride) {
   return rows_32block_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride) ||
-         rows_k_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+         rows_k_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride) ||
+         (type == GgmlType::Q5_0x4 && q5_0x4_rows(row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride));
 }
 
 void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {

@@ -10,7 +10,7 @@
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/dequantize.h"
-#include "kernels/quant/q5_0_pairs.h"
+#include "kernels/quant/q5_0_repack.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/quant/vec_dot.h"
@@ -24,7 +24,7 @@ struct WeightMatrixData {
   std::vector<uint8_t> bytes;
 };
 
-const GgmlType kWeightTypes[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_0x2,
+const GgmlType kWeightTypes[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_0x2, GgmlType::Q5_0x4,
                                  GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
 
 }  // namespace
@@ -44,6 +44,7 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
     if (block == 32 && !float_type) lengths.insert(lengths.end(), {127 * 32, 129 * 32, 513 * 32});  // the AVX-512 kernels' prepared rows end at 128 (batch) and 512 blocks
     if (block == 256) lengths.insert(lengths.end(), {43 * 256, 64 * 256, 65 * 256});  // Vicuna's ffn_down (odd); Q4_K's AVX-512 mat-vec ends at 64 blocks
     if (type == GgmlType::Q5_0x2) lengths.insert(lengths.end(), {640, 704, 65 * 64, 257 * 64});  // activation in registers up to 10 pairs; the batch's and the mat-vec's prepared rows end at 64 and 256 pairs
+    if (type == GgmlType::Q5_0x4) lengths.insert(lengths.end(), {32 * 128, 33 * 128});  // the prepared rows end at 32 groups
     for (int64_t n : lengths) {
       for (int64_t rows : {1, 7, 8, 9, 17, 64}) {
         const auto w = random_rows(type, n, rows, rng);
@@ -92,35 +93,38 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
   }
 }
 
-TEST_CASE("Q5_0 rows repacked in pairs give the Q5_0 rows' products bit for bit", "[quant]") {
-  // The engine repacks Q5_0 weights (q5_0_pairs.h) and must decode exactly as before.
+TEST_CASE("Q5_0 rows repacked in pairs or fours give the Q5_0 rows' products bit for bit", "[quant]") {
+  // The engine repacks Q5_0 weights (q5_0_repack.h) and must decode exactly as before, on
+  // every backend: each runs both layouts, whichever it repacks to.
   std::mt19937 rng(4321);
-  for (const int64_t n : {64, 640, 2048, 4096}) {
-    const int64_t rows = 33;
-    const auto blocks = random_rows(GgmlType::Q5_0, n, rows, rng);
-    std::vector<uint8_t> pairs(blocks.size()), back(blocks.size());
-    repack_q5_0_pairs(reinterpret_cast<const BlockQ5_0*>(blocks.data()), n / 64 * rows, reinterpret_cast<BlockQ5_0x2*>(pairs.data()));
-    unpack_q5_0_pairs(reinterpret_cast<const BlockQ5_0x2*>(pairs.data()), n / 64 * rows, reinterpret_cast<BlockQ5_0*>(back.data()));
-    REQUIRE(back == blocks);
-    REQUIRE(ggml_row_bytes(GgmlType::Q5_0x2, n) == ggml_row_bytes(GgmlType::Q5_0, n));
-    std::vector<float> w_blocks(n), w_pairs(n);
-    dequantize_row(GgmlType::Q5_0, blocks.data(), w_blocks.data(), n);
-    dequantize_row(GgmlType::Q5_0x2, pairs.data(), w_pairs.data(), n);
-    REQUIRE(std::memcmp(w_blocks.data(), w_pairs.data(), static_cast<size_t>(n) * 4) == 0);
-    const int64_t n_x = 5;
-    const auto x = random_activations(n * n_x, rng);
-    const size_t xq_bytes = activation_row_bytes(GgmlType::Q5_0, n);
-    REQUIRE(activation_row_bytes(GgmlType::Q5_0x2, n) == xq_bytes);
-    std::vector<uint8_t> xq(xq_bytes * n_x);
-    for (int64_t i = 0; i < n_x; ++i) quantize_activation_row(GgmlType::Q5_0, x.data() + i * n, xq.data() + i * xq_bytes, n);
-    std::vector<float> from_blocks(rows * n_x), from_pairs(rows * n_x);
-    const size_t row_bytes = ggml_row_bytes(GgmlType::Q5_0, n);
-    dot_rows_batch(GgmlType::Q5_0, blocks.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, from_blocks.data(), rows);
-    dot_rows_batch(GgmlType::Q5_0x2, pairs.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, from_pairs.data(), rows);
-    INFO("n " << n << ", backend " << dot_rows_backend());
-    REQUIRE(std::memcmp(from_blocks.data(), from_pairs.data(), from_blocks.size() * 4) == 0);
-    dot_rows(GgmlType::Q5_0x2, pairs.data(), row_bytes, rows, xq.data(), n, from_pairs.data());
-    REQUIRE(std::memcmp(from_blocks.data(), from_pairs.data(), static_cast<size_t>(rows) * 4) == 0);
+  for (const GgmlType type : {GgmlType::Q5_0x2, GgmlType::Q5_0x4}) {
+    for (const int64_t n : {128, 640, 2048, 4096}) {
+      const int64_t rows = 33;
+      const auto blocks = random_rows(GgmlType::Q5_0, n, rows, rng);
+      std::vector<uint8_t> groups(blocks.size()), back(blocks.size());
+      repack_q5_0(type, reinterpret_cast<const BlockQ5_0*>(blocks.data()), n / 32 * rows, groups.data());
+      unpack_q5_0(type, groups.data(), n / 32 * rows, reinterpret_cast<BlockQ5_0*>(back.data()));
+      REQUIRE(back == blocks);
+      REQUIRE(ggml_row_bytes(type, n) == ggml_row_bytes(GgmlType::Q5_0, n));
+      std::vector<float> w_blocks(n), w_groups(n);
+      dequantize_row(GgmlType::Q5_0, blocks.data(), w_blocks.data(), n);
+      dequantize_row(type, groups.data(), w_groups.data(), n);
+      REQUIRE(std::memcmp(w_blocks.data(), w_groups.data(), static_cast<size_t>(n) * 4) == 0);
+      const int64_t n_x = 5;
+      const auto x = random_activations(n * n_x, rng);
+      const size_t xq_bytes = activation_row_bytes(GgmlType::Q5_0, n);
+      REQUIRE(activation_row_bytes(type, n) == xq_bytes);
+      std::vector<uint8_t> xq(xq_bytes * n_x);
+      for (int64_t i = 0; i < n_x; ++i) quantize_activation_row(GgmlType::Q5_0, x.data() + i * n, xq.data() + i * xq_bytes, n);
+      std::vector<float> from_blocks(rows * n_x), from_groups(rows * n_x);
+      const size_t row_bytes = ggml_row_bytes(GgmlType::Q5_0, n);
+      dot_rows_batch(GgmlType::Q5_0, blocks.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, from_blocks.data(), rows);
+      dot_rows_batch(type, groups.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, from_groups.data(), rows);
+      INFO(ggml_type_name(type) << ", n " << n << ", backend " << dot_rows_backend());
+      REQUIRE(std::memcmp(from_blocks.data(), from_groups.data(), from_blocks.size() * 4) == 0);
+      dot_rows(type, groups.data(), row_bytes, rows, xq.data(), n, from_groups.data());
+      REQUIRE(std::memcmp(from_blocks.data(), from_groups.data(), static_cast<size_t>(rows) * 4) == 0);
+    }
   }
 }
 
