@@ -51,7 +51,10 @@ inline void q5_0x4_codes(const BlockQ5_0x4& g, __m256i (&q)[4]) {
 // Every (row, activation row) keeps its own two lane sets, so the results do not depend on R
 // or X. For one activation row, two weight rows side by side: one row's two chains of adds
 // and long per-block dependency chains left Zen 3 waiting with the FP scheduler full (the
-// float steps doubled the integer work's time); two rows' four chains ran 1.25-1.3x faster.
+// float steps doubled the integer work's time); two rows' four chains ran 1.25-1.3x faster
+// warm, and 1.1-1.2x in the two-thread decode product. Not for the file layout's Q8_0
+// kernel, which streams at 0.83-0.87 of the bandwidth already: two rows there took
+// 1.25-1.4x as long with weights from DRAM.
 template <int R, int X>
 void q5_0x4_row_batch(const BlockQ5_0x4* const* w, const PreparedQ5_0x4Row* a, int64_t ng, float* out, size_t out_stride) {
   __m256 acc[R][X][2];  // block_lanes.h's two sets: even and odd blocks
