@@ -4,8 +4,8 @@
 // (quant/q5_0_repack.h), when the rows fit the kernels' prepared activations (whole groups,
 // at most 4096 values: every Q5_0 matrix of Gemma 3 270M). The products then run 1.3x
 // (AVX-512, Zen 4) and 1.4-1.6x (AVX2, Zen 3; one thread, weights from DRAM) the file
-// layout's speed, with the same results bit for bit. Elsewhere a matrix stays as it is (the repacked type would take the
-// reference kernel).
+// layout's speed, with the same results bit for bit. Elsewhere a matrix stays as it is
+// (the repacked type would take the reference kernel).
 #pragma once
 
 #include <cstddef>

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
@@ -20,7 +21,7 @@ namespace {
 
 // Unsigned (0..255) x signed int8 -> 8 int32 sums of four products, in the lanes of
 // block_lanes.h. For the AVX2 form (maddubs, then madd) the pair sums must fit int16: true
-// for |w| <= 127 against Q8_0 activations, and for unsigned codes up to 31.
+// for w <= 128 against Q8_0 activations (|a| <= 127).
 inline __m256i dot_abs_s8(__m256i abs_w, __m256i signed_a) {
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
   return _mm256_dpbusd_epi32(_mm256_setzero_si256(), abs_w, signed_a);
@@ -45,6 +46,14 @@ inline float fold_lanes(__m256 set0, __m256 set1) {
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));                                          // (0 + 2), (1 + 3)
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
+
+// The offset that makes a weight type's codes unsigned (Q8_0: code + 128; Q5_0 and its
+// repacked layouts: code - 16 stored as code; Q4_0: code - 8), which the prepared
+// activation's offset sums take back.
+template <typename Block>
+constexpr bool kIsQ5_0Layout = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_0x2> || std::is_same_v<Block, BlockQ5_0x4>;
+template <typename Block>
+constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : kIsQ5_0Layout<Block> ? 16 : 8;
 
 // One activation row, up to Blocks blocks.
 template <int64_t Blocks>

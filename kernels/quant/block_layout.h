@@ -22,8 +22,9 @@ struct BlockQ6_K { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; uint16_t 
 struct BlockQ8_K { float d; int8_t qs[256]; int16_t bsums[16]; };  // activations only
 // Q5_0 blocks repacked for the x86 mat-vec (q5_0_repack.h; not file types), the same bytes
 // as the blocks: two for AVX-512 (nibbles back to back, high bits as one 64-bit mask in the
-// kernel's byte order, scales side by side), four for AVX2 (scales, a bit plane of the high
-// bits, nibbles of block pairs interleaved).
+// kernel's byte order, scales side by side), four for AVX2 (scales, then per block pair one
+// byte per value with one block's 5-bit code and three bits of the other's, and a plane of
+// the other's top two bits).
 struct BlockQ5_0x2 { uint8_t qs[32]; uint8_t qh[8]; uint16_t d[2]; };
 struct BlockQ5_0x4 { uint16_t d[4]; uint8_t qh[16]; uint8_t qs[64]; };
 

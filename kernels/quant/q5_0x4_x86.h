@@ -52,9 +52,9 @@ inline void q5_0x4_codes(const BlockQ5_0x4& g, __m256i (&q)[4]) {
 // or X. For one activation row, two weight rows side by side: one row's two chains of adds
 // and long per-block dependency chains left Zen 3 waiting with the FP scheduler full (the
 // float steps doubled the integer work's time); two rows' four chains ran 1.25-1.3x faster
-// warm, and 1.1-1.2x in the two-thread decode product. Not for the file layout's Q8_0
-// kernel, which streams at 0.83-0.87 of the bandwidth already: two rows there took
-// 1.25-1.4x as long with weights from DRAM.
+// with warm weights (a scratch copy), and the two-thread decode product 1.0-1.25x faster
+// (three noisy rounds). Not for the file layout's Q8_0 kernel, which streams at 0.83-0.87
+// of the bandwidth already: two rows there took 1.17-1.41x as long with weights from DRAM.
 template <int R, int X>
 void q5_0x4_row_batch(const BlockQ5_0x4* const* w, const PreparedQ5_0x4Row* a, int64_t ng, float* out, size_t out_stride) {
   __m256 acc[R][X][2];  // block_lanes.h's two sets: even and odd blocks
@@ -93,22 +93,22 @@ template <typename RowAt>
 bool q5_0x4_rows(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
   const int64_t nb = n / 32;
   if (nb > PreparedQ5_0x4Row::kBlocks) return false;
-  const auto rows = [&](int64_t r) { return reinterpret_cast<const BlockQ5_0x4*>(row_at(r)); };
+  const auto row = [&](int64_t r) { return reinterpret_cast<const BlockQ5_0x4*>(row_at(r)); };
   PreparedQ5_0x4Row a[kQ5_0x4BatchRows];
   for (int64_t x0 = 0; x0 < n_x; x0 += kQ5_0x4BatchRows) {
     const int rows_here = static_cast<int>(std::min<int64_t>(kQ5_0x4BatchRows, n_x - x0));
     for (int x = 0; x < rows_here; ++x)
-      prepare_activation(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, 16, a[x]);
+      prepare_activation(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, kCodeOffset<BlockQ5_0x4>, a[x]);
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
     int64_t r = 0;
     if (rows_here == 1)
       for (; r + 2 <= n_rows; r += 2) {
-        const BlockQ5_0x4* pair[2] = {rows(r), rows(r + 1)};
+        const BlockQ5_0x4* pair[2] = {row(r), row(r + 1)};
         q5_0x4_row_batch<2, 1>(pair, a, nb / 4, y_x + r, y_stride);
       }
     with_row_count<kQ5_0x4BatchRows>(rows_here, [&](auto X) {
       for (int64_t rr = r; rr < n_rows; ++rr) {
-        const BlockQ5_0x4* one[1] = {rows(rr)};
+        const BlockQ5_0x4* one[1] = {row(rr)};
         q5_0x4_row_batch<1, X()>(one, a, nb / 4, y_x + rr, y_stride);
       }
     });

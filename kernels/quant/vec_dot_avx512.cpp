@@ -72,11 +72,6 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
 }
 
 
-// The offset that makes a type's codes unsigned (Q8_0: code + 128), which the activation's
-// offset sums (prepare_activation) take back.
-template <typename Block>
-constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_0x2> ? 16 : 8;
-
 // prepare_activation for Block's kernels (offset: kCodeOffset<Block>, or 0 for the signed
 // Q8_0 mat-vec), in the pairs' lane order for Q5_0x2.
 template <typename Block, int64_t Blocks>

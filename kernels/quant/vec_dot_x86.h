@@ -133,7 +133,8 @@ void rows_32block(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_str
   });
 }
 
-// The 32-value-block kernel for `type`, or false for other types.
+// The 32-value-block kernel for `type`, or false for other types (and Q5_0x4 rows longer
+// than q5_0x4_x86.h's prepared activation).
 template <typename RowAt>
 bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                       size_t y_stride) {
@@ -141,6 +142,7 @@ bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t
     case GgmlType::Q8_0: rows_32block<BlockQ8_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q8_0); return true;
     case GgmlType::Q5_0: rows_32block<BlockQ5_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q5_0); return true;
     case GgmlType::Q4_0: rows_32block<BlockQ4_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q4_0); return true;
+    case GgmlType::Q5_0x4: return q5_0x4_rows(row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
     default: return false;
   }
 }
@@ -376,14 +378,13 @@ void bf16_rows(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, i
   }
 }
 
-// Every quantised type with an x86 kernel, or false (Q4_1, Q5_1, Q5_K, Q5_0x2 and Q5_0x4
-// rows too long for q5_0x4_x86.h: the reference).
+// Every quantised type with an x86 kernel, or false (Q4_1, Q5_1, Q5_K, Q5_0x2, Q5_0x4 rows
+// longer than its prepared activation: the reference).
 template <typename RowAt>
 bool rows_quantised(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                     size_t y_stride) {
   return rows_32block_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride) ||
-         rows_k_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride) ||
-         (type == GgmlType::Q5_0x4 && q5_0x4_rows(row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride));
+         rows_k_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
 }
 
 void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {

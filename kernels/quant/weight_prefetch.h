@@ -5,7 +5,8 @@
 // kernel moved it little; asking for the line kPrefetchDistance bytes ahead of each block
 // took Q8_0 1.3-1.4x faster (0.87-0.92 of the bandwidth), Q4_K and Q6_K 1.25-1.35x (0.75,
 // 0.86) and Q5_0 1.05-1.15x (compute-bound there). 1024 and 2048 bytes did alike, 512 no
-// better than none (kernel_bench --suite=full, Gemma 3 270M's shapes, interleaved runs).
+// better than none (kernel_bench --suite=full, Gemma 3 270M's shapes, interleaved runs);
+// for the faster Q5_0x4 kernel 1024 was slower and 4096 within the noise of 2048.
 #pragma once
 
 #include <immintrin.h>
