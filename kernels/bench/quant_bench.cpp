@@ -156,8 +156,11 @@ void register_quant_benchmarks(const BenchSuite& s) {
     for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_0, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16, GgmlType::BF16}) {
       if (!s.full() && t != GgmlType::Q4_K && t != GgmlType::Q8_0) continue;
       const MatrixShape typed{shape.name, shape.n_in, shape.n_out, t};
-      if (t != shape.type)
+      if (t != shape.type) {
         register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, shape.name, ggml_type_name(t)), typed, &dot_rows);
+        if (const auto repacked = as_repacked(typed); repacked && s.full())
+          register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, shape.name, ggml_type_name(repacked->type)), *repacked, &dot_rows);
+      }
       if (s.full())
         register_dot_rows(s, arena, fmt::format("dot_rows_ref/{}/{}/{}", model->name, shape.name, ggml_type_name(t)), typed, &dot_rows_ref);
     }

@@ -2,40 +2,39 @@
 
 #include <cstring>
 
-#include "kernels/quant/q5_0_repack.h"
+#include "kernels/quant/block_repack.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
 
 namespace draftbench {
 namespace {
 
-// The batch kernels of both layouts prepare activation rows of up to 128 blocks.
-constexpr int64_t kMaxRepackedValues = 4096;
+// The Q5_0 layouts' batch kernels prepare activation rows of up to 128 blocks.
+constexpr int64_t kMaxRepackedQ5_0Values = 4096;
 
-// The repacked Q5_0 layout for this CPU's kernels, or Q5_0 for none.
-GgmlType q5_0_layout() {
-  if (std::strcmp(dot_rows_backend(), "avx512vnni") == 0) return GgmlType::Q5_0x2;
-  if (std::strcmp(dot_rows_backend(), "avx2") == 0) return GgmlType::Q5_0x4;
-  return GgmlType::Q5_0;
-}
-
-bool repack_is_faster(const WeightMatrix& w) {
-  if (w.type != GgmlType::Q5_0 || w.n_in > kMaxRepackedValues) return false;
-  const GgmlType to = q5_0_layout();
-  return to != GgmlType::Q5_0 && w.n_in % ggml_type_info(to).block_size == 0;
-}
+bool backend_is(const char* name) { return std::strcmp(dot_rows_backend(), name) == 0; }
 
 }  // namespace
 
-GgmlType repacked_type(const WeightMatrix& w) { return repack_is_faster(w) ? q5_0_layout() : w.type; }
+GgmlType repacked_type(const WeightMatrix& w) {
+  switch (w.type) {
+    case GgmlType::Q5_0: {
+      const GgmlType to = backend_is("avx512vnni") ? GgmlType::Q5_0x2 : backend_is("avx2") ? GgmlType::Q5_0x4 : GgmlType::Q5_0;
+      const bool fits = w.n_in <= kMaxRepackedQ5_0Values && w.n_in % ggml_type_info(to).block_size == 0;
+      return fits ? to : w.type;
+    }
+    case GgmlType::Q4_K: return backend_is("avx2") ? GgmlType::Q4_Kt : w.type;
+    default: return w.type;
+  }
+}
 
 size_t repacked_bytes(const WeightMatrix& w) { return repacked_type(w) != w.type ? w.row_bytes() * static_cast<size_t>(w.n_out) : 0; }
 
 WeightMatrix repack(const WeightMatrix& w, uint8_t* dst) {
-  DB_CHECK(repack_is_faster(w));
-  // Rows are whole groups, so the matrix repacks as one run of blocks.
   const GgmlType to = repacked_type(w);
-  repack_q5_0(to, reinterpret_cast<const BlockQ5_0*>(w.data), w.n_in / 32 * w.n_out, dst);
+  DB_CHECK(to != w.type);
+  // Rows are whole groups, so the matrix repacks as one run of blocks.
+  repack_values(to, w.data, w.n_in * w.n_out, dst);
   return WeightMatrix{to, w.n_in, w.n_out, dst};
 }
 

@@ -1,11 +1,15 @@
 // Weight matrices in the layout this CPU's products run fastest on, made once when a forward
-// pass is built (the file's bytes stay as they are for everything else). Today one case:
-// Q5_0 becomes Q5_0x2 where the AVX-512 VNNI kernels run, Q5_0x4 where the AVX2 ones do
-// (quant/q5_0_repack.h), when the rows fit the kernels' prepared activations (whole groups,
-// at most 4096 values: every Q5_0 matrix of Gemma 3 270M). The products then run 1.3x
-// (AVX-512, Zen 4) and 1.4-1.6x (AVX2, Zen 3; one thread, weights from DRAM) the file
-// layout's speed, with the same results bit for bit. Elsewhere a matrix stays as it is
-// (the repacked type would take the reference kernel).
+// pass is built (the file's bytes stay as they are for everything else; the layouts are
+// quant/block_repack.h's). Two cases, with the same results bit for bit:
+//   - Q5_0 becomes Q5_0x2 where the AVX-512 VNNI kernels run, Q5_0x4 where the AVX2 ones do
+//     (quant/q5_0_repack.h), when the rows fit the kernels' prepared activations (whole
+//     groups, at most 4096 values: every Q5_0 matrix of Gemma 3 270M): 1.3x (AVX-512, Zen 4)
+//     and 1.4-1.6x (AVX2, Zen 3; one thread, weights from DRAM) the file layout's speed;
+//   - Q4_K becomes Q4_Kt where the AVX2 kernels run (quant/q4_k_transpose.h), any length:
+//     1.14-1.3x for the one-thread mat-vec from DRAM on Zen 3, 1.4-1.6x for batches of 16
+//     to 256 activation rows. The AVX-512 build keeps Q4_K (its VNNI kernel was not
+//     measured against Q4_Kt: no such CPU here).
+// Elsewhere a matrix stays as it is (the repacked type would take the reference kernel).
 #pragma once
 
 #include <cstddef>

@@ -16,7 +16,7 @@ struct BlockQ5_0 { uint16_t d; uint8_t qh[4]; uint8_t qs[16]; };
 struct BlockQ5_1 { uint16_t d, m; uint8_t qh[4]; uint8_t qs[16]; };
 struct BlockQ8_0 { uint16_t d; int8_t qs[32]; };
 struct BlockQ8_1 { uint16_t d, s; int8_t qs[32]; };  // s = d * sum(qs)
-struct BlockQ4_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qs[128]; };
+struct BlockQ4_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qs[128]; };  // also Q4_Kt's, qs transposed (q4_k_transpose.h)
 struct BlockQ5_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qh[32]; uint8_t qs[128]; };
 struct BlockQ6_K { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; uint16_t d; };
 struct BlockQ8_K { float d; int8_t qs[256]; int16_t bsums[16]; };  // activations only

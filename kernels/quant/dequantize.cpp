@@ -4,7 +4,7 @@
 
 #include "kernels/runtime/check.h"
 #include "kernels/quant/blocks.h"
-#include "kernels/quant/q5_0_repack.h"
+#include "kernels/quant/block_repack.h"
 
 namespace draftbench {
 namespace {
@@ -142,10 +142,10 @@ void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n) {
     case GgmlType::Q4_0: dq_q4_0(static_cast<const BlockQ4_0*>(src), dst, nb); break;
     case GgmlType::Q4_1: dq_q4_1(static_cast<const BlockQ4_1*>(src), dst, nb); break;
     case GgmlType::Q5_0: dq_q5_0(static_cast<const BlockQ5_0*>(src), dst, nb); break;
-    case GgmlType::Q5_0x2: case GgmlType::Q5_0x4: {
-      std::vector<BlockQ5_0> blocks(static_cast<size_t>(n / 32));
-      unpack_q5_0(type, src, n / 32, blocks.data());
-      dq_q5_0(blocks.data(), dst, n / 32);
+    case GgmlType::Q5_0x2: case GgmlType::Q5_0x4: case GgmlType::Q4_Kt: {  // the file type's blocks
+      std::vector<uint8_t> blocks(ggml_row_bytes(type, n));
+      unpack_values(type, src, n, blocks.data());
+      dequantize_row(*repacked_from(type), blocks.data(), dst, n);
       break;
     }
     case GgmlType::Q5_1: dq_q5_1(static_cast<const BlockQ5_1*>(src), dst, nb); break;

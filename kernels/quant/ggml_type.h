@@ -14,6 +14,7 @@ enum class GgmlType : uint32_t {
   Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15, BF16 = 30,
   Q5_0x2 = 1006,  // draftbench's own: Q5_0 repacked in block pairs (q5_0_repack.h), never in a file
   Q5_0x4 = 1007,  // likewise, in fours
+  Q4_Kt = 1012,   // likewise, Q4_K with each block's codes transposed (q4_k_transpose.h)
 };
 
 struct GgmlTypeInfo {
@@ -34,7 +35,7 @@ inline constexpr GgmlTypeInfo kGgmlTypes[] = {
     {GgmlType::Q8_1, "Q8_1", 32, 36, false}, {GgmlType::Q4_K, "Q4_K", 256, 144, true},
     {GgmlType::Q5_K, "Q5_K", 256, 176, true}, {GgmlType::Q6_K, "Q6_K", 256, 210, true},
     {GgmlType::Q8_K, "Q8_K", 256, 292, false}, {GgmlType::Q5_0x2, "Q5_0x2", 64, 44, false},
-    {GgmlType::Q5_0x4, "Q5_0x4", 128, 88, false},
+    {GgmlType::Q5_0x4, "Q5_0x4", 128, 88, false}, {GgmlType::Q4_Kt, "Q4_Kt", 256, 144, false},
 };
 
 // Returns nothing for ids we do not support (including real ggml types such as Q2_K/IQ*).

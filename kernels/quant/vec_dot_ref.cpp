@@ -6,7 +6,7 @@
 
 #include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
-#include "kernels/quant/q5_0_repack.h"
+#include "kernels/quant/block_repack.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
 
@@ -232,10 +232,10 @@ float dot_row_ref(GgmlType type, const uint8_t* w, const void* xq, int64_t n) {
     case GgmlType::Q4_0: return dot_q4_0(reinterpret_cast<const BlockQ4_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);
     case GgmlType::Q4_1: return dot_q4_1(reinterpret_cast<const BlockQ4_1*>(w), static_cast<const BlockQ8_1*>(xq), n / 32);
     case GgmlType::Q5_0: return dot_q5_0(reinterpret_cast<const BlockQ5_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);
-    case GgmlType::Q5_0x2: case GgmlType::Q5_0x4: {  // the groups' own blocks, through the Q5_0 reference (a copy: this is the slow path)
-      std::vector<BlockQ5_0> blocks(static_cast<size_t>(n / 32));
-      unpack_q5_0(type, w, n / 32, blocks.data());
-      return dot_q5_0(blocks.data(), static_cast<const BlockQ8_0*>(xq), n / 32);
+    case GgmlType::Q5_0x2: case GgmlType::Q5_0x4: case GgmlType::Q4_Kt: {  // the file type's blocks, through its reference (a copy: the slow path)
+      std::vector<uint8_t> blocks(ggml_row_bytes(type, n));
+      unpack_values(type, w, n, blocks.data());
+      return dot_row_ref(*repacked_from(type), blocks.data(), xq, n);
     }
     case GgmlType::Q5_1: return dot_q5_1(reinterpret_cast<const BlockQ5_1*>(w), static_cast<const BlockQ8_1*>(xq), n / 32);
     case GgmlType::Q8_0: return dot_q8_0(reinterpret_cast<const BlockQ8_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);

@@ -5,7 +5,8 @@
 //   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, two registers of eight
 //     float lanes being block_lanes.h's two sets; Q5_0 repacked in fours (Q5_0x4) in
 //     q5_0x4_x86.h, the same lanes;
-//   K-quants: Q4_K in q4_k_x86.h (blocks in pairs, their float steps in one register);
+//   K-quants: Q4_K and its transposed layout Q4_Kt in q4_k_x86.h (blocks in pairs, their
+//     float steps in one register);
 //     Q6_K one weight row at a time too, the per-super-block float steps in scalar code as
 //     in the reference;
 //   F32, F16 weights: dot_float's 16 lanes in two registers; BF16 weights (BF16
@@ -216,6 +217,9 @@ bool rows_k_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, 
   switch (type) {
     case GgmlType::Q4_K:
       rows_prepared_q8_k<kBatchX, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows);
+      return true;
+    case GgmlType::Q4_Kt:
+      rows_prepared_q8_k<kBatchX, BlockQ4_K, PreparedQ8Kt>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows);
       return true;
     case GgmlType::Q6_K:
       rows_batched<BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ6_K* w, const uint8_t* xq_x, float* y_x, auto X) {

@@ -10,7 +10,7 @@
 #include "kernels/fixtures/random_blocks.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/dequantize.h"
-#include "kernels/quant/q5_0_repack.h"
+#include "kernels/quant/block_repack.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/quant/vec_dot.h"
@@ -25,7 +25,7 @@ struct WeightMatrixData {
 };
 
 const GgmlType kWeightTypes[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_0x2, GgmlType::Q5_0x4,
-                                 GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
+                                 GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q4_Kt, GgmlType::Q5_K, GgmlType::Q6_K};
 
 }  // namespace
 
@@ -93,38 +93,77 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
   }
 }
 
-TEST_CASE("Q5_0 rows repacked in pairs or fours give the Q5_0 rows' products bit for bit", "[quant]") {
-  // The engine repacks Q5_0 weights (q5_0_repack.h) and must decode exactly as before, on
-  // every backend: each runs both layouts, whichever it repacks to.
+TEST_CASE("repacked rows (Q5_0 in pairs or fours, Q4_K transposed) give the file rows' products bit for bit", "[quant]") {
+  // The engine repacks weights (block_repack.h) and must decode exactly as before, on every
+  // backend: each runs every layout, whichever it repacks to.
   std::mt19937 rng(4321);
-  for (const GgmlType type : {GgmlType::Q5_0x2, GgmlType::Q5_0x4}) {
-    for (const int64_t n : {128, 640, 2048, 4096}) {
+  for (const GgmlType type : {GgmlType::Q5_0x2, GgmlType::Q5_0x4, GgmlType::Q4_Kt}) {
+    const GgmlType file_type = *repacked_from(type);
+    for (const int64_t n : {128, 256, 640, 768, 2048, 4096, 11008}) {
+      if (n % ggml_type_info(type).block_size != 0) continue;
       const int64_t rows = 33;
-      const auto blocks = random_rows(GgmlType::Q5_0, n, rows, rng);
+      const auto blocks = random_rows(file_type, n, rows, rng);
       std::vector<uint8_t> groups(blocks.size()), back(blocks.size());
-      repack_q5_0(type, reinterpret_cast<const BlockQ5_0*>(blocks.data()), n / 32 * rows, groups.data());
-      unpack_q5_0(type, groups.data(), n / 32 * rows, reinterpret_cast<BlockQ5_0*>(back.data()));
+      repack_values(type, blocks.data(), n * rows, groups.data());
+      unpack_values(type, groups.data(), n * rows, back.data());
       REQUIRE(back == blocks);
-      REQUIRE(ggml_row_bytes(type, n) == ggml_row_bytes(GgmlType::Q5_0, n));
+      REQUIRE(groups != blocks);
+      REQUIRE(ggml_row_bytes(type, n) == ggml_row_bytes(file_type, n));
       std::vector<float> w_blocks(n), w_groups(n);
-      dequantize_row(GgmlType::Q5_0, blocks.data(), w_blocks.data(), n);
+      dequantize_row(file_type, blocks.data(), w_blocks.data(), n);
       dequantize_row(type, groups.data(), w_groups.data(), n);
       REQUIRE(std::memcmp(w_blocks.data(), w_groups.data(), static_cast<size_t>(n) * 4) == 0);
       const int64_t n_x = 5;
       const auto x = random_activations(n * n_x, rng);
-      const size_t xq_bytes = activation_row_bytes(GgmlType::Q5_0, n);
+      const size_t xq_bytes = activation_row_bytes(file_type, n);
       REQUIRE(activation_row_bytes(type, n) == xq_bytes);
       std::vector<uint8_t> xq(xq_bytes * n_x);
-      for (int64_t i = 0; i < n_x; ++i) quantize_activation_row(GgmlType::Q5_0, x.data() + i * n, xq.data() + i * xq_bytes, n);
+      for (int64_t i = 0; i < n_x; ++i) quantize_activation_row(file_type, x.data() + i * n, xq.data() + i * xq_bytes, n);
       std::vector<float> from_blocks(rows * n_x), from_groups(rows * n_x);
-      const size_t row_bytes = ggml_row_bytes(GgmlType::Q5_0, n);
-      dot_rows_batch(GgmlType::Q5_0, blocks.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, from_blocks.data(), rows);
+      const size_t row_bytes = ggml_row_bytes(file_type, n);
+      dot_rows_batch(file_type, blocks.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, from_blocks.data(), rows);
       dot_rows_batch(type, groups.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, from_groups.data(), rows);
       INFO(ggml_type_name(type) << ", n " << n << ", backend " << dot_rows_backend());
       REQUIRE(std::memcmp(from_blocks.data(), from_groups.data(), from_blocks.size() * 4) == 0);
       dot_rows(type, groups.data(), row_bytes, rows, xq.data(), n, from_groups.data());
       REQUIRE(std::memcmp(from_blocks.data(), from_groups.data(), static_cast<size_t>(rows) * 4) == 0);
     }
+  }
+}
+
+TEST_CASE("Q4_Kt's 16-bit sums hold at the extreme codes and activations", "[quant]") {
+  // The kernel adds eight planes' vpmaddubsw word sums in 16 bits before scaling: with every
+  // code 15 and every activation code -128 (or 127) a word reaches 8 x 2 x 15 x 128 = 30720.
+  const int64_t n = 4 * QK_K, rows = 3;
+  std::vector<BlockQ4_K> w(static_cast<size_t>(n / QK_K * rows));
+  for (auto& b : w) {
+    b.d = fp32_to_fp16(0.5f);
+    b.dmin = fp32_to_fp16(0.25f);
+    std::memset(b.scales, 0xFF, sizeof b.scales);  // every 6-bit scale and min 63
+    std::memset(b.qs, 0xFF, sizeof b.qs);
+  }
+  std::vector<BlockQ4_K> wt(w.size());
+  repack_values(GgmlType::Q4_Kt, w.data(), n * rows, wt.data());
+  for (const int8_t code : {int8_t{-128}, int8_t{127}}) {
+    std::vector<BlockQ8_K> xq(static_cast<size_t>(n / QK_K));
+    for (auto& b : xq) {
+      b.d = 0.125f;
+      std::memset(b.qs, static_cast<uint8_t>(code), sizeof b.qs);
+      for (auto& s : b.bsums) s = static_cast<int16_t>(16 * code);
+    }
+    const size_t row_bytes = ggml_row_bytes(GgmlType::Q4_K, n);
+    std::vector<float> ref(rows), opt(rows), batch(rows * 2);
+    std::vector<BlockQ8_K> two(xq);
+    two.insert(two.end(), xq.begin(), xq.end());
+    dot_rows_ref(GgmlType::Q4_K, reinterpret_cast<const uint8_t*>(w.data()), row_bytes, rows, xq.data(), n, ref.data());
+    dot_rows(GgmlType::Q4_Kt, reinterpret_cast<const uint8_t*>(wt.data()), row_bytes, rows, xq.data(), n, opt.data());
+    dot_rows_batch(GgmlType::Q4_Kt, reinterpret_cast<const uint8_t*>(wt.data()), row_bytes, rows, reinterpret_cast<const uint8_t*>(two.data()),
+                   n / QK_K * sizeof(BlockQ8_K), 2, n, batch.data(), rows);
+    INFO("activation code " << int{code} << ", backend " << dot_rows_backend());
+    REQUIRE(ref[0] == 0.5f * 0.125f * static_cast<float>(63 * 15 * 32 * 8 * code) * 4 - 0.25f * 0.125f * static_cast<float>(63 * 32 * 8 * code) * 4);
+    REQUIRE(std::memcmp(ref.data(), opt.data(), rows * 4) == 0);
+    REQUIRE(std::memcmp(ref.data(), batch.data(), rows * 4) == 0);
+    REQUIRE(std::memcmp(ref.data(), batch.data() + rows, rows * 4) == 0);
   }
 }
 
