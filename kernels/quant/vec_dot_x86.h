@@ -344,7 +344,10 @@ void bf16_row_batch(const uint16_t* w, const uint16_t* x, size_t x_stride, const
     }
   };
   int64_t i = 0;
-  for (; i + 32 <= n; i += 32) chunk(w + i, [&](int r) { return x + r * x_stride + i; });
+  for (; i + 32 <= n; i += 32) {
+    prefetch_weights(w + i, 64);
+    chunk(w + i, [&](int r) { return x + r * x_stride + i; });
+  }
   if (i < n) {
     const size_t bytes = static_cast<size_t>(n - i) * 2;
     uint16_t w_tail[32] = {}, x_tail[X][32] = {};
