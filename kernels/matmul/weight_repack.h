@@ -6,9 +6,11 @@
 //     groups, at most 4096 values: every Q5_0 matrix of Gemma 3 270M): 1.3x (AVX-512, Zen 4)
 //     and 1.4-1.6x (AVX2, Zen 3; one thread, weights from DRAM) the file layout's speed;
 //   - Q4_K becomes Q4_Kt where the AVX2 kernels run (quant/q4_k_transpose.h), any length:
-//     1.14-1.3x for the one-thread mat-vec from DRAM on Zen 3, 1.4-1.6x for batches of 16
-//     to 256 activation rows. The AVX-512 build keeps Q4_K (its VNNI kernel was not
-//     measured against Q4_Kt: no such CPU here).
+//     on Zen 3 the one-thread mat-vec from DRAM 1.14-1.3x (1.0-1.75x over six noisy runs),
+//     the two-thread matmul 1.16-1.39x for one activation row and 0.9-1.6x for 4-256 (four
+//     runs, most 1.05-1.3x).
+//     The AVX-512 build keeps Q4_K (its VNNI kernel was not measured against Q4_Kt: no
+//     such CPU here).
 // Elsewhere a matrix stays as it is (the repacked type would take the reference kernel).
 #pragma once
 
