@@ -12,9 +12,7 @@ void transpose_q4_k_codes(const BlockQ4_K* src, int64_t n_blocks, BlockQ4_K* dst
   for (int64_t i = 0; i < n_blocks; ++i) {
     const BlockQ4_K& in = src[i];
     BlockQ4_K& out = dst[i];
-    out.d = in.d;
-    out.dmin = in.dmin;
-    for (int j = 0; j < 12; ++j) out.scales[j] = in.scales[j];
+    out = in;  // scales and mins as they are; the codes are rewritten below
     // Group g of plane R takes group R of plane g; planes 2c and 2c + 1 share bytes 32c ..
     for (int c = 0; c < 4; ++c)
       for (int g = 0; g < 8; ++g)

@@ -18,7 +18,7 @@
 //     bits and one vpmaddwd scales all eight sub-blocks: 9 multiplies a block instead of
 //     16, and no scale broadcasts. Scratch ablations on warm weights (Zen 3) had put the
 //     Q4_K kernel at about 29 cycles a block, limited by its instruction count (loads of
-//     the broadcast masks, then the vector ports), and Q4_Kt at 1.2-1.47x its speed.
+//     the broadcast masks, then the vector ports), and Q4_Kt at 1.21-1.47x its speed.
 // The integer sums are exact, and the float steps are the reference's (vec_dot_ref.cpp's
 // dot_q4_k), per block in block order: sum += isum x (d x y.d), then sum -= imin x (dmin x
 // y.d). Results are bit-identical to dot_rows_ref.
