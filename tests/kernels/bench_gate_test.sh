@@ -1,42 +1,66 @@
 #!/usr/bin/env bash
 # Proves the kernel-benchmark gate works: a second build with DRAFTBENCH_INJECT_SLOWDOWN=ON
 # (rms_norm takes its sum of squares four times) is benchmarked against this build's
-# kernel_bench in the same test, with the CI pass and thresholds of scripts/bench_kernels.sh,
+# kernel_bench in the same test, with the CI pass and confirmations of scripts/bench_kernels.sh,
 # and scripts/bench_compare.py must fail on rms_norm and only on it; compared the other way
-# round, nothing may regress and rms_norm must improve. The injected slowdown is about 2.6x,
-# so the test gates its other kernels at 30% (GATE_THRESHOLD): this shared machine moves
-# single kernels by up to 20% between passes, and the test must not fail on that.
+# round, nothing may regress and rms_norm must improve.
+# The injected slowdown is 2.6-2.7x, so the test gates every kernel at 50% (GATE_THRESHOLD):
+# a regression needs 1.5x and an improvement 0.5x, against the slowdown's 2.6x and its
+# reverse's 0.38x. At 30% (20-25% for some families) it failed once on the shared CI
+# machine, where a tenant can slow a single kernel by 15-50% for minutes.
+# Everything goes to a log; on a failure the reason and the non-ok decisions print first,
+# the log after them, so that the part of the output a CI summary shows is the part that tells.
 #   bench_gate_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1 build=$2
 slow_build=$build/injected-slowdown
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+log=$work/log
+py=$src/.venv/bin/python
+
+fail() {
+  echo "FAIL: $1"
+  "$py" - "$work" <<'PYEOF'
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.verdicts.json"))):
+    report = json.load(open(path))
+    print(f"{os.path.basename(path)}: exit {report['exit_code']}, balance {report['balance_change']:+.1%}")
+    # A confirmation reruns only the flagged kernels: the rest are missing there by design.
+    quiet = ("ok", "calibration", "missing") if ".confirm." in path else ("ok", "calibration")
+    for row in report["benchmarks"]:
+        if row["verdict"] not in quiet or row["bound"] == "calibration":
+            change = f"{row['change']:+.1%}" if "change" in row else "-"
+            print(f"  {row['name']}: {row['verdict']} ({change})")
+PYEOF
+  echo "---- the whole log"
+  cat "$log"
+  exit 1
+}
 
 if [[ ! -f $slow_build/build.ninja ]]; then
   cmake -S "$src" -B "$slow_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDRAFTBENCH_CUDA=OFF \
-    -DDRAFTBENCH_INJECT_SLOWDOWN=ON > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+    -DDRAFTBENCH_INJECT_SLOWDOWN=ON >> "$log" 2>&1 || fail "configuring the slowed build"
 fi
-cmake --build "$slow_build" --target kernel_bench -- --quiet
+cmake --build "$slow_build" --target kernel_bench -- --quiet >> "$log" 2>&1 || fail "building the slowed kernel_bench"
 
 gate=$src/scripts/bench_kernels.sh
 # Both builds run here, minutes apart, so the comparison gates even if the memory/FMA balance
 # drifts between passes (bench_compare's advisory is for baselines from elsewhere).
-export GATE_THRESHOLD=0.30 GATE_STRICT=1
+export GATE_THRESHOLD=0.50 GATE_STRICT=1
 normal=$build/kernels/bench/kernel_bench slowed=$slow_build/kernels/bench/kernel_bench
-KERNEL_BENCH=$normal PROCESSES=6 bash "$gate" --pass "$work/normal.json"
+KERNEL_BENCH=$normal PROCESSES=6 bash "$gate" --pass "$work/normal.json" >> "$log" 2>&1 ||
+  fail "the normal build's pass"
 
 status=0
-KERNEL_BENCH=$slowed bash "$gate" --gate "$work/normal.json" "$work/slowed.json" || status=$?
-echo "the slowed build against the normal one: gate exited $status"
-[[ $status -eq 1 ]] || { echo "FAIL: expected exit 1 (regression)"; exit 1; }
+KERNEL_BENCH=$slowed bash "$gate" --gate "$work/normal.json" "$work/slowed.json" >> "$log" 2>&1 || status=$?
+[[ $status -eq 1 ]] || fail "the slowed build against the normal one: gate exited $status, expected 1 (a regression)"
 
 status=0
-KERNEL_BENCH=$normal bash "$gate" --gate "$work/slowed.json" "$work/normal2.json" || status=$?
-echo "the normal build against the slowed one: gate exited $status"
-[[ $status -eq 0 ]] || { echo "FAIL: expected exit 0 (the normal build regresses nowhere)"; exit 1; }
+KERNEL_BENCH=$normal bash "$gate" --gate "$work/slowed.json" "$work/normal2.json" >> "$log" 2>&1 || status=$?
+[[ $status -eq 0 ]] || fail "the normal build against the slowed one: gate exited $status, expected 0 (no regression)"
 
-"$src/.venv/bin/python" - "$work/slowed.json" "$work/normal2.json" <<'PYEOF'
+verdict=$("$py" - "$work/slowed.json" "$work/normal2.json" 2>&1 <<'PYEOF'
 import json, os, sys
 def verdicts(path):
     return {row["name"]: row["verdict"] for row in json.load(open(path))["benchmarks"]}
@@ -49,12 +73,15 @@ def final_verdicts(out):
     return v
 slowed, restored = final_verdicts(sys.argv[1]), final_verdicts(sys.argv[2])
 expected = sorted(k for k in restored if k.startswith("rms_norm/"))
-assert expected, "no rms_norm benchmark in the CI suite"
+if not expected:
+    sys.exit("no rms_norm benchmark in the CI suite")
 regressed = sorted(k for k, v in slowed.items() if v == "REGRESSION")
-print("regressed:", regressed)
-assert regressed == expected, f"expected exactly {expected} to regress"
+if regressed != expected:
+    sys.exit(f"expected exactly {expected} to regress, the slowed build regressed on {regressed}")
 improved = sorted(k for k, v in restored.items() if v == "IMPROVED")
-print("improved the other way round:", improved)
-assert set(expected) <= set(improved), f"expected {expected} to improve"
+if not set(expected) <= set(improved):
+    sys.exit(f"expected {expected} to improve the other way round, improved: {improved}")
+print(f"regressed: {regressed}; improved the other way round: {improved}")
 PYEOF
-echo "PASS: the gate fails on the slowed kernel and only on it"
+) || fail "$verdict"
+echo "PASS: the gate fails on the slowed kernel and only on it ($verdict)"
