@@ -4,8 +4,9 @@
 // for each of the type's kLanes float lanes and, for types with a min, then `lane[0] -=
 // sub`, with add and sub rounded exactly as it forms them. The caller folds the terms in
 // block order and then the lanes (quant_matvec_block.h). 32-value types have eight lanes
-// per block, which the row adds into one of two lane sets (kernels/quant/block_lanes.h);
-// K-quants one.
+// per block, which the row adds into one of two lane sets (kernels/quant/block_lanes.h's
+// block lanes), except Q5_0 (kGroupLanes: its group lanes), whose block terms are its two
+// halves' sums, each added into one lane of its group's set; K-quants one.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,19 @@ DB_HOST_DEVICE inline BlockTerms<kBlockLanes> block_lane_terms(const int* code, 
   return t;
 }
 
+// A 32-value block's two group-lane terms (block_lanes.h): values 0-15 in add[0], 16-31 in
+// add[1], each an integer sum times the scale product.
+DB_HOST_DEVICE inline BlockTerms<kBlockLanes> group_half_terms(const int* code, const BlockQ8_0& a, float w_scale) {
+  BlockTerms<kBlockLanes> t;
+  const float d = w_scale * half_to_float(a.d);
+  for (int h = 0; h < 2; ++h) {
+    int s = 0;
+    for (int v = kValuesPerGroupLane * h; v < kValuesPerGroupLane * (h + 1); ++v) s += code[v] * a.qs[v];
+    t.add[h] = static_cast<float>(s) * d;
+  }
+  return t;
+}
+
 // Q8_0 weights with Q8_0 activations: 32 values, sum of code products times both scales.
 struct Q8_0Dot {
   static constexpr const char* kRange = "quant_matvec Q8_0";  // its NVTX range
@@ -45,6 +59,7 @@ struct Q8_0Dot {
   static constexpr int kValues = 32;
   static constexpr int kLanes = kBlockLanes;
   static constexpr bool kHasMin = false;
+  static constexpr bool kGroupLanes = false;
   static DB_HOST_DEVICE BlockTerms<kLanes> terms(const Weight& w, const Activation& a) {
     int code[32];
     for (int v = 0; v < 32; ++v) code[v] = w.qs[v];
@@ -61,6 +76,7 @@ struct Q5_0Dot {
   static constexpr int kValues = 32;
   static constexpr int kLanes = kBlockLanes;
   static constexpr bool kHasMin = false;
+  static constexpr bool kGroupLanes = true;
   static DB_HOST_DEVICE int code(const Weight& w, uint32_t qh, int v) {
     const int nibble = v < 16 ? (w.qs[v] & 0xF) : (w.qs[v - 16] >> 4);
     return (nibble | static_cast<int>(((qh >> v) & 1u) << 4)) - 16;
@@ -69,7 +85,7 @@ struct Q5_0Dot {
     const uint32_t qh = w.qh[0] | (uint32_t{w.qh[1]} << 8) | (uint32_t{w.qh[2]} << 16) | (uint32_t{w.qh[3]} << 24);
     int codes[32];
     for (int v = 0; v < 32; ++v) codes[v] = code(w, qh, v);
-    return block_lane_terms(codes, a, half_to_float(w.d));
+    return group_half_terms(codes, a, half_to_float(w.d));
   }
 };
 
@@ -82,6 +98,7 @@ struct Q4_KDot {
   static constexpr int kValues = QK_K;
   static constexpr int kLanes = 1;
   static constexpr bool kHasMin = true;
+  static constexpr bool kGroupLanes = false;
   static DB_HOST_DEVICE int code(const Weight& w, int v) {
     const uint8_t byte = w.qs[32 * (v / 64) + v % 32];
     return (v % 64) < 32 ? (byte & 0xF) : (byte >> 4);
@@ -111,6 +128,7 @@ struct Q6_KDot {
   static constexpr int kValues = QK_K;
   static constexpr int kLanes = 1;
   static constexpr bool kHasMin = false;
+  static constexpr bool kGroupLanes = false;
   static DB_HOST_DEVICE int code(const Weight& w, int v) {
     const int h = v / 128, q = (v % 128) / 32, l = v % 32;
     const uint8_t low = w.ql[64 * h + 32 * (q % 2) + l];
@@ -147,6 +165,7 @@ struct FloatDot {
   static constexpr int kValues = 16;
   static constexpr int kLanes = 16;
   static constexpr bool kHasMin = false;
+  static constexpr bool kGroupLanes = false;
   static DB_HOST_DEVICE float weight(const Weight& w, int l) {
     if constexpr (T == GgmlType::F32) return w.v[l];
     else return half_to_float(w.v[l]);

@@ -9,7 +9,7 @@
 namespace draftbench {
 namespace {
 
-// The Q5_0 layouts' batch kernels prepare activation rows of up to 128 blocks.
+// Q5_0x4's kernels prepare activation rows of up to 32 groups (q5_0x4_x86.h).
 constexpr int64_t kMaxRepackedQ5_0Values = 4096;
 
 bool backend_is(const char* name) { return std::strcmp(dot_rows_backend(), name) == 0; }
@@ -19,7 +19,7 @@ bool backend_is(const char* name) { return std::strcmp(dot_rows_backend(), name)
 GgmlType repacked_type(const WeightMatrix& w) {
   switch (w.type) {
     case GgmlType::Q5_0: {
-      const GgmlType to = backend_is("avx512vnni") ? GgmlType::Q5_0x2 : backend_is("avx2") ? GgmlType::Q5_0x4 : GgmlType::Q5_0;
+      const GgmlType to = backend_is("avx512vnni") || backend_is("avx2") ? GgmlType::Q5_0x4 : GgmlType::Q5_0;
       const bool fits = w.n_in <= kMaxRepackedQ5_0Values && w.n_in % ggml_type_info(to).block_size == 0;
       return fits ? to : w.type;
     }

@@ -2,7 +2,7 @@
 // unit gets its ISA's integer dot): the integer dot into the lanes, their fold, and a Q8_0
 // activation row laid out for the products that take unsigned weight codes, prepared once
 // per call and then shared by every weight row. Weights stored as unsigned
-// codes with an offset (Q4_0: code - 8, Q5_0: code - 16, Q8_0 made unsigned: code + 128)
+// codes with an offset (Q4_0: code - 8, Q5_0x4: code - 16, Q8_0 made unsigned: code + 128)
 // need offset x each lane's activation sum taken back; with it stored as the lane sums'
 // starting value, an unsigned-by-signed integer dot needs no sign work per block, and the
 // lane sums stay the exact integers of the reference.
@@ -47,13 +47,11 @@ inline float fold_lanes(__m256 set0, __m256 set1) {
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
 
-// The offset that makes a weight type's codes unsigned (Q8_0: code + 128; Q5_0 and its
-// repacked layouts: code - 16 stored as code; Q4_0: code - 8), which the prepared
-// activation's offset sums take back.
+// The offset that makes a weight type's codes unsigned (Q8_0: code + 128; Q4_0: code - 8
+// stored as code), which the prepared activation's offset sums take back. (Q5_0x4 has its
+// own prepared row, q5_0x4_x86.h.)
 template <typename Block>
-constexpr bool kIsQ5_0Layout = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_0x2> || std::is_same_v<Block, BlockQ5_0x4>;
-template <typename Block>
-constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : kIsQ5_0Layout<Block> ? 16 : 8;
+constexpr int kCodeOffset = std::is_same_v<Block, BlockQ8_0> ? 128 : 8;
 
 // One activation row, up to Blocks blocks.
 template <int64_t Blocks>

@@ -20,16 +20,14 @@ struct BlockQ4_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qs[128]; };  //
 struct BlockQ5_K { uint16_t d, dmin; uint8_t scales[12]; uint8_t qh[32]; uint8_t qs[128]; };
 struct BlockQ6_K { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; uint16_t d; };
 struct BlockQ8_K { float d; int8_t qs[256]; int16_t bsums[16]; };  // activations only
-// Q5_0 blocks repacked for the x86 mat-vec (q5_0_repack.h; not file types), the same bytes
-// as the blocks: two for AVX-512 (nibbles back to back, high bits as one 64-bit mask in the
-// kernel's byte order, scales side by side), four for AVX2 (scales, then per block pair one
-// byte per value with one block's 5-bit code and three bits of the other's, and a plane of
-// the other's top two bits).
-struct BlockQ5_0x2 { uint8_t qs[32]; uint8_t qh[8]; uint16_t d[2]; };
+// Four Q5_0 blocks repacked for the x86 kernels (q5_0_repack.h; not a file type), the same
+// bytes as the blocks: the scales, then per pair of code registers one byte per position
+// with one register's 5-bit code and three bits of the other's, and a plane of the other's
+// top two bits.
 struct BlockQ5_0x4 { uint16_t d[4]; uint8_t qh[16]; uint8_t qs[64]; };
 
 static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ4_1) == 20 && sizeof(BlockQ5_0) == 22 && sizeof(BlockQ5_1) == 24);
-static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ8_1) == 36 && sizeof(BlockQ8_K) == 292 && sizeof(BlockQ5_0x2) == 44 && sizeof(BlockQ5_0x4) == 88);
+static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ8_1) == 36 && sizeof(BlockQ8_K) == 292 && sizeof(BlockQ5_0x4) == 88);
 static_assert(sizeof(BlockQ4_K) == 144 && sizeof(BlockQ5_K) == 176 && sizeof(BlockQ6_K) == 210);
 
 // The 6-bit scale and min of sub-block j (0..7) of a Q4_K/Q5_K block.

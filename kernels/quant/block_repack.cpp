@@ -8,7 +8,7 @@ namespace draftbench {
 
 std::optional<GgmlType> repacked_from(GgmlType type) {
   switch (type) {
-    case GgmlType::Q5_0x2: case GgmlType::Q5_0x4: return GgmlType::Q5_0;
+    case GgmlType::Q5_0x4: return GgmlType::Q5_0;
     case GgmlType::Q4_Kt: return GgmlType::Q4_K;
     default: return std::nullopt;
   }
@@ -17,13 +17,13 @@ std::optional<GgmlType> repacked_from(GgmlType type) {
 void repack_values(GgmlType to, const void* src, int64_t n, void* dst) {
   DB_CHECK(repacked_from(to) && n % ggml_type_info(to).block_size == 0);
   if (to == GgmlType::Q4_Kt) return transpose_q4_k_codes(static_cast<const BlockQ4_K*>(src), n / QK_K, static_cast<BlockQ4_K*>(dst));
-  repack_q5_0(to, static_cast<const BlockQ5_0*>(src), n / 32, dst);
+  repack_q5_0x4(static_cast<const BlockQ5_0*>(src), n / 32, static_cast<BlockQ5_0x4*>(dst));
 }
 
 void unpack_values(GgmlType from, const void* src, int64_t n, void* dst) {
   DB_CHECK(repacked_from(from) && n % ggml_type_info(from).block_size == 0);
   if (from == GgmlType::Q4_Kt) return transpose_q4_k_codes(static_cast<const BlockQ4_K*>(src), n / QK_K, static_cast<BlockQ4_K*>(dst));
-  unpack_q5_0(from, src, n / 32, static_cast<BlockQ5_0*>(dst));
+  unpack_q5_0x4(static_cast<const BlockQ5_0x4*>(src), n / 32, static_cast<BlockQ5_0*>(dst));
 }
 
 }  // namespace draftbench

@@ -142,7 +142,7 @@ void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n) {
     case GgmlType::Q4_0: dq_q4_0(static_cast<const BlockQ4_0*>(src), dst, nb); break;
     case GgmlType::Q4_1: dq_q4_1(static_cast<const BlockQ4_1*>(src), dst, nb); break;
     case GgmlType::Q5_0: dq_q5_0(static_cast<const BlockQ5_0*>(src), dst, nb); break;
-    case GgmlType::Q5_0x2: case GgmlType::Q5_0x4: case GgmlType::Q4_Kt: {  // the file type's blocks
+    case GgmlType::Q5_0x4: case GgmlType::Q4_Kt: {  // the file type's blocks
       std::vector<uint8_t> blocks(ggml_row_bytes(type, n));
       unpack_values(type, src, n, blocks.data());
       dequantize_row(*repacked_from(type), blocks.data(), dst, n);

@@ -12,8 +12,8 @@ namespace draftbench {
 enum class GgmlType : uint32_t {
   F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q8_1 = 9,
   Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15, BF16 = 30,
-  Q5_0x2 = 1006,  // draftbench's own: Q5_0 repacked in block pairs (q5_0_repack.h), never in a file
-  Q5_0x4 = 1007,  // likewise, in fours
+  // 1006 was Q5_0x2, Q5_0 in block pairs, retired with the block lanes for Q5_0.
+  Q5_0x4 = 1007,  // draftbench's own: Q5_0 repacked in fours (q5_0_repack.h), never in a file
   Q4_Kt = 1012,   // likewise, Q4_K with each block's codes transposed (q4_k_transpose.h)
 };
 
@@ -34,7 +34,7 @@ inline constexpr GgmlTypeInfo kGgmlTypes[] = {
     {GgmlType::Q5_1, "Q5_1", 32, 24, true},  {GgmlType::Q8_0, "Q8_0", 32, 34, true},
     {GgmlType::Q8_1, "Q8_1", 32, 36, false}, {GgmlType::Q4_K, "Q4_K", 256, 144, true},
     {GgmlType::Q5_K, "Q5_K", 256, 176, true}, {GgmlType::Q6_K, "Q6_K", 256, 210, true},
-    {GgmlType::Q8_K, "Q8_K", 256, 292, false}, {GgmlType::Q5_0x2, "Q5_0x2", 64, 44, false},
+    {GgmlType::Q8_K, "Q8_K", 256, 292, false},
     {GgmlType::Q5_0x4, "Q5_0x4", 128, 88, false}, {GgmlType::Q4_Kt, "Q4_Kt", 256, 144, false},
 };
 

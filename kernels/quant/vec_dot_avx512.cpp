@@ -1,13 +1,15 @@
 // AVX-512 VNNI (VL, BW) build of the x86 dot-product kernels: vpdpbusd replaces the
 // maddubs+madd pair; the integers, and so the results, are identical to the AVX2 build.
 //
-// One activation row against 32-value blocks (decode's mat-vec) also has a 512-bit kernel
-// here: two blocks per instruction for the integer work. The K-quants have their own
+// One activation row against Q4_0 and Q8_0 blocks (decode's mat-vec) also has a 512-bit
+// kernel here: two blocks per instruction for the integer work. Q5_0 (block_lanes.h's group
+// lanes) takes vec_dot_x86.h's kernels, q5_0x4_x86.h's for the Q5_0x4 layout the engine
+// makes here too: the same source as the AVX2 build's, compiled for this one. The K-quants have their own
 // kernels (q4_k_x86.h's VNNI form, q6_k_avx512.h: vpdpbusd per 32 values, one vpmaddwd for
 // two chunks' scales, blocks in pairs), for one activation row and for batches.
 // The activation row is prepared once per call, which the weight rows then share: its codes packed back to back (two
 // blocks per 64-byte load), its block scales as floats, and, for weights stored as unsigned
-// codes with an offset (Q4_0: code - 8, Q5_0: code - 16), offset x each lane's activation
+// codes with an offset (Q4_0: code - 8), offset x each lane's activation
 // sum, so that vpdpbusd takes the unsigned codes as they are. The integer lane sums are
 // exact either way, and the float steps (block_lanes.h) are the reference's, block after
 // block in each lane set: results stay bit-identical.
@@ -18,10 +20,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <type_traits>
 
-#include "kernels/quant/q5_0x2_avx512.h"
 #include "kernels/quant/q6_k_avx512.h"
 #include "kernels/quant/row_count.h"
 #include "kernels/quant/vec_dot.h"
@@ -45,14 +45,6 @@ inline __m512i nibbles_2(const Block& b0, const Block& b1) {
 
 inline __m512i codes_2(const BlockQ4_0& b0, const BlockQ4_0& b1) { return nibbles_2(b0, b1); }
 
-inline __m512i codes_2(const BlockQ5_0& b0, const BlockQ5_0& b1) {
-  uint32_t h0, h1;
-  std::memcpy(&h0, b0.qh, 4);
-  std::memcpy(&h1, b1.qh, 4);
-  const __m512i high = _mm512_maskz_mov_epi8(static_cast<__mmask64>(h0) | static_cast<__mmask64>(h1) << 32, _mm512_set1_epi8(0x10));
-  return _mm512_or_si512(nibbles_2(b0, b1), high);
-}
-
 // The two weight blocks' scales as floats, in lanes 0 and 1.
 template <typename Block>
 inline __m128 weight_scales_2(const Block& b0, const Block& b1) {
@@ -72,29 +64,12 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
 }
 
 
-// prepare_activation for Block's kernels (offset: kCodeOffset<Block>, or 0 for the signed
-// Q8_0 mat-vec), in the pairs' lane order for Q5_0x2.
-template <typename Block, int64_t Blocks>
-void prepare_activation_for(const BlockQ8_0* y, int64_t nb, int offset, PreparedActivation<Blocks>& p) {
-  prepare_activation(y, nb, offset, p);
-  if constexpr (std::is_same_v<Block, BlockQ5_0x2>) pair_order_activation(p, nb);
-}
-
-// One weight row against a prepared activation row. Q4_0/Q5_0 take unsigned codes with the
+// One weight row against a prepared activation row. Q4_0 takes unsigned codes with the
 // offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
 // two or four rows side by side, whatever the prefetching, ran 1.3-3.5x slower here (their
 // weights arrived late). A block pair's products are one add onto both lane sets.
-// Q5_0 here runs at about half of one thread's memory bandwidth, compute-bound (warm and
-// cold weights time within 15%). Ablating a copy at Gemma's attn_q shape (warm, median of
-// 400) shows what the time goes to: without the nibble and high-bit unpack it is 33% less,
-// without the scales' fp16 conversion and product 24% less, and with a constant high-bit
-// mask (no kmovq from a general register) 10% less. Tried and not kept: a vector pre-pass
-// per 8 blocks gathering scales and high bits (vpermt2w), 1.27-1.34x slower in
-// kernel_bench; lanes interleaved block by block, the masks built with pdep, 1.07-1.18x
-// slower; 256-bit steps per block with the scales computed per row, no faster (that
-// scratch copy also missed bit-identity); the rows side by side above. What did help is
-// q5_0x2_avx512.h: the weights repacked in pairs (one load each for a pair's nibbles, high
-// bits and scales) and, for rows of up to 10 pairs, the activation kept in registers.
+// (Q5_0 had this kernel and a pair layout, Q5_0x2, until it took group lanes: on Zen 4
+// they read 0.46-0.51 and 0.59-0.67 of one thread's bandwidth, compute-bound.)
 template <typename Block>
 float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
   constexpr bool kSigned = std::is_same_v<Block, BlockQ8_0>;
@@ -130,9 +105,7 @@ float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
 
 template <typename Block, typename RowAt>
 void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedRow& a, int64_t nb, float* y) {
-  if constexpr (std::is_same_v<Block, BlockQ5_0x2>) q5_0x2_rows(row_at, n_rows, a, nb / 2, y);
-  else
-    for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
+  for (int64_t r = 0; r < n_rows; ++r) y[r] = row_2blocks(reinterpret_cast<const Block*>(row_at(r)), a, nb);
 }
 
 // A K-quant type (q4_k_x86.h, q6_k_avx512.h) against n_x activation rows, up to
@@ -159,13 +132,11 @@ bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64
   PreparedRow a;
   const auto run = [&]<typename Block>() {
     // Q8_0's codes stay signed here (row_2blocks): no offset.
-    prepare_activation_for<Block>(static_cast<const BlockQ8_0*>(xq), nb, std::is_same_v<Block, BlockQ8_0> ? 0 : kCodeOffset<Block>, a);
+    prepare_activation(static_cast<const BlockQ8_0*>(xq), nb, std::is_same_v<Block, BlockQ8_0> ? 0 : kCodeOffset<Block>, a);
     rows_prepared<Block>(row_at, n_rows, a, nb, y);
     return true;
   };
   switch (type) {
-    case GgmlType::Q5_0: return run.template operator()<BlockQ5_0>();
-    case GgmlType::Q5_0x2: return run.template operator()<BlockQ5_0x2>();
     case GgmlType::Q4_0: return run.template operator()<BlockQ4_0>();
     case GgmlType::Q8_0: return run.template operator()<BlockQ8_0>();
     default: return false;
@@ -178,7 +149,7 @@ bool rows_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, int64
 // which its offset sums take back), so an activation row costs one vpdpbusd per block pair
 // and no sign work. Lane for lane the float steps are row_2blocks': bit-identical. The
 // 256-bit batch kernel paid its float steps per block and activation row, which kept
-// Q5_0 products at under half the FLOP probe.
+// Q5_0 products (then on this kernel) at under half the FLOP probe.
 constexpr int kBatchRows = kZmmBatchRows;
 using PreparedBatchRow = PreparedActivation<128>;  // rows up to 4096 values; longer take the 256-bit kernels
 static_assert(PreparedBatchRow::kBlocks % 2 == 0, "an odd last block reads the slot after it");
@@ -221,13 +192,12 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
   for (int64_t x0 = 0; x0 < n_x; x0 += kBatchRows) {
     const int rows_here = static_cast<int>(std::min<int64_t>(kBatchRows, n_x - x0));
     for (int x = 0; x < rows_here; ++x)
-      prepare_activation_for<Block>(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, kCodeOffset<Block>, a[x]);
+      prepare_activation(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, kCodeOffset<Block>, a[x]);
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
     with_row_count<kZmmBatchRows>(rows_here, [&](auto X) {
       for (int64_t r = 0; r < n_rows; ++r) {
         const auto* w_r = reinterpret_cast<const Block*>(w + static_cast<size_t>(r) * w_stride);
-        if constexpr (std::is_same_v<Block, BlockQ5_0x2>) q5_0x2_row_batch<X()>(w_r, a, nb / 2, y_x + r, y_stride);
-        else row_2blocks_batch<X()>(w_r, a, nb, y_x + r, y_stride);
+        row_2blocks_batch<X()>(w_r, a, nb, y_x + r, y_stride);
       }
     });
   }
@@ -242,8 +212,6 @@ bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows,
   const int64_t nb = n / 32;
   if (nb > PreparedBatchRow::kBlocks) return false;
   switch (type) {
-    case GgmlType::Q5_0: rows_batch_zmm<BlockQ5_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
-    case GgmlType::Q5_0x2: rows_batch_zmm<BlockQ5_0x2>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
     case GgmlType::Q4_0: rows_batch_zmm<BlockQ4_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
     case GgmlType::Q8_0: rows_batch_zmm<BlockQ8_0>(w, w_stride, n_rows, xq, xq_stride, n_x, nb, y, y_stride); return true;
     default: return false;

@@ -110,8 +110,23 @@ int q5_isum(const uint8_t* qs, uint32_t qh, const int8_t* y, int offset) {
   return isum;
 }
 
+int q5_0_code(const BlockQ5_0& w, int v) { return (nibble(w.qs, v) | static_cast<int>(((load_u32(w.qh) >> v) & 1u) << 4)) - 16; }
+
+// Q5_0: group lanes (block_lanes.h).
 float dot_q5_0(const BlockQ5_0* b, const BlockQ8_0* y, int64_t nb) {
-  return dot_32block(b, y, nb, [](const BlockQ5_0& w, int v) { return (nibble(w.qs, v) | static_cast<int>(((load_u32(w.qh) >> v) & 1u) << 4)) - 16; });
+  float lane[kBlockLaneSets * kBlockLanes] = {};
+  for (int64_t g = 0; g * kGroupBlocks < nb; ++g) {
+    float* set = lane + (g % kBlockLaneSets) * kBlockLanes;
+    for (int l = 0; l < kBlockLanes; ++l) {
+      const int64_t i = g * kGroupBlocks + group_lane_block(l);
+      if (i >= nb) continue;
+      const float d = fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d);
+      int s = 0;
+      for (int v = group_lane_first_value(l); v < group_lane_first_value(l) + kValuesPerGroupLane; ++v) s += q5_0_code(b[i], v) * y[i].qs[v];
+      set[l] += static_cast<float>(s) * d;
+    }
+  }
+  return fold_block_lanes(lane);
 }
 
 float dot_q5_1(const BlockQ5_1* b, const BlockQ8_1* y, int64_t nb) {
@@ -232,7 +247,7 @@ float dot_row_ref(GgmlType type, const uint8_t* w, const void* xq, int64_t n) {
     case GgmlType::Q4_0: return dot_q4_0(reinterpret_cast<const BlockQ4_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);
     case GgmlType::Q4_1: return dot_q4_1(reinterpret_cast<const BlockQ4_1*>(w), static_cast<const BlockQ8_1*>(xq), n / 32);
     case GgmlType::Q5_0: return dot_q5_0(reinterpret_cast<const BlockQ5_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);
-    case GgmlType::Q5_0x2: case GgmlType::Q5_0x4: case GgmlType::Q4_Kt: {  // the file type's blocks, through its reference (a copy: the slow path)
+    case GgmlType::Q5_0x4: case GgmlType::Q4_Kt: {  // the file type's blocks, through its reference (a copy: the slow path)
       std::vector<uint8_t> blocks(ggml_row_bytes(type, n));
       unpack_values(type, w, n, blocks.data());
       return dot_row_ref(*repacked_from(type), blocks.data(), xq, n);

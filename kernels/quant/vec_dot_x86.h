@@ -2,9 +2,9 @@
 // unit is compiled with its own ISA flags and gets its own copy of the kernels with its
 // integer-dot primitive (see dot_abs_s8). Integer sums are exact, so both give the same
 // integers, and only the float steps matter for bit-identity with vec_dot_ref.cpp:
-//   32-value blocks (Q4_0, Q5_0, Q8_0): one weight row at a time, two registers of eight
-//     float lanes being block_lanes.h's two sets; Q5_0 repacked in fours (Q5_0x4) in
-//     q5_0x4_x86.h, the same lanes;
+//   32-value blocks (Q4_0, Q8_0): one weight row at a time, two registers of eight float
+//     lanes being block_lanes.h's two sets; Q5_0 with its group lanes, from the file's
+//     layout here and repacked in fours (Q5_0x4) in q5_0x4_x86.h;
 //   K-quants: Q4_K and its transposed layout Q4_Kt in q4_k_x86.h (blocks in pairs, their
 //     float steps in one register);
 //     Q6_K one weight row at a time too, the per-super-block float steps in scalar code as
@@ -106,6 +106,54 @@ inline constexpr auto unpack_q8_0 = [](const BlockQ8_0* b) { return _mm256_loadu
 inline constexpr auto unpack_q5_0 = [](const BlockQ5_0* b) { return or_clear_bits_0xf0(unpack_nibbles_16(b->qs), b->qh); };
 inline constexpr auto unpack_q4_0 = [](const BlockQ4_0* b) { return _mm256_sub_epi8(unpack_nibbles_16(b->qs), _mm256_set1_epi8(8)); };
 
+// One Q5_0 row in the file's layout against X activation rows: block_lanes.h's group
+// lanes. Each block's codes give the block lanes' eight int32 sums of four values as
+// above; two rounds of horizontal adds turn four blocks' into the group's eight lanes
+// ([block 0..3 values 0-15 | block 0..3 values 16-31]). The engine repacks Q5_0 to Q5_0x4
+// (q5_0x4_x86.h), which needs none of that; this serves longer rows and the tests.
+template <int X>
+void row_q5_0_batch(const BlockQ5_0* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride) {
+  __m256 acc[2][X];  // the two sets: even and odd groups
+  for (int x = 0; x < X; ++x) acc[0][x] = acc[1][x] = _mm256_setzero_ps();
+  // The four blocks' scales as floats, blocks past count 0. Inserted as words: stored to
+  // memory and loaded as one vector they missed store forwarding, 2.6x the time.
+  const auto scales = [](const auto* blocks, int count) {
+    const auto d = [&](int k) { return static_cast<short>(k < count ? blocks[k].d : 0); };
+    return _mm_cvtph_ps(_mm_setr_epi16(d(0), d(1), d(2), d(3), 0, 0, 0, 0));
+  };
+  const auto add_group = [&](int64_t g, __m256* set) {
+    const int64_t i0 = 4 * g;
+    const int count = static_cast<int>(std::min<int64_t>(4, nb - i0));
+    __m256i q[4], abs_q[4];
+    for (int k = 0; k < 4; ++k) {
+      q[k] = abs_q[k] = _mm256_setzero_si256();
+      if (k >= count) continue;
+      prefetch_weights(w + i0 + k, sizeof(BlockQ5_0));
+      q[k] = unpack_q5_0(w + i0 + k);
+      abs_q[k] = _mm256_sign_epi8(q[k], q[k]);
+    }
+    const __m128 dw = scales(w + i0, count);
+    for (int x = 0; x < X; ++x) {
+      const BlockQ8_0* y = reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x) * xq_stride) + i0;
+      __m256i lanes[4];
+      for (int k = 0; k < 4; ++k)
+        lanes[k] = k < count ? dot_abs_s8(abs_q[k], _mm256_sign_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[k].qs)), q[k]))
+                             : _mm256_setzero_si256();
+      const __m256i group = _mm256_hadd_epi32(_mm256_hadd_epi32(lanes[0], lanes[1]), _mm256_hadd_epi32(lanes[2], lanes[3]));
+      const __m128 scale = _mm_mul_ps(dw, scales(y, count));
+      set[x] = _mm256_add_ps(set[x], _mm256_mul_ps(_mm256_cvtepi32_ps(group), _mm256_set_m128(scale, scale)));
+    }
+  };
+  const int64_t ng = (nb + 3) / 4;
+  int64_t g = 0;
+  for (; g + 2 <= ng; g += 2) {
+    add_group(g, acc[0]);
+    add_group(g + 1, acc[1]);
+  }
+  if (g < ng) add_group(g, acc[0]);
+  for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[0][x], acc[1][x]);
+}
+
 // Up to kBatchX activation rows per pass over a weight row: four accumulators, the block
 // and its |w| fit the 16 AVX2 registers.
 constexpr int kBatchX = 4;
@@ -141,7 +189,11 @@ bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t
                       size_t y_stride) {
   switch (type) {
     case GgmlType::Q8_0: rows_32block<BlockQ8_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q8_0); return true;
-    case GgmlType::Q5_0: rows_32block<BlockQ5_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q5_0); return true;
+    case GgmlType::Q5_0:
+      rows_batched<BlockQ5_0>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ5_0* w, const uint8_t* xq_x, float* y_x, auto X) {
+        row_q5_0_batch<X()>(w, xq_x, xq_stride, n / 32, y_x, y_stride);
+      });
+      return true;
     case GgmlType::Q4_0: rows_32block<BlockQ4_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q4_0); return true;
     case GgmlType::Q5_0x4: return q5_0x4_rows(row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
     default: return false;
@@ -385,7 +437,7 @@ void bf16_rows(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, i
   }
 }
 
-// Every quantised type with an x86 kernel, or false (Q4_1, Q5_1, Q5_K, Q5_0x2, Q5_0x4 rows
+// Every quantised type with an x86 kernel, or false (Q4_1, Q5_1, Q5_K, Q5_0x4 rows
 // longer than its prepared activation: the reference).
 template <typename RowAt>
 bool rows_quantised(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,

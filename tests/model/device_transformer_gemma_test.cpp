@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "engine/model/device_transformer.h"
 #include "engine/model/model.h"
@@ -46,14 +47,29 @@ TEST_CASE("real model: emulated device forward agrees with the CPU forward, and 
   // Later positions differ where the CUDA attention sums its exponentials in its own
   // order: an ulp there flips int8 codes of the next product's quantised activations
   // (each worth 1/127 of its block's largest value), and 18 layers carry that on. Measured
-  // 0.046 of the largest logit (2026-11-23); the greedy choice is the same at every position.
+  // 0.046 of the largest logit under block lanes (2026-11-23), 0.021 under Q5_0's group
+  // lanes (2026-11-25). Near the top the two sides' errors differ by about 0.3% of the
+  // largest logit, so the greedy choice is checked wherever the CPU's top two logits are
+  // more than 0.5% of the largest apart (12 of the 14 positions). With group lanes,
+  // position 8's were 21.153 and 21.113 (0.19% apart), and the device chose the second
+  // (21.049 against 21.030).
   const double relative = test::relative_difference(got, want);
   INFO("relative difference " << relative);
   CHECK(relative < 0.1);
+  int near_ties = 0;
   for (int32_t r = 0; r < n; ++r) {
+    const auto row = want.begin() + static_cast<size_t>(r) * V;
     const auto top = [&](const std::vector<float>& l) { return std::max_element(l.begin() + r * V, l.begin() + (r + 1) * V) - l.begin(); };
+    std::vector<float> sorted(row, row + V);
+    std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<>());
+    if (sorted[0] - sorted[1] < 0.005f * std::fabs(sorted[0])) {
+      ++near_ties;
+      continue;
+    }
+    INFO("position " << r);
     CHECK(top(got) == top(want));
   }
+  CHECK(near_ties <= n / 4);  // the check above must still cover most positions
 
   // The last two tokens as two children of the prefix's last node, next to a sibling
   // branch: each row equals the chain's row of the same position.

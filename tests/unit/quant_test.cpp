@@ -24,7 +24,7 @@ struct WeightMatrixData {
   std::vector<uint8_t> bytes;
 };
 
-const GgmlType kWeightTypes[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_0x2, GgmlType::Q5_0x4,
+const GgmlType kWeightTypes[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_0x4,
                                  GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q4_Kt, GgmlType::Q5_K, GgmlType::Q6_K};
 
 }  // namespace
@@ -38,12 +38,12 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
   for (GgmlType type : kWeightTypes) {
     const bool float_type = ggml_type_info(type).block_size == 1;
     const int block = float_type ? 32 : ggml_type_info(type).block_size;
-    // Odd and even block counts: the AVX-512 kernel takes blocks in pairs.
+    // Odd and even block counts (the AVX-512 kernel takes blocks in pairs), and Q5_0's short
+    // last groups of one to three blocks (block_lanes.h's group lanes).
     std::vector<int64_t> lengths{block, 2 * block, 3 * block, 4 * block, 5 * block};
     if (float_type) lengths.insert(lengths.end(), {1, 7, 45, 640});  // float rows take any length: the 16-lane tails too
     if (block == 32 && !float_type) lengths.insert(lengths.end(), {127 * 32, 129 * 32, 513 * 32});  // the AVX-512 kernels' prepared rows end at 128 (batch) and 512 blocks
     if (block == 256) lengths.insert(lengths.end(), {43 * 256, 64 * 256, 65 * 256});  // Vicuna's ffn_down (odd); Q4_K's AVX-512 mat-vec ends at 64 blocks
-    if (type == GgmlType::Q5_0x2) lengths.insert(lengths.end(), {640, 704, 65 * 64, 257 * 64});  // activation in registers up to 10 pairs; the batch's and the mat-vec's prepared rows end at 64 and 256 pairs
     if (type == GgmlType::Q5_0x4) lengths.insert(lengths.end(), {32 * 128, 33 * 128});  // the prepared rows end at 32 groups
     for (int64_t n : lengths) {
       for (int64_t rows : {1, 7, 8, 9, 17, 64}) {
@@ -93,11 +93,11 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
   }
 }
 
-TEST_CASE("repacked rows (Q5_0 in pairs or fours, Q4_K transposed) give the file rows' products bit for bit", "[quant]") {
+TEST_CASE("repacked rows (Q5_0 in fours, Q4_K transposed) give the file rows' products bit for bit", "[quant]") {
   // The engine repacks weights (block_repack.h) and must decode exactly as before, on every
   // backend: each runs every layout, whichever it repacks to.
   std::mt19937 rng(4321);
-  for (const GgmlType type : {GgmlType::Q5_0x2, GgmlType::Q5_0x4, GgmlType::Q4_Kt}) {
+  for (const GgmlType type : {GgmlType::Q5_0x4, GgmlType::Q4_Kt}) {
     const GgmlType file_type = *repacked_from(type);
     for (const int64_t n : {128, 256, 640, 768, 2048, 4096, 11008}) {
       if (n % ggml_type_info(type).block_size != 0) continue;
@@ -161,6 +161,41 @@ TEST_CASE("Q4_Kt's 16-bit sums hold at the extreme codes and activations", "[qua
                    n / QK_K * sizeof(BlockQ8_K), 2, n, batch.data(), rows);
     INFO("activation code " << int{code} << ", backend " << dot_rows_backend());
     REQUIRE(ref[0] == 0.5f * 0.125f * static_cast<float>(63 * 15 * 32 * 8 * code) * 4 - 0.25f * 0.125f * static_cast<float>(63 * 32 * 8 * code) * 4);
+    REQUIRE(std::memcmp(ref.data(), opt.data(), rows * 4) == 0);
+    REQUIRE(std::memcmp(ref.data(), batch.data(), rows * 4) == 0);
+    REQUIRE(std::memcmp(ref.data(), batch.data() + rows, rows * 4) == 0);
+  }
+}
+
+TEST_CASE("Q5_0x4's 16-bit sums hold at the extreme codes and activations", "[quant]") {
+  // The kernel adds four registers' vpmaddubsw word sums, codes taken unsigned (0..31), in 16
+  // bits before widening: with every code 31 and every activation code -128 a word reaches
+  // 8 x 31 x -128 = -31744. Five groups: Gemma's rows, an odd group count.
+  const int64_t n = 5 * 128, rows = 3;
+  std::vector<BlockQ5_0> w(static_cast<size_t>(n / 32 * rows));
+  for (auto& b : w) {
+    b.d = fp32_to_fp16(0.5f);
+    std::memset(b.qh, 0xFF, sizeof b.qh);
+    std::memset(b.qs, 0xFF, sizeof b.qs);  // code 31: the value 15
+  }
+  std::vector<BlockQ5_0> wx(w.size());
+  repack_values(GgmlType::Q5_0x4, w.data(), n * rows, wx.data());
+  for (const int8_t code : {int8_t{-128}, int8_t{127}}) {
+    std::vector<BlockQ8_0> xq(static_cast<size_t>(n / 32));
+    for (auto& b : xq) {
+      b.d = fp32_to_fp16(0.125f);
+      std::memset(b.qs, static_cast<uint8_t>(code), sizeof b.qs);
+    }
+    const size_t row_bytes = ggml_row_bytes(GgmlType::Q5_0, n);
+    std::vector<float> ref(rows), opt(rows), batch(rows * 2);
+    std::vector<BlockQ8_0> two(xq);
+    two.insert(two.end(), xq.begin(), xq.end());
+    dot_rows_ref(GgmlType::Q5_0, reinterpret_cast<const uint8_t*>(w.data()), row_bytes, rows, xq.data(), n, ref.data());
+    dot_rows(GgmlType::Q5_0x4, reinterpret_cast<const uint8_t*>(wx.data()), row_bytes, rows, xq.data(), n, opt.data());
+    dot_rows_batch(GgmlType::Q5_0x4, reinterpret_cast<const uint8_t*>(wx.data()), row_bytes, rows, reinterpret_cast<const uint8_t*>(two.data()),
+                   n / 32 * sizeof(BlockQ8_0), 2, n, batch.data(), rows);
+    INFO("activation code " << int{code} << ", backend " << dot_rows_backend());
+    REQUIRE(ref[0] == 0.5f * 0.125f * static_cast<float>(15 * code * n));
     REQUIRE(std::memcmp(ref.data(), opt.data(), rows * 4) == 0);
     REQUIRE(std::memcmp(ref.data(), batch.data(), rows * 4) == 0);
     REQUIRE(std::memcmp(ref.data(), batch.data() + rows, rows * 4) == 0);
