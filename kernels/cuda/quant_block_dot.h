@@ -4,9 +4,8 @@
 // for each of the type's kLanes float lanes and, for types with a min, then `lane[0] -=
 // sub`, with add and sub rounded exactly as it forms them. The caller folds the terms in
 // block order and then the lanes (quant_matvec_block.h). 32-value types have eight lanes
-// per block, which the row adds into one of two lane sets (kernels/quant/block_lanes.h's
-// block lanes), except Q5_0 (kGroupLanes: its group lanes), whose block terms are its two
-// halves' sums, each added into one lane of its group's set; K-quants one.
+// per block, or two for Q5_0 (kUnitBlocks 4: block_lanes.h's group lanes), which the row
+// adds into lanes of one of two lane sets (kernels/quant/block_lanes.h); K-quants one.
 #pragma once
 
 #include <cstdint>
@@ -25,27 +24,17 @@ struct BlockTerms {
   float sub = 0.0f;  // only read when the type has a min term
 };
 
-// A 32-value block's eight lanes of 4 values, each an integer sum times the scale product
-// (added into the lane set of the block's parity by quant_matvec_block.h).
+// A 32-value block's terms under block_lanes.h's lanes over units of G blocks: its
+// kBlockLanes / G lanes of kLaneValues<G> values (eight of 4, or two of 16), each an integer
+// sum times the scale product. quant_matvec_block.h adds term h to lane block % G + G h of
+// the set of the block's unit.
+template <int G>
 DB_HOST_DEVICE inline BlockTerms<kBlockLanes> block_lane_terms(const int* code, const BlockQ8_0& a, float w_scale) {
   BlockTerms<kBlockLanes> t;
   const float d = w_scale * half_to_float(a.d);
-  for (int l = 0; l < kBlockLanes; ++l) {
+  for (int h = 0; h < kBlockLanes / G; ++h) {
     int s = 0;
-    for (int v = kValuesPerLane * l; v < kValuesPerLane * (l + 1); ++v) s += code[v] * a.qs[v];
-    t.add[l] = static_cast<float>(s) * d;
-  }
-  return t;
-}
-
-// A 32-value block's two group-lane terms (block_lanes.h): values 0-15 in add[0], 16-31 in
-// add[1], each an integer sum times the scale product.
-DB_HOST_DEVICE inline BlockTerms<kBlockLanes> group_half_terms(const int* code, const BlockQ8_0& a, float w_scale) {
-  BlockTerms<kBlockLanes> t;
-  const float d = w_scale * half_to_float(a.d);
-  for (int h = 0; h < 2; ++h) {
-    int s = 0;
-    for (int v = kValuesPerGroupLane * h; v < kValuesPerGroupLane * (h + 1); ++v) s += code[v] * a.qs[v];
+    for (int v = kLaneValues<G> * h; v < kLaneValues<G> * (h + 1); ++v) s += code[v] * a.qs[v];
     t.add[h] = static_cast<float>(s) * d;
   }
   return t;
@@ -58,12 +47,12 @@ struct Q8_0Dot {
   using Activation = BlockQ8_0;
   static constexpr int kValues = 32;
   static constexpr int kLanes = kBlockLanes;
+  static constexpr int kUnitBlocks = 1;  // block lanes
   static constexpr bool kHasMin = false;
-  static constexpr bool kGroupLanes = false;
   static DB_HOST_DEVICE BlockTerms<kLanes> terms(const Weight& w, const Activation& a) {
     int code[32];
     for (int v = 0; v < 32; ++v) code[v] = w.qs[v];
-    return block_lane_terms(code, a, half_to_float(w.d));
+    return block_lane_terms<kUnitBlocks>(code, a, half_to_float(w.d));
   }
 };
 
@@ -75,8 +64,8 @@ struct Q5_0Dot {
   using Activation = BlockQ8_0;
   static constexpr int kValues = 32;
   static constexpr int kLanes = kBlockLanes;
+  static constexpr int kUnitBlocks = kGroupBlocks;  // group lanes
   static constexpr bool kHasMin = false;
-  static constexpr bool kGroupLanes = true;
   static DB_HOST_DEVICE int code(const Weight& w, uint32_t qh, int v) {
     const int nibble = v < 16 ? (w.qs[v] & 0xF) : (w.qs[v - 16] >> 4);
     return (nibble | static_cast<int>(((qh >> v) & 1u) << 4)) - 16;
@@ -85,7 +74,7 @@ struct Q5_0Dot {
     const uint32_t qh = w.qh[0] | (uint32_t{w.qh[1]} << 8) | (uint32_t{w.qh[2]} << 16) | (uint32_t{w.qh[3]} << 24);
     int codes[32];
     for (int v = 0; v < 32; ++v) codes[v] = code(w, qh, v);
-    return group_half_terms(codes, a, half_to_float(w.d));
+    return block_lane_terms<kUnitBlocks>(codes, a, half_to_float(w.d));
   }
 };
 
@@ -98,7 +87,6 @@ struct Q4_KDot {
   static constexpr int kValues = QK_K;
   static constexpr int kLanes = 1;
   static constexpr bool kHasMin = true;
-  static constexpr bool kGroupLanes = false;
   static DB_HOST_DEVICE int code(const Weight& w, int v) {
     const uint8_t byte = w.qs[32 * (v / 64) + v % 32];
     return (v % 64) < 32 ? (byte & 0xF) : (byte >> 4);
@@ -128,7 +116,6 @@ struct Q6_KDot {
   static constexpr int kValues = QK_K;
   static constexpr int kLanes = 1;
   static constexpr bool kHasMin = false;
-  static constexpr bool kGroupLanes = false;
   static DB_HOST_DEVICE int code(const Weight& w, int v) {
     const int h = v / 128, q = (v % 128) / 32, l = v % 32;
     const uint8_t low = w.ql[64 * h + 32 * (q % 2) + l];
@@ -165,7 +152,6 @@ struct FloatDot {
   static constexpr int kValues = 16;
   static constexpr int kLanes = 16;
   static constexpr bool kHasMin = false;
-  static constexpr bool kGroupLanes = false;
   static DB_HOST_DEVICE float weight(const Weight& w, int l) {
     if constexpr (T == GgmlType::F32) return w.v[l];
     else return half_to_float(w.v[l]);

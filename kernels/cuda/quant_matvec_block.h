@@ -73,17 +73,17 @@ DB_HOST_DEVICE void quant_matvec_fold_chunk(const QuantMatvecArgs& a, int64_t ro
   const int count = left < kWarpLanes ? static_cast<int>(left) : static_cast<int>(kWarpLanes);
   for (int k = 0; k < count; ++k) {
     const BlockTerms<Dot::kLanes>& t = sh.terms[warp][lane][k];
-    // A chunk starts at block 32 chunk, so block chunk * 32 + k is in set k mod 2 (block
-    // lanes), or is block k mod 4 of a group in set (k / 4) mod 2 (group lanes).
-    if constexpr (Dot::kGroupLanes) {
-      float* sum = sh.row_lanes[warp][lane] + ((k / kGroupBlocks) % kBlockLaneSets) * kBlockLanes;
-      sum[k % kGroupBlocks] += t.add[0];
-      sum[k % kGroupBlocks + kGroupBlocks] += t.add[1];
-      continue;
+    float* sum = sh.row_lanes[warp][lane];
+    if constexpr (Dot::kLanes == kBlockLanes) {
+      // A chunk starts at block 32 chunk, a multiple of any unit: block chunk * 32 + k is
+      // block k % G of a unit in set (k / G) mod 2, and its term h goes to lane k % G + G h.
+      constexpr int G = Dot::kUnitBlocks;
+      sum += ((k / G) % kBlockLaneSets) * kBlockLanes;
+      for (int h = 0; h < kBlockLanes / G; ++h) sum[k % G + G * h] += t.add[h];
+    } else {
+      for (int l = 0; l < Dot::kLanes; ++l) sum[l] += t.add[l];
+      if constexpr (Dot::kHasMin) sum[0] -= t.sub;
     }
-    float* sum = sh.row_lanes[warp][lane] + (kRowLanes<Dot> > Dot::kLanes ? (k % kBlockLaneSets) * Dot::kLanes : 0);
-    for (int l = 0; l < Dot::kLanes; ++l) sum[l] += t.add[l];
-    if constexpr (Dot::kHasMin) sum[0] -= t.sub;
   }
 }
 

@@ -3,14 +3,12 @@
 #include <cstring>
 
 #include "kernels/quant/block_repack.h"
+#include "kernels/quant/q5_0_repack.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
 
 namespace draftbench {
 namespace {
-
-// Q5_0x4's kernels prepare activation rows of up to 32 groups (q5_0x4_x86.h).
-constexpr int64_t kMaxRepackedQ5_0Values = 4096;
 
 bool backend_is(const char* name) { return std::strcmp(dot_rows_backend(), name) == 0; }
 
@@ -20,7 +18,7 @@ GgmlType repacked_type(const WeightMatrix& w) {
   switch (w.type) {
     case GgmlType::Q5_0: {
       const GgmlType to = backend_is("avx512vnni") || backend_is("avx2") ? GgmlType::Q5_0x4 : GgmlType::Q5_0;
-      const bool fits = w.n_in <= kMaxRepackedQ5_0Values && w.n_in % ggml_type_info(to).block_size == 0;
+      const bool fits = w.n_in <= kQ5_0x4MaxValues && w.n_in % ggml_type_info(to).block_size == 0;
       return fits ? to : w.type;
     }
     case GgmlType::Q4_K: return backend_is("avx2") ? GgmlType::Q4_Kt : w.type;

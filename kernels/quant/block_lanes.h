@@ -20,7 +20,6 @@ namespace draftbench {
 
 inline constexpr int kBlockLanes = 8;
 inline constexpr int kBlockLaneSets = 2;
-inline constexpr int kValuesPerLane = 4;
 
 // Group lanes (Q5_0, and its repacked layout Q5_0x4). The same sixteen partial sums, but a
 // lane spans blocks: the row's blocks go in groups of four, set 0 taking the even-numbered
@@ -30,16 +29,22 @@ inline constexpr int kValuesPerLane = 4;
 // group after group. A short last group's missing blocks add nothing. fold_block_lanes
 // combines the lanes.
 // - Why: per block, the block lanes' float steps (convert, multiply, add over eight lanes)
-//   and the integer steps around them were half of an AVX2 Q5_0 kernel's work, which
-//   streamed at 0.70-0.75 of the read bandwidth on Zen 3, compute-bound. Group lanes take
-//   those steps once per four blocks, and a layout with a quarter of every block of a group
-//   in each register (Q5_0x4) adds the four blocks' 16-bit products before widening them:
-//   0.84-0.85 of the bandwidth in a scratch copy, 1.27x less time with warm weights.
+//   and the integer steps around them were half of an AVX2 Q5_0 kernel's work, which read
+//   0.65-0.73 of the bandwidth on Zen 3, compute-bound. Group lanes take those steps once
+//   per four blocks, and a layout with a quarter of every block of a group in each
+//   register (Q5_0x4) adds the four blocks' 16-bit products before widening them: 0.81-0.83
+//   of the bandwidth (kernel_bench, two alternating rounds against the block-lane kernel).
 inline constexpr int kGroupBlocks = 4;
-inline constexpr int kValuesPerGroupLane = 16;
 
-DB_HOST_DEVICE inline constexpr int group_lane_block(int lane) { return lane % kGroupBlocks; }
-DB_HOST_DEVICE inline constexpr int group_lane_first_value(int lane) { return kValuesPerGroupLane * (lane / kGroupBlocks); }
+// Both contracts are one scheme over units of G blocks, block lanes being G = 1 and group
+// lanes G = 4: unit u goes into set u mod 2, and lane l takes block uG + l % G's values
+// kLaneValues<G> (l / G) and the kLaneValues<G> - 1 after them.
+template <int G>
+inline constexpr int kLaneValues = 4 * G;
+template <int G>
+DB_HOST_DEVICE inline constexpr int lane_block(int lane) { return lane % G; }
+template <int G>
+DB_HOST_DEVICE inline constexpr int lane_first_value(int lane) { return kLaneValues<G> * (lane / G); }
 
 // Set 0 plus set 1 lane by lane, then ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)):
 // the order of the x86 reduction (the two sets' registers added, then high half onto low

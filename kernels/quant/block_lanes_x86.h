@@ -47,6 +47,19 @@ inline float fold_lanes(__m256 set0, __m256 set1) {
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
 
+// step(i, set) for i = 0 .. n - 1 with set = i mod 2 (block_lanes.h's sets) as a constant,
+// two at a time: each set's accumulators are then registers. Indexed at run time they were
+// an array GCC kept in memory, every add waiting on a store.
+template <typename Step>
+inline void for_each_in_sets(int64_t n, Step step) {
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    step(i, std::integral_constant<int, 0>{});
+    step(i + 1, std::integral_constant<int, 1>{});
+  }
+  if (i < n) step(i, std::integral_constant<int, 0>{});
+}
+
 // The offset that makes a weight type's codes unsigned (Q8_0: code + 128; Q4_0: code - 8
 // stored as code), which the prepared activation's offset sums take back. (Q5_0x4 has its
 // own prepared row, q5_0x4_x86.h.)

@@ -26,6 +26,11 @@
 
 namespace draftbench {
 
+// The longest row Q5_0x4's kernels take (their prepared activation's size, q5_0x4_x86.h):
+// every Q5_0 matrix of Gemma 3 270M, and Vicuna-7B's attention and FFN inputs. The engine
+// repacks no longer rows (weight_repack.cpp).
+inline constexpr int64_t kQ5_0x4MaxValues = 4096;
+
 // n_blocks Q5_0 blocks (whole groups of four) into Q5_0x4 at dst, and back.
 void repack_q5_0x4(const BlockQ5_0* blocks, int64_t n_blocks, BlockQ5_0x4* dst);
 void unpack_q5_0x4(const BlockQ5_0x4* src, int64_t n_blocks, BlockQ5_0* blocks);

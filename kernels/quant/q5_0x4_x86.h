@@ -17,17 +17,16 @@
 #include <cstddef>
 
 #include "kernels/quant/block_lanes_x86.h"
+#include "kernels/quant/q5_0_repack.h"
 #include "kernels/quant/row_count.h"
 #include "kernels/quant/weight_prefetch.h"
 
 namespace draftbench {
 namespace {
 
-// One activation row of up to 4096 values (32 groups): every Q5_0 matrix of Gemma 3 270M,
-// and Vicuna-7B's attention and FFN inputs. Longer rows are not repacked
-// (weight_repack.cpp).
+// One activation row of up to kQ5_0x4MaxValues values.
 struct PreparedQ5_0x4Row {
-  static constexpr int64_t kGroups = 32;
+  static constexpr int64_t kGroups = kQ5_0x4MaxValues / 128;
   alignas(64) int8_t qs[kGroups][4][32];        // register k of group g: q5_0_repack.cpp's group_byte order
   alignas(64) int32_t offset_sums[kGroups][8];  // -16 x the sum of each group lane's 16 values
   alignas(64) float d[4 * kGroups];
@@ -107,20 +106,15 @@ inline void q5_0x4_group(const BlockQ5_0x4* const* w, const PreparedQ5_0x4Row* a
 
 // R weight rows of ng groups against X prepared activation rows, into out[x * out_stride + r].
 // Every (row, activation row) keeps its own two lane sets, so the results do not depend on R
-// or X. Groups go in pairs so that each set is a register, not a spilled array.
+// or X.
 template <int R, int X>
 void q5_0x4_row_batch(const BlockQ5_0x4* const* w, const PreparedQ5_0x4Row* a, int64_t ng, float* out, size_t out_stride) {
-  __m256 even[R][X], odd[R][X];
+  __m256 acc[2][R][X];  // the two sets: even and odd groups
   for (int r = 0; r < R; ++r)
-    for (int x = 0; x < X; ++x) even[r][x] = odd[r][x] = _mm256_setzero_ps();
-  int64_t g = 0;
-  for (; g + 2 <= ng; g += 2) {
-    q5_0x4_group<R, X>(w, a, g, even);
-    q5_0x4_group<R, X>(w, a, g + 1, odd);
-  }
-  if (g < ng) q5_0x4_group<R, X>(w, a, g, even);
+    for (int x = 0; x < X; ++x) acc[0][r][x] = acc[1][r][x] = _mm256_setzero_ps();
+  for_each_in_sets(ng, [&](int64_t g, auto set) { q5_0x4_group<R, X>(w, a, g, acc[set]); });
   for (int r = 0; r < R; ++r)
-    for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride + r] = fold_lanes(even[r][x], odd[r][x]);
+    for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride + r] = fold_lanes(acc[0][r][x], acc[1][r][x]);
 }
 
 // Q5_0x4 weight rows row_at(0 .. n_rows) against n_x activation rows xq_stride bytes apart,

@@ -65,17 +65,19 @@ float dot_bf16_pairs(const uint16_t* w, const uint16_t* x, int64_t n) {
   return acc[0];
 }
 
-// 32-value blocks: block_lanes.h's lanes (block i into set i mod 2). code(block, v) is
-// value v's signed code.
-template <typename Block, typename Code>
+// 32-value blocks: block_lanes.h's lanes over units of G blocks (1: block lanes, 4: group
+// lanes). code(block, v) is value v's signed code.
+template <int G, typename Block, typename Code>
 float dot_32block(const Block* b, const BlockQ8_0* y, int64_t nb, Code code) {
   float lane[kBlockLaneSets * kBlockLanes] = {};
-  for (int64_t i = 0; i < nb; ++i) {
-    const float d = fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d);
-    float* set = lane + (i % kBlockLaneSets) * kBlockLanes;
+  for (int64_t u = 0; u * G < nb; ++u) {
+    float* set = lane + (u % kBlockLaneSets) * kBlockLanes;
     for (int l = 0; l < kBlockLanes; ++l) {
+      const int64_t i = u * G + lane_block<G>(l);
+      if (i >= nb) continue;  // a short last group
+      const float d = fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d);
       int s = 0;
-      for (int v = kValuesPerLane * l; v < kValuesPerLane * (l + 1); ++v) s += code(b[i], v) * y[i].qs[v];
+      for (int v = lane_first_value<G>(l); v < lane_first_value<G>(l) + kLaneValues<G>; ++v) s += code(b[i], v) * y[i].qs[v];
       set[l] += static_cast<float>(s) * d;
     }
   }
@@ -86,7 +88,7 @@ float dot_32block(const Block* b, const BlockQ8_0* y, int64_t nb, Code code) {
 int nibble(const uint8_t* qs, int v) { return v < 16 ? (qs[v] & 0xF) : (qs[v - 16] >> 4); }
 
 float dot_q4_0(const BlockQ4_0* b, const BlockQ8_0* y, int64_t nb) {
-  return dot_32block(b, y, nb, [](const BlockQ4_0& w, int v) { return nibble(w.qs, v) - 8; });
+  return dot_32block<1>(b, y, nb, [](const BlockQ4_0& w, int v) { return nibble(w.qs, v) - 8; });
 }
 
 float dot_q4_1(const BlockQ4_1* b, const BlockQ8_1* y, int64_t nb) {
@@ -110,23 +112,9 @@ int q5_isum(const uint8_t* qs, uint32_t qh, const int8_t* y, int offset) {
   return isum;
 }
 
-int q5_0_code(const BlockQ5_0& w, int v) { return (nibble(w.qs, v) | static_cast<int>(((load_u32(w.qh) >> v) & 1u) << 4)) - 16; }
-
 // Q5_0: group lanes (block_lanes.h).
 float dot_q5_0(const BlockQ5_0* b, const BlockQ8_0* y, int64_t nb) {
-  float lane[kBlockLaneSets * kBlockLanes] = {};
-  for (int64_t g = 0; g * kGroupBlocks < nb; ++g) {
-    float* set = lane + (g % kBlockLaneSets) * kBlockLanes;
-    for (int l = 0; l < kBlockLanes; ++l) {
-      const int64_t i = g * kGroupBlocks + group_lane_block(l);
-      if (i >= nb) continue;
-      const float d = fp16_to_fp32(b[i].d) * fp16_to_fp32(y[i].d);
-      int s = 0;
-      for (int v = group_lane_first_value(l); v < group_lane_first_value(l) + kValuesPerGroupLane; ++v) s += q5_0_code(b[i], v) * y[i].qs[v];
-      set[l] += static_cast<float>(s) * d;
-    }
-  }
-  return fold_block_lanes(lane);
+  return dot_32block<kGroupBlocks>(b, y, nb, [](const BlockQ5_0& w, int v) { return (nibble(w.qs, v) | static_cast<int>(((load_u32(w.qh) >> v) & 1u) << 4)) - 16; });
 }
 
 float dot_q5_1(const BlockQ5_1* b, const BlockQ8_1* y, int64_t nb) {
@@ -140,7 +128,7 @@ float dot_q5_1(const BlockQ5_1* b, const BlockQ8_1* y, int64_t nb) {
 }
 
 float dot_q8_0(const BlockQ8_0* b, const BlockQ8_0* y, int64_t nb) {
-  return dot_32block(b, y, nb, [](const BlockQ8_0& w, int v) { return static_cast<int>(w.qs[v]); });
+  return dot_32block<1>(b, y, nb, [](const BlockQ8_0& w, int v) { return static_cast<int>(w.qs[v]); });
 }
 
 // Sum of sub-block mins weighted by the activation sums, shared by Q4_K and Q5_K.

@@ -91,12 +91,7 @@ void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int6
       set[x] = _mm256_add_ps(set[x], _mm256_mul_ps(lanes, _mm256_broadcastss_ps(_mm_mul_ss(dw, block_scale(&y)))));
     }
   };
-  int64_t i = 0;
-  for (; i + 2 <= nb; i += 2) {
-    add_block(i, acc[0]);
-    add_block(i + 1, acc[1]);
-  }
-  if (i < nb) add_block(i, acc[0]);
+  for_each_in_sets(nb, [&](int64_t i, auto set) { add_block(i, acc[set]); });
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[0][x], acc[1][x]);
 }
 
@@ -144,13 +139,7 @@ void row_q5_0_batch(const BlockQ5_0* w, const uint8_t* xq, size_t xq_stride, int
       set[x] = _mm256_add_ps(set[x], _mm256_mul_ps(_mm256_cvtepi32_ps(group), _mm256_set_m128(scale, scale)));
     }
   };
-  const int64_t ng = (nb + 3) / 4;
-  int64_t g = 0;
-  for (; g + 2 <= ng; g += 2) {
-    add_group(g, acc[0]);
-    add_group(g + 1, acc[1]);
-  }
-  if (g < ng) add_group(g, acc[0]);
+  for_each_in_sets((nb + 3) / 4, [&](int64_t g, auto set) { add_group(g, acc[set]); });
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[0][x], acc[1][x]);
 }
 

@@ -131,6 +131,30 @@ TEST_CASE("repacked rows (Q5_0 in fours, Q4_K transposed) give the file rows' pr
   }
 }
 
+namespace {
+
+// Rows of a repacked type against one activation row, as dot_rows and as a batch of two
+// copies of it, each bit-identical to dot_rows_ref of the file rows; the reference's results.
+template <typename ActivationBlock>
+std::vector<float> require_repacked_matches_reference(GgmlType type, const void* file_rows, const void* repacked_rows, int64_t rows,
+                                                      const std::vector<ActivationBlock>& xq, int64_t n) {
+  const GgmlType file_type = *repacked_from(type);
+  const size_t row_bytes = ggml_row_bytes(file_type, n);
+  std::vector<float> ref(rows), opt(rows), batch(rows * 2);
+  std::vector<ActivationBlock> two(xq);
+  two.insert(two.end(), xq.begin(), xq.end());
+  dot_rows_ref(file_type, static_cast<const uint8_t*>(file_rows), row_bytes, rows, xq.data(), n, ref.data());
+  dot_rows(type, static_cast<const uint8_t*>(repacked_rows), row_bytes, rows, xq.data(), n, opt.data());
+  dot_rows_batch(type, static_cast<const uint8_t*>(repacked_rows), row_bytes, rows, reinterpret_cast<const uint8_t*>(two.data()),
+                 xq.size() * sizeof(ActivationBlock), 2, n, batch.data(), rows);
+  REQUIRE(std::memcmp(ref.data(), opt.data(), rows * 4) == 0);
+  REQUIRE(std::memcmp(ref.data(), batch.data(), rows * 4) == 0);
+  REQUIRE(std::memcmp(ref.data(), batch.data() + rows, rows * 4) == 0);
+  return ref;
+}
+
+}  // namespace
+
 TEST_CASE("Q4_Kt's 16-bit sums hold at the extreme codes and activations", "[quant]") {
   // The kernel adds eight planes' vpmaddubsw word sums in 16 bits before scaling: with every
   // code 15 and every activation code -128 (or 127) a word reaches 8 x 2 x 15 x 128 = 30720.
@@ -151,19 +175,9 @@ TEST_CASE("Q4_Kt's 16-bit sums hold at the extreme codes and activations", "[qua
       std::memset(b.qs, static_cast<uint8_t>(code), sizeof b.qs);
       for (auto& s : b.bsums) s = static_cast<int16_t>(16 * code);
     }
-    const size_t row_bytes = ggml_row_bytes(GgmlType::Q4_K, n);
-    std::vector<float> ref(rows), opt(rows), batch(rows * 2);
-    std::vector<BlockQ8_K> two(xq);
-    two.insert(two.end(), xq.begin(), xq.end());
-    dot_rows_ref(GgmlType::Q4_K, reinterpret_cast<const uint8_t*>(w.data()), row_bytes, rows, xq.data(), n, ref.data());
-    dot_rows(GgmlType::Q4_Kt, reinterpret_cast<const uint8_t*>(wt.data()), row_bytes, rows, xq.data(), n, opt.data());
-    dot_rows_batch(GgmlType::Q4_Kt, reinterpret_cast<const uint8_t*>(wt.data()), row_bytes, rows, reinterpret_cast<const uint8_t*>(two.data()),
-                   n / QK_K * sizeof(BlockQ8_K), 2, n, batch.data(), rows);
     INFO("activation code " << int{code} << ", backend " << dot_rows_backend());
+    const auto ref = require_repacked_matches_reference(GgmlType::Q4_Kt, w.data(), wt.data(), rows, xq, n);
     REQUIRE(ref[0] == 0.5f * 0.125f * static_cast<float>(63 * 15 * 32 * 8 * code) * 4 - 0.25f * 0.125f * static_cast<float>(63 * 32 * 8 * code) * 4);
-    REQUIRE(std::memcmp(ref.data(), opt.data(), rows * 4) == 0);
-    REQUIRE(std::memcmp(ref.data(), batch.data(), rows * 4) == 0);
-    REQUIRE(std::memcmp(ref.data(), batch.data() + rows, rows * 4) == 0);
   }
 }
 
@@ -186,19 +200,9 @@ TEST_CASE("Q5_0x4's 16-bit sums hold at the extreme codes and activations", "[qu
       b.d = fp32_to_fp16(0.125f);
       std::memset(b.qs, static_cast<uint8_t>(code), sizeof b.qs);
     }
-    const size_t row_bytes = ggml_row_bytes(GgmlType::Q5_0, n);
-    std::vector<float> ref(rows), opt(rows), batch(rows * 2);
-    std::vector<BlockQ8_0> two(xq);
-    two.insert(two.end(), xq.begin(), xq.end());
-    dot_rows_ref(GgmlType::Q5_0, reinterpret_cast<const uint8_t*>(w.data()), row_bytes, rows, xq.data(), n, ref.data());
-    dot_rows(GgmlType::Q5_0x4, reinterpret_cast<const uint8_t*>(wx.data()), row_bytes, rows, xq.data(), n, opt.data());
-    dot_rows_batch(GgmlType::Q5_0x4, reinterpret_cast<const uint8_t*>(wx.data()), row_bytes, rows, reinterpret_cast<const uint8_t*>(two.data()),
-                   n / 32 * sizeof(BlockQ8_0), 2, n, batch.data(), rows);
     INFO("activation code " << int{code} << ", backend " << dot_rows_backend());
+    const auto ref = require_repacked_matches_reference(GgmlType::Q5_0x4, w.data(), wx.data(), rows, xq, n);
     REQUIRE(ref[0] == 0.5f * 0.125f * static_cast<float>(15 * code * n));
-    REQUIRE(std::memcmp(ref.data(), opt.data(), rows * 4) == 0);
-    REQUIRE(std::memcmp(ref.data(), batch.data(), rows * 4) == 0);
-    REQUIRE(std::memcmp(ref.data(), batch.data() + rows, rows * 4) == 0);
   }
 }
 
