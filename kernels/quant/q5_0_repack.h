@@ -26,10 +26,11 @@
 
 namespace draftbench {
 
-// The longest row Q5_0x4's kernels take (their prepared activation's size, q5_0x4_x86.h):
-// every Q5_0 matrix of Gemma 3 270M, and Vicuna-7B's attention and FFN inputs. The engine
-// repacks no longer rows (weight_repack.cpp).
-inline constexpr int64_t kQ5_0x4MaxValues = 4096;
+// The longest row Q5_0x4's kernels take (their prepared activation's size, q5_0x4_x86.h,
+// 22.5 KB a row on the stack): every Q5_0 matrix of Gemma 3 270M, and of the Llama shapes up
+// to 13B and Mistral-7B (FFN inputs of 11008, 13824, 14336 values). The engine repacks no
+// longer rows (weight_repack.cpp); they take the reference.
+inline constexpr int64_t kQ5_0x4MaxValues = 16384;
 
 // n_blocks Q5_0 blocks (whole groups of four) into Q5_0x4 at dst, and back.
 void repack_q5_0x4(const BlockQ5_0* blocks, int64_t n_blocks, BlockQ5_0x4* dst);

@@ -11,6 +11,7 @@
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/dequantize.h"
 #include "kernels/quant/block_repack.h"
+#include "kernels/quant/q5_0_repack.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/quant/vec_dot.h"
@@ -99,7 +100,7 @@ TEST_CASE("repacked rows (Q5_0 in fours, Q4_K transposed) give the file rows' pr
   std::mt19937 rng(4321);
   for (const GgmlType type : {GgmlType::Q5_0x4, GgmlType::Q4_Kt}) {
     const GgmlType file_type = *repacked_from(type);
-    for (const int64_t n : {128, 256, 640, 768, 2048, 4096, 11008}) {
+    for (const int64_t n : std::initializer_list<int64_t>{128, 256, 640, 768, 2048, 4096, 11008, kQ5_0x4MaxValues, kQ5_0x4MaxValues + 128}) {
       if (n % ggml_type_info(type).block_size != 0) continue;
       const int64_t rows = 33;
       const auto blocks = random_rows(file_type, n, rows, rng);
