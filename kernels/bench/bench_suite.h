@@ -3,16 +3,21 @@
 // the work it did, so that every one of them carries the same counters:
 //   bytes_per_second, flops_per_second   achieved rates
 //   roofline_fraction                    roofline time of the work / measured time
-// and a label "bound=memory" or "bound=compute": memory when the work sits left of the
+// and a label "bound=memory" or "bound=compute": memory when the kernel reads its inputs
+// from DRAM (cycled through an arena larger than the caches), the work sits left of the
 // ridge AND the kernel actually streams at half the measured bandwidth or more; otherwise
 // its speed follows the core, not DRAM. The label picks the calibration kernel that
-// scripts/bench_compare.py normalises it by, so it must name what really limits it.
+// scripts/bench_compare.py normalises it by, so it must name what really limits it: a
+// kernel whose few KiB stay in L1 can outrun half the DRAM bandwidth, and normalised by
+// the memory probe it read 30-37% slower in a pass where only DRAM got faster (rms_norm,
+// rope at 64 tokens, Zen 3).
 #pragma once
 
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 #include <cstring>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,9 +59,38 @@ class HugeFloats {
   size_t n_;
 };
 
+// A kernel's few small arrays (values given, or zeros) in one huge-page buffer, array i
+// starting 512 i bytes past a 4 KiB boundary. Left to the heap, their addresses modulo
+// 4 KiB changed with every repetition (random interleaving allocates in between), and with
+// them whether a store and a later load seemed to alias to the core's 12-bit check:
+// rope_neox_apply at one token read 64-142 ns and rms_norm at one row 140-333 ns within
+// one pass of one binary, and a confirmation pass of the one kernel alone read 116-131 ns.
+class PinnedFloats {
+ public:
+  explicit PinnedFloats(std::initializer_list<std::vector<float>> arrays) {
+    size_t end = 0;
+    for (const std::vector<float>& a : arrays) {
+      const size_t at = (end + 4095) / 4096 * 4096 + 512 * offsets_.size();
+      offsets_.push_back(at);
+      sizes_.push_back(a.size());
+      end = at + a.size() * sizeof(float);
+    }
+    buf_ = HugePageBuffer(end);
+    size_t i = 0;
+    for (const std::vector<float>& a : arrays) std::memcpy((*this)[i++], a.data(), a.size() * sizeof(float));
+  }
+  float* operator[](size_t i) { return reinterpret_cast<float*>(buf_.data() + offsets_.at(i)); }
+  size_t size(size_t i) const { return sizes_.at(i); }
+
+ private:
+  HugePageBuffer buf_;
+  std::vector<size_t> offsets_, sizes_;
+};
+
 // Work done per benchmark iteration.
 struct Work {
   double bytes = 0, flops = 0;
+  bool from_dram = false;  // inputs cycled through an arena larger than the caches
 };
 
 // Started right before a benchmark's timed loop: report_work needs the loop's time for
@@ -78,7 +112,8 @@ inline void report_work(benchmark::State& state, const LoopClock& clock, Work pe
   state.counters["flops_per_second"] = C(per_iteration.flops * n, C::kIsRate);
   state.counters["roofline_fraction"] = C(roofline.min_seconds(per_iteration.bytes, per_iteration.flops) * n, C::kIsRate);
   const bool streams = seconds > 0 && per_iteration.bytes * n / seconds >= 0.5 * roofline.bytes_per_s;
-  std::string label = roofline.memory_bound(per_iteration.bytes, per_iteration.flops) && streams ? "bound=memory" : "bound=compute";
+  const bool memory = per_iteration.from_dram && roofline.memory_bound(per_iteration.bytes, per_iteration.flops) && streams;
+  std::string label = memory ? "bound=memory" : "bound=compute";
   if (!extra_label.empty()) label += "," + extra_label;
   state.SetLabel(label);
 }

@@ -14,7 +14,7 @@ void register_calibration_benchmarks(const BenchSuite& s) {
     const auto* floats = reinterpret_cast<const float*>(buf.data());
     const LoopClock clock;
     for (auto _ : state) benchmark::DoNotOptimize(stream_read(floats, kFloats));
-    report_work(state, clock, {kFloats * 4.0, static_cast<double>(kFloats)}, s.one_thread);
+    report_work(state, clock, {kFloats * 4.0, static_cast<double>(kFloats), /*from_dram=*/true}, s.one_thread);
   })->Unit(benchmark::kMillisecond);
 
   benchmark::RegisterBenchmark("calibration/fma", [s](benchmark::State& state) {

@@ -34,7 +34,7 @@ using DotRowsFn = void (*)(GgmlType, const uint8_t*, size_t, int64_t, const void
 Work product_work(const MatrixShape& m, int64_t n_x) {
   const double weights = static_cast<double>(ggml_row_bytes(m.type, m.n_in)) * m.n_out;
   const double acts = static_cast<double>(activation_row_bytes(m.type, m.n_in)) * n_x;
-  return {weights + acts + 4.0 * m.n_out * n_x, 2.0 * m.n_in * m.n_out * n_x};
+  return {weights + acts + 4.0 * m.n_out * n_x, 2.0 * m.n_in * m.n_out * n_x, /*from_dram=*/true};
 }
 
 // The shape in the layout a CPU forward pass repacks it to (kernels/matmul/weight_repack.h),
