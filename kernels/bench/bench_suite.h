@@ -9,7 +9,7 @@
 // its speed follows the core, not DRAM. The label picks the calibration kernel that
 // scripts/bench_compare.py normalises it by, so it must name what really limits it: a
 // kernel whose few KiB stay in L1 can outrun half the DRAM bandwidth, and normalised by
-// the memory probe it read 30-37% slower in a pass where only DRAM got faster (rms_norm,
+// the memory probe it read 29-37% slower in a pass where only DRAM got faster (rms_norm,
 // rope at 64 tokens, Zen 3).
 #pragma once
 
@@ -72,7 +72,6 @@ class PinnedFloats {
     for (const std::vector<float>& a : arrays) {
       const size_t at = (end + 4095) / 4096 * 4096 + 512 * offsets_.size();
       offsets_.push_back(at);
-      sizes_.push_back(a.size());
       end = at + a.size() * sizeof(float);
     }
     buf_ = HugePageBuffer(end);
@@ -80,11 +79,10 @@ class PinnedFloats {
     for (const std::vector<float>& a : arrays) std::memcpy((*this)[i++], a.data(), a.size() * sizeof(float));
   }
   float* operator[](size_t i) { return reinterpret_cast<float*>(buf_.data() + offsets_.at(i)); }
-  size_t size(size_t i) const { return sizes_.at(i); }
 
  private:
   HugePageBuffer buf_;
-  std::vector<size_t> offsets_, sizes_;
+  std::vector<size_t> offsets_;
 };
 
 // Work done per benchmark iteration.

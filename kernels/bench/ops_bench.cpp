@@ -43,7 +43,8 @@ void register_rope(const BenchSuite& s, const ModelShape& m, int64_t tokens, boo
     const int64_t half = m.head_dim / 2;
     std::vector<float> cos(tokens * half), sin(tokens * half);
     for (int64_t t = 0; t < tokens; ++t) rope_angles(1000 + t, m.head_dim, 10000.0f, cos.data() + t * half, sin.data() + t * half);
-    PinnedFloats a{random_activations(tokens * m.n_heads * m.head_dim, rng), cos, sin};
+    const int64_t n_values = tokens * m.n_heads * m.head_dim;
+    PinnedFloats a{random_activations(n_values, rng), cos, sin};
     const auto apply = reference ? rope_neox_apply_ref : rope_neox_apply;
     const LoopClock clock;
     for (auto _ : state) {
@@ -54,7 +55,7 @@ void register_rope(const BenchSuite& s, const ModelShape& m, int64_t tokens, boo
       }
       benchmark::ClobberMemory();
     }
-    const double n = static_cast<double>(a.size(0));
+    const double n = static_cast<double>(n_values);
     report_work(state, clock, {8.0 * n, 3.0 * n}, s.one_thread);
   })->Unit(benchmark::kNanosecond);
 }

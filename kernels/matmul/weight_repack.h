@@ -2,11 +2,12 @@
 // pass is built (the file's bytes stay as they are for everything else; the layouts are
 // quant/block_repack.h's). Two cases, with the same results bit for bit:
 //   - Q5_0 becomes Q5_0x4 where the x86 kernels run (quant/q5_0_repack.h), when the rows
-//     fit its kernels' prepared activations (whole groups, at most 4096 values: every Q5_0
-//     matrix of Gemma 3 270M): each register a quarter of four blocks, so their products
-//     add before they widen (block_lanes.h's group lanes): on Zen 3 the one-thread mat-vec
-//     reads 0.81-0.83 of the bandwidth (the block-lane Q5_0x4 before it 0.65-0.66, two
-//     alternating rounds), two-thread batches of 16-64 rows 1.4-1.7x;
+//     fit its kernels' prepared activations (whole groups, at most kQ5_0x4MaxValues =
+//     16384 values: every Q5_0 matrix of Gemma 3 270M, and the Llama FFN inputs up to 13B):
+//     each register a quarter of four blocks, so their products add before they widen
+//     (block_lanes.h's group lanes): on Zen 3 the one-thread mat-vec reads 0.81-0.83 of the
+//     bandwidth (the block-lane Q5_0x4 before it 0.65-0.66, two alternating rounds),
+//     two-thread batches of 16-64 rows 1.4-1.7x;
 //   - Q4_K becomes Q4_Kt where the AVX2 kernels run (quant/q4_k_transpose.h), any length:
 //     on Zen 3 the one-thread mat-vec from DRAM 1.14-1.3x (1.0-1.75x over six noisy runs),
 //     the two-thread matmul 1.16-1.39x for one activation row and 0.9-1.6x for 4-256 (four

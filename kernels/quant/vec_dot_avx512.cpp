@@ -4,13 +4,13 @@
 // One activation row against Q4_0 and Q8_0 blocks (decode's mat-vec) also has a 512-bit
 // kernel here: two blocks per instruction for the integer work. Q5_0 (block_lanes.h's group
 // lanes) takes vec_dot_x86.h's kernels, q5_0x4_x86.h's for the Q5_0x4 layout the engine
-// makes here too: the same source as the AVX2 build's, compiled for this one. The K-quants have their own
-// kernels (q4_k_x86.h's VNNI form, q6_k_avx512.h: vpdpbusd per 32 values, one vpmaddwd for
-// two chunks' scales, blocks in pairs), for one activation row and for batches.
-// The activation row is prepared once per call, which the weight rows then share: its codes packed back to back (two
-// blocks per 64-byte load), its block scales as floats, and, for weights stored as unsigned
-// codes with an offset (Q4_0: code - 8), offset x each lane's activation
-// sum, so that vpdpbusd takes the unsigned codes as they are. The integer lane sums are
+// makes here too: the same source as the AVX2 build's, compiled for this one. The K-quants
+// have their own kernels (q4_k_x86.h's VNNI form, q6_k_avx512.h: vpdpbusd per 32 values,
+// one vpmaddwd for two chunks' scales, blocks in pairs), for one activation row and for
+// batches. The activation row is prepared once per call, which the weight rows then share:
+// its codes packed back to back (two blocks per 64-byte load), its block scales as floats,
+// and, for weights stored as unsigned codes with an offset (Q4_0: code - 8), offset x each
+// lane's activation sum, so that vpdpbusd takes the unsigned codes as they are. The integer lane sums are
 // exact either way, and the float steps (block_lanes.h) are the reference's, block after
 // block in each lane set: results stay bit-identical.
 //
