@@ -17,7 +17,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,32 +56,6 @@ class HugeFloats {
  private:
   HugePageBuffer buf_;
   size_t n_;
-};
-
-// A kernel's few small arrays (values given, or zeros) in one huge-page buffer, array i
-// starting 512 i bytes past a 4 KiB boundary. Left to the heap, their addresses modulo
-// 4 KiB changed with every repetition (random interleaving allocates in between), and with
-// them whether a store and a later load seemed to alias to the core's 12-bit check:
-// rope_neox_apply at one token read 64-142 ns and rms_norm at one row 140-333 ns within
-// one pass of one binary, and a confirmation pass of the one kernel alone read 116-131 ns.
-class PinnedFloats {
- public:
-  explicit PinnedFloats(std::initializer_list<std::vector<float>> arrays) {
-    size_t end = 0;
-    for (const std::vector<float>& a : arrays) {
-      const size_t at = (end + 4095) / 4096 * 4096 + 512 * offsets_.size();
-      offsets_.push_back(at);
-      end = at + a.size() * sizeof(float);
-    }
-    buf_ = HugePageBuffer(end);
-    size_t i = 0;
-    for (const std::vector<float>& a : arrays) std::memcpy((*this)[i++], a.data(), a.size() * sizeof(float));
-  }
-  float* operator[](size_t i) { return reinterpret_cast<float*>(buf_.data() + offsets_.at(i)); }
-
- private:
-  HugePageBuffer buf_;
-  std::vector<size_t> offsets_;
 };
 
 // Work done per benchmark iteration.

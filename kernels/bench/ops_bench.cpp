@@ -22,11 +22,11 @@ void register_rms_norm(const BenchSuite& s, const ModelShape& m, int64_t rows, b
   const auto kernel = reference ? rms_norm_ref : rms_norm;
   benchmark::RegisterBenchmark(fmt::format("rms_norm{}/{}/rows:{}", reference ? "_ref" : "", m.name, rows).c_str(), [s, m, rows, kernel](benchmark::State& state) {
     std::mt19937 rng(3);
-    const std::vector<float> x = random_activations(rows * m.hidden, rng);
-    PinnedFloats a{x, random_activations(m.hidden, rng), std::vector<float>(x.size())};  // x, weights, out
+    const std::vector<float> x = random_activations(rows * m.hidden, rng), w = random_activations(m.hidden, rng);
+    std::vector<float> out(x.size());
     const LoopClock clock;
     for (auto _ : state) {
-      kernel(a[0], a[1], a[2], rows, m.hidden, 1e-6f);
+      kernel(x.data(), w.data(), out.data(), rows, m.hidden, 1e-6f);
       benchmark::ClobberMemory();
     }
     const double n = static_cast<double>(rows * m.hidden);
@@ -40,22 +40,21 @@ void register_rope(const BenchSuite& s, const ModelShape& m, int64_t tokens, boo
   const std::string name = fmt::format("rope_neox{}{}/{}/tokens:{}", apply_only ? "_apply" : "", reference ? "_ref" : "", m.name, tokens);
   benchmark::RegisterBenchmark(name.c_str(), [s, m, tokens, apply_only, reference](benchmark::State& state) {
     std::mt19937 rng(4);
+    std::vector<float> x = random_activations(tokens * m.n_heads * m.head_dim, rng);
     const int64_t half = m.head_dim / 2;
     std::vector<float> cos(tokens * half), sin(tokens * half);
     for (int64_t t = 0; t < tokens; ++t) rope_angles(1000 + t, m.head_dim, 10000.0f, cos.data() + t * half, sin.data() + t * half);
-    const int64_t n_values = tokens * m.n_heads * m.head_dim;
-    PinnedFloats a{random_activations(n_values, rng), cos, sin};
     const auto apply = reference ? rope_neox_apply_ref : rope_neox_apply;
     const LoopClock clock;
     for (auto _ : state) {
       for (int64_t t = 0; t < tokens; ++t) {
-        float* xt = a[0] + t * m.n_heads * m.head_dim;
-        if (apply_only) apply(xt, m.n_heads, m.head_dim, a[1] + t * half, a[2] + t * half);
+        float* xt = x.data() + t * m.n_heads * m.head_dim;
+        if (apply_only) apply(xt, m.n_heads, m.head_dim, cos.data() + t * half, sin.data() + t * half);
         else rope_neox(xt, m.n_heads, m.head_dim, 1000 + t, 10000.0f);
       }
       benchmark::ClobberMemory();
     }
-    const double n = static_cast<double>(n_values);
+    const double n = static_cast<double>(x.size());
     report_work(state, clock, {8.0 * n, 3.0 * n}, s.one_thread);
   })->Unit(benchmark::kNanosecond);
 }
@@ -66,14 +65,14 @@ void register_gated(const BenchSuite& s, const ModelShape& m, int64_t tokens, bo
   const auto kernel = reference ? (gelu ? geglu_tanh_ref : swiglu_ref) : (gelu ? geglu_tanh : swiglu);
   benchmark::RegisterBenchmark(name.c_str(), [s, m, tokens, kernel](benchmark::State& state) {
     std::mt19937 rng(5);
-    const int64_t n_values = tokens * m.ffn;
-    PinnedFloats a{random_activations(n_values, rng), random_activations(n_values, rng), std::vector<float>(n_values)};  // gate, up, out
+    const std::vector<float> gate = random_activations(tokens * m.ffn, rng), up = random_activations(tokens * m.ffn, rng);
+    std::vector<float> out(gate.size());
     const LoopClock clock;
     for (auto _ : state) {
-      kernel(a[0], a[1], a[2], n_values);
+      kernel(gate.data(), up.data(), out.data(), tokens * m.ffn);
       benchmark::ClobberMemory();
     }
-    const double n = static_cast<double>(n_values);
+    const double n = static_cast<double>(gate.size());
     report_work(state, clock, {12.0 * n, 20.0 * n}, s.one_thread);  // ~20 flops for tanh/exp and the products
   })->Unit(benchmark::kNanosecond);
 }

@@ -294,6 +294,14 @@ class BenchCompareTest(unittest.TestCase):
         self.assertExit(run, 0)
         self.assertNotIn("REGRESSION", run.stdout)
 
+    @comparison("coarse_threshold_improves", google_benchmark_json(1), google_benchmark_json(2, {"BM_matmul/256": 0.4}),
+                "--threshold-for", r"BM_matmul/\d+=1.0", "--json", "{report}")
+    def test_coarse_threshold_still_sees_an_improvement(self):
+        # Threshold 1.0 (gated on a doubling) improves at under half the time: 0.4x does.
+        run = self.runs["coarse_threshold_improves"]
+        self.assertExit(run, 0)
+        self.assertEqual(verdicts(run)["BM_matmul/256"]["verdict"], "IMPROVED")
+
     @comparison("missing_and_new", google_benchmark_json(1, kernels=without("BM_dequant/q8_0/65536")),
                 google_benchmark_json(2, kernels=without("BM_softmax/32000")))
     def test_missing_and_new_benchmarks_do_not_fail(self):
