@@ -12,8 +12,9 @@ project's CI machine: with medians 6 of 57 same-binary comparisons moved by more
 with lower quartiles 0 once threaded kernels are set apart). A slower or busier machine
 slows everything, so each kernel is divided by the lower quartile of the calibration kernel
 in the same run that is limited by the same resource (memory_read for bound=memory, fma for
-bound=compute, their geometric mean otherwise). That cannot make different CPUs comparable,
-so a baseline with another cpu_signature only advises, unless --strict-machine. Nor can it
+bound=compute, their geometric mean otherwise; cuda_memory_copy and cuda_fma in the CUDA
+suite's runs). That cannot make different CPUs comparable, so a baseline with another
+cpu_signature (gpu_signature) only advises, unless --strict-machine. Nor can it
 correct a machine whose balance moved: when memory_read and fma change by different amounts
 (a memory bus contended by another tenant, other DIMMs behind the same CPU name), a kernel
 that sits between the two bounds moves by an unknown mix of both. Measured on this project's
@@ -36,7 +37,13 @@ import numpy as np
 
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 CALIBRATION_PREFIX = "calibration/"
-CALIBRATION_FOR_BOUND = {"memory": "calibration/memory_read", "compute": "calibration/fma"}
+# Each suite's calibration kernels by bound, and the context keys that name its machine (the
+# first is the signature two runs must share to gate): the CPU suite's (kernel_bench) and the
+# CUDA suite's (cuda_kernel_bench), whose context says "probe_set": "cuda".
+PROBE_SETS = {
+    "cpu": ({"memory": "calibration/memory_read", "compute": "calibration/fma"}, ("cpu_signature", "dot_rows_backend")),
+    "cuda": ({"memory": "calibration/cuda_memory_copy", "compute": "calibration/cuda_fma"}, ("gpu_signature",)),
+}
 QUANTILE = 0.25  # the statistic compared: each side's lower quartile (see above)
 FORMAT_HINT = 'expected Google Benchmark --benchmark_out_format=json output: {"context": {...}, "benchmarks": [...]}'
 
@@ -53,9 +60,17 @@ class BenchmarkRun:
     samples: dict = field(default_factory=dict)  # run_name -> [seconds per repetition]
     bounds: dict = field(default_factory=dict)  # run_name -> "memory" / "compute" / "" (from the label)
     errors: dict = field(default_factory=dict)  # run_name -> error message
+    probe_set: str = "cpu"  # a key of PROBE_SETS
+
+    @property
+    def calibration_for_bound(self):
+        return PROBE_SETS[self.probe_set][0]
 
     def machine(self):
-        return {key: self.context.get(key) for key in ("cpu_signature", "dot_rows_backend")}
+        return {key: self.context.get(key) for key in PROBE_SETS[self.probe_set][1]}
+
+    def signature(self):
+        return self.context.get(PROBE_SETS[self.probe_set][1][0])
 
 
 def parse_bound(label):
@@ -76,7 +91,10 @@ def load_run(path):
         raise BadInput(path, f'no "benchmarks" list at the top level ({FORMAT_HINT})')
     if not isinstance(doc.get("context"), dict):
         raise BadInput(path, f'no "context" object at the top level ({FORMAT_HINT})')
-    run = BenchmarkRun(path, doc["context"])
+    probe_set = doc["context"].get("probe_set", "cpu")
+    if probe_set not in PROBE_SETS:
+        raise BadInput(path, f'context "probe_set" is {probe_set!r} (expected one of {", ".join(PROBE_SETS)})')
+    run = BenchmarkRun(path, doc["context"], probe_set=probe_set)
     for i, entry in enumerate(doc["benchmarks"]):
         if not isinstance(entry, dict):
             raise BadInput(path, f"benchmarks[{i}] is a {type(entry).__name__} (expected an object)")
@@ -122,7 +140,8 @@ def calibration_quartile(run, calibration, kernel):
 
 def normalised(run, name, bound):
     """The kernel's repetitions divided by the lower quartile of the calibration kernel(s) for `bound`."""
-    calibrations = [CALIBRATION_FOR_BOUND[bound]] if bound in CALIBRATION_FOR_BOUND else CALIBRATION_FOR_BOUND.values()
+    by_bound = run.calibration_for_bound
+    calibrations = [by_bound[bound]] if bound in by_bound else by_bound.values()
     quartiles = [calibration_quartile(run, calibration, name) for calibration in calibrations]
     return np.asarray(run.samples[name]) / math.prod(quartiles) ** (1 / len(quartiles))
 
@@ -181,8 +200,8 @@ def balance_change(base, cur):
     """How much the machine's memory/compute balance moved: the ratio of the calibrations'
     lower quartiles in the current run over the same ratio in the baseline, minus one."""
     def balance(run):
-        return (calibration_quartile(run, CALIBRATION_FOR_BOUND["memory"], "the machine balance")
-                / calibration_quartile(run, CALIBRATION_FOR_BOUND["compute"], "the machine balance"))
+        return (calibration_quartile(run, run.calibration_for_bound["memory"], "the machine balance")
+                / calibration_quartile(run, run.calibration_for_bound["compute"], "the machine balance"))
     return balance(cur) / balance(base) - 1
 
 
@@ -235,10 +254,11 @@ def print_report(args, base, cur, rows, same_machine, balance):
     print(f"threshold {args.threshold:.0%}, alpha {args.alpha}; kernel columns are lower quartiles of time / calibration "
           "lower quartile, calibration columns raw lower quartiles; p is one-sided in the direction of the change")
     if not same_machine:
-        print("ADVISORY: the baseline was recorded on a different machine (cpu_signature differs or is missing); "
+        print("ADVISORY: the baseline was recorded on a different machine (cpu_signature or gpu_signature differs or is missing); "
               + ("gating anyway (--strict-machine)" if args.strict_machine else "regressions do not fail this run"))
     elif abs(balance) > args.balance_tolerance:
-        print(f"ADVISORY: the machine's balance moved: memory_read/fma is {balance:+.1%} against the baseline's "
+        probes = "/".join(name.removeprefix(CALIBRATION_PREFIX) for name in base.calibration_for_bound.values())
+        print(f"ADVISORY: the machine's balance moved: {probes} is {balance:+.1%} against the baseline's "
               f"(tolerance {args.balance_tolerance:.0%}), which calibration cannot correct for kernels between the "
               "two bounds; " + ("gating anyway (--strict-machine)" if args.strict_machine
                                 else "regressions do not fail this run"))
@@ -283,20 +303,23 @@ def main():
     parser.add_argument("--balance-tolerance", type=float, default=0.10,
                         help="largest change of the memory_read/fma ratio that still gates (default 0.10)")
     parser.add_argument("--strict-machine", action="store_true",
-                        help="gate even if cpu_signature differs or the machine balance moved")
+                        help="gate even if the machine's signature differs or its balance moved")
     args = parser.parse_args()
     if not 0 < args.alpha < 1 or args.threshold < 0 or args.balance_tolerance < 0:
         parser.error("--alpha must be in (0, 1), --threshold and --balance-tolerance >= 0")
     try:
         base, cur = load_run(args.baseline), load_run(args.current)
+        if cur.probe_set != base.probe_set:
+            raise BadInput(cur.path, f'"probe_set" {cur.probe_set!r} differs from the baseline\'s {base.probe_set!r} '
+                                     "(expected two runs of the same suite)")
         rows = compare(base, cur, args)
         balance = balance_change(base, cur)
     except BadInput as e:
         print(f"bench_compare: {e}", file=sys.stderr)
         return 2
 
-    signature = base.machine()["cpu_signature"]
-    same_machine = signature is not None and signature == cur.machine()["cpu_signature"]
+    signature = base.signature()
+    same_machine = signature is not None and signature == cur.signature()
     gating = (same_machine and abs(balance) <= args.balance_tolerance) or args.strict_machine
     regressed = [row["name"] for row in rows if row["verdict"] == "REGRESSION"]
     errors = [row["name"] for row in rows if row["verdict"] == "error"]

@@ -39,6 +39,11 @@ VerificationRule parse_rule(const std::string& name) {
   throw InputError("generate", "--verification", fmt::format("'{}' (expected exact, redrafter_lossy or typical_lossy)", name));
 }
 
+// One JSON object on one line. The decoded text may hold invalid UTF-8 (a character cut
+// by the token limit, or byte tokens that spell none, as random-weight models emit): those
+// bytes become U+FFFD instead of failing the dump; `tokens` keeps the exact ids.
+std::string json_line(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 // The reference checks read the logits that chose the first token: plain autoregressive
 // decoding of one prompt keeps them.
 int run_first_logits(const GenerateArgs& a, const Model& model, const std::vector<int32_t>& prompt) {
@@ -55,7 +60,7 @@ int run_first_logits(const GenerateArgs& a, const Model& model, const std::vecto
   f.write(reinterpret_cast<const char*>(r.first_logits.data()), static_cast<std::streamsize>(r.first_logits.size() * sizeof(float)));
   if (!f) throw InputError(a.first_logits_out, "", "cannot write the logits file");
   nlohmann::json j{{"text", model.tokenizer().decode(r.tokens)}, {"tokens", r.tokens}, {"prompt_tokens", r.prompt_tokens}, {"prompt_ids", prompt}};
-  if (a.json) std::cout << j.dump() << std::endl;
+  if (a.json) std::cout << json_line(j) << std::endl;
   else std::cout << j["text"].get<std::string>() << std::endl;
   return 0;
 }
@@ -117,7 +122,7 @@ int run_generate(GenerateArgs a) {
                          {"verification", opt.sampling.greedy() ? "greedy" : verification_rule_name(opt.rule)}, {"lossy", lossy},
                          {"stopped_on_eos", r.stopped_on_eos}, {"device", target->describe()},
                          {"metrics", to_json(m)}};
-        std::cout << j.dump() << std::endl;
+        std::cout << json_line(j) << std::endl;
       } else if (stream) {
         std::cout << streamer.finish() << std::endl;
       } else {

@@ -36,6 +36,7 @@ struct ModelConfig {
   }
   int64_t q_dim() const { return n_heads * head_dim; }
   int64_t kv_dim() const { return n_kv_heads * head_dim; }
+  bool operator==(const ModelConfig&) const = default;  // every field
 };
 
 ModelConfig model_config_from_gguf(const GgufFile& file);

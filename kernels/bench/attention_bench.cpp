@@ -19,22 +19,13 @@
 #include "kernels/attention/tree_attention.h"
 #include "kernels/attention/tree_attention_tiled.h"
 #include "kernels/bench/bench_suite.h"
+#include "kernels/bench/kernel_work.h"
 #include "kernels/bench/model_shapes.h"
+#include "kernels/bench/random_tree.h"
 #include "kernels/fixtures/random_blocks.h"
 
 namespace draftbench {
 namespace {
-
-// Random parents-first tree of depth at most 4 below the root (beam length 5).
-TokenTree random_tree(int32_t n, std::mt19937& rng) {
-  std::vector<int32_t> parent(static_cast<size_t>(n), -1), depth(static_cast<size_t>(n), 0);
-  for (int32_t i = 1; i < n; ++i) {
-    do parent[i] = std::uniform_int_distribution<int32_t>(0, i - 1)(rng);
-    while (depth[parent[i]] >= 4);
-    depth[i] = depth[parent[i]] + 1;
-  }
-  return TokenTree::from_parents(parent);
-}
 
 // threads == 0: the per-(node, head) reference on one thread; else the tiled kernel.
 void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t context, int32_t nodes, int threads) {
@@ -66,10 +57,7 @@ void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t c
           }
       benchmark::ClobberMemory();
     }
-    double visible = 0;
-    for (int32_t node = 0; node < nodes; ++node) visible += static_cast<double>(context + tree.depth[node] + 1);
-    const double bytes = 2.0 * 4.0 * slots * kv_stride + 2.0 * 4.0 * q.size();
-    report_work(state, clock, {bytes, 4.0 * m.head_dim * m.n_heads * visible}, threads > 1 ? s.all_threads : s.one_thread);
+    report_work(state, clock, tree_attention_work(m, context, tree), threads > 1 ? s.all_threads : s.one_thread);
   });
   b->Unit(benchmark::kMicrosecond);
   if (threads > 1) b->UseRealTime();

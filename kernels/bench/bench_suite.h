@@ -19,6 +19,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/bench/roofline.h"
@@ -74,9 +75,11 @@ class LoopClock {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-inline void report_work(benchmark::State& state, const LoopClock& clock, Work per_iteration, const Roofline& roofline,
+// `seconds`: how long the timed loop took, for the label's streaming test: by the wall
+// clock, or under UseManualTime the sum of the iteration times the benchmark reported (the
+// CUDA suite's event timings, which Google Benchmark then divides the rates by too).
+inline void report_work(benchmark::State& state, double seconds, Work per_iteration, const Roofline& roofline,
                         std::string extra_label = {}) {
-  const double seconds = clock.seconds();
   const double n = static_cast<double>(state.iterations());
   using C = benchmark::Counter;
   state.counters["bytes_per_second"] = C(per_iteration.bytes * n, C::kIsRate);
@@ -87,6 +90,11 @@ inline void report_work(benchmark::State& state, const LoopClock& clock, Work pe
   std::string label = memory ? "bound=memory" : "bound=compute";
   if (!extra_label.empty()) label += "," + extra_label;
   state.SetLabel(label);
+}
+
+inline void report_work(benchmark::State& state, const LoopClock& clock, Work per_iteration, const Roofline& roofline,
+                        std::string extra_label = {}) {
+  report_work(state, clock.seconds(), per_iteration, roofline, std::move(extra_label));
 }
 
 // Registration, one function per kernel family (each in its own *_bench.cpp).

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernels/bench/bench_suite.h"
+#include "kernels/bench/kernel_work.h"
 #include "kernels/matmul/weight_repack.h"
 #include "kernels/bench/model_shapes.h"
 #include "kernels/bench/weight_arena.h"
@@ -30,12 +31,6 @@ namespace draftbench {
 namespace {
 
 using DotRowsFn = void (*)(GgmlType, const uint8_t*, size_t, int64_t, const void*, int64_t, float*);
-
-Work product_work(const MatrixShape& m, int64_t n_x) {
-  const double weights = static_cast<double>(ggml_row_bytes(m.type, m.n_in)) * m.n_out;
-  const double acts = static_cast<double>(activation_row_bytes(m.type, m.n_in)) * n_x;
-  return {weights + acts + 4.0 * m.n_out * n_x, 2.0 * m.n_in * m.n_out * n_x, /*from_dram=*/true};
-}
 
 // The shape in the layout a CPU forward pass repacks it to (kernels/matmul/weight_repack.h),
 // if it does on this CPU: those products are benchmarked beside the file layout's.

@@ -92,10 +92,6 @@ double timed_on_all_threads(ThreadPool* pool, Fn fn) {
 
 }  // namespace
 
-double Roofline::min_seconds(double bytes, double flops) const {
-  return std::max(bytes / bytes_per_s, flops / flops_per_s);
-}
-
 float stream_read(const float* data, int64_t n) {
   return cpu_features().avx2 ? stream_read_avx2(data, n) : stream_read_scalar(data, n);
 }

@@ -5,6 +5,7 @@
 // normalises by (a busier or slower machine slows them too).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/runtime/thread_pool.h"
@@ -16,7 +17,7 @@ struct Roofline {
   double flops_per_s = 0;  // independent FMA chains in registers, widest vector unit present
   int threads = 1;
   // Lower bound on the time of work that moves `bytes` and does `flops`.
-  double min_seconds(double bytes, double flops) const;
+  double min_seconds(double bytes, double flops) const { return std::max(bytes / bytes_per_s, flops / flops_per_s); }
   bool memory_bound(double bytes, double flops) const { return bytes / bytes_per_s >= flops / flops_per_s; }
 };
 

@@ -7,13 +7,13 @@
 #include <random>
 #include <vector>
 
-#include "tests/support/gguf_writer.h"
+#include "engine/model/gguf_writer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 20000;
-  draftbench::test::GgufWriter w;
+  draftbench::GgufWriter w;
   w.kv("general.architecture", std::string("llama"));
   w.kv("llama.block_count", uint32_t{1});
   w.kv_strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a"});

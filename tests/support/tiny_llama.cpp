@@ -6,7 +6,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "tests/support/gguf_writer.h"
+#include "engine/model/gguf_writer.h"
 #include "engine/model/safetensors_writer.h"
 #include "kernels/quant/quantize_activation.h"
 

@@ -12,6 +12,10 @@
 #include "engine/tokenizer/sentencepiece_model_proto.h"
 #include "kernels/quant/ggml_type.h"
 
+namespace draftbench {
+class GgufWriter;
+}
+
 namespace draftbench::test {
 
 struct TinyLlamaShape {
@@ -62,7 +66,6 @@ void write_hf_checkpoint(const TinyLlama& model, const std::string& dir, const H
 void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type = GgmlType::F32,
                       const std::map<std::string, GgmlType>& types_by_suffix = {});
 
-class GgufWriter;
 // The tokenizer.ggml.* keys of a SentencePiece vocabulary, as llama.cpp's converter writes
 // them (every tiny GGUF the tests write shares its vocabulary this way).
 void write_sentencepiece_vocab(GgufWriter& w, const SentencePieceModel& vocab);

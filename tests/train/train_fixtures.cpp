@@ -10,7 +10,7 @@
 #include "engine/train/continuation_tree.h"
 #include "engine/train/distill_data.h"
 #include "tests/support/greedy_reference.h"
-#include "tests/support/gguf_writer.h"
+#include "engine/model/gguf_writer.h"
 #include "tests/support/tiny_llama.h"
 
 namespace draftbench::test {

@@ -11,11 +11,10 @@
 
 #include "engine/common/error.h"
 #include "engine/model/gguf_file.h"
+#include "engine/model/gguf_writer.h"
 #include "engine/model/mapped_file.h"
-#include "tests/support/gguf_writer.h"
 
 using namespace draftbench;
-using draftbench::test::GgufWriter;
 
 namespace {
 
