@@ -23,6 +23,14 @@ inline void skip_without_device() {
   }
 }
 
+// Whether to skip the largest cases. The GPU check sets DRAFTBENCH_GPU_TEST_QUICK=1 under
+// compute-sanitizer, which runs kernels hundreds of times slower; the smaller cases take the
+// same code paths.
+inline bool quick() {
+  const char* q = std::getenv("DRAFTBENCH_GPU_TEST_QUICK");
+  return q != nullptr && *q != '\0' && *q != '0';
+}
+
 inline void check_cuda(int err, const char* what) {
   if (err != 0) {
     std::printf("FAILED: %s: CUDA error %d (%s)\n", what, err, cudaGetErrorString(static_cast<cudaError_t>(err)));
