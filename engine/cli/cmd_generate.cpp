@@ -184,6 +184,10 @@ Run add_generate(CLI::App& app) {
       ->capture_default_str()->check(CLI::Range(1, 1024));
   sub->add_option("--total-tokens", d.total_tokens, "EAGLE-2 tree size verified per step, root included")->capture_default_str()->check(CLI::Range(1, 4096));
   sub->add_flag("--eagle-static-tree", d.eagle_static_tree, "EAGLE: the static tree of --tree instead of the dynamic one");
+  sub->add_option("--ngram-min", d.ngram_min, "n-gram: shortest context suffix matched")->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--ngram-max", d.ngram_max, "n-gram: longest context suffix matched (tried first)")->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--draft-tokens", d.draft_tokens, "n-gram: tokens proposed per step beyond the root")->capture_default_str()->check(CLI::Range(1, 1024));
+  sub->add_option("--ngram-branches", d.ngram_branches, "n-gram: distinct continuations merged into the tree")->capture_default_str()->check(CLI::Range(1, 64));
   sub->add_option("--verification", a->verification, "At temperature > 0: exact, or the LOSSY redrafter_lossy / typical_lossy")->capture_default_str();
   return [sub, a]() -> int {
     if (!sub->parsed()) return -1;

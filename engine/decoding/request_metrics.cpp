@@ -14,6 +14,9 @@ RequestMetrics request_metrics(const SequenceResult& r) {
   m.tokens_per_second = r.tokens_per_second();
   m.time_to_first_token_s = r.prefill_seconds;
   m.total_s = r.total_seconds;
+  if (r.prefill_seconds > 0) m.prefill_tokens_per_s = static_cast<double>(m.prompt_tokens) / r.prefill_seconds;
+  if (m.generated_tokens > 1 && r.total_seconds > r.prefill_seconds)
+    m.decode_tokens_per_s = static_cast<double>(m.generated_tokens - 1) / (r.total_seconds - r.prefill_seconds);
   double drafted = 0, verified = 0, beam = 0, step = 0;
   for (const StepRecord& s : r.steps) {
     drafted += s.drafted;
@@ -44,6 +47,8 @@ nlohmann::json to_json(const RequestMetrics& m) {
                         {"tokens_per_step", m.tokens_per_step},
                         {"tps", m.tokens_per_second},
                         {"time_to_first_token_s", m.time_to_first_token_s},
+                        {"prefill_tokens_per_s", m.prefill_tokens_per_s},
+                        {"decode_tokens_per_s", m.decode_tokens_per_s},
                         {"total_s", m.total_s},
                         {"mean_drafted", m.mean_drafted},
                         {"mean_verified", m.mean_verified},

@@ -6,6 +6,7 @@
 #include "engine/drafters/drafter_checkpoint.h"
 #include "engine/drafters/eagle.h"
 #include "engine/drafters/medusa.h"
+#include "engine/drafters/ngram.h"
 #include "engine/drafters/redrafter.h"
 
 namespace draftbench {
@@ -33,32 +34,71 @@ class CheckpointedDrafter final : public Drafter {
 
 }  // namespace
 
-const char* known_drafters() { return "autoregressive, medusa, eagle, redrafter"; }
+namespace {
+
+std::unique_ptr<Drafter> make_autoregressive(DrafterCheckpoint*, const DrafterOptions&, const Model&, ThreadPool&) {
+  return std::make_unique<AutoregressiveDrafter>();
+}
+std::unique_ptr<Drafter> make_ngram(DrafterCheckpoint*, const DrafterOptions& o, const Model&, ThreadPool&) {
+  return std::make_unique<NgramDrafter>(o);
+}
+std::unique_ptr<Drafter> make_medusa(DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) {
+  return make_medusa_drafter(*c, o, m, p);
+}
+std::unique_ptr<Drafter> make_eagle(DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) {
+  return make_eagle_drafter(*c, o, m, p);
+}
+std::unique_ptr<Drafter> make_redrafter_kind(DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) {
+  return make_redrafter(*c, o, m, p);
+}
+
+constexpr DrafterKind kDrafterKinds[] = {
+    {"autoregressive", false, make_autoregressive, nullptr},
+    {"medusa", true, make_medusa, write_random_medusa},
+    {"eagle", true, make_eagle, write_random_eagle},
+    {"redrafter", true, make_redrafter_kind, write_random_redrafter},
+    {"ngram", false, make_ngram, nullptr},
+};
+
+}  // namespace
+
+std::span<const DrafterKind> drafter_kinds() { return kDrafterKinds; }
+
+const DrafterKind* find_drafter_kind(std::string_view name) {
+  for (const DrafterKind& k : kDrafterKinds)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+std::string known_drafters(bool with_weights) {
+  std::string names;
+  for (const DrafterKind& k : kDrafterKinds)
+    if (!with_weights || k.needs_weights) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
+}
 
 std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model& target, ThreadPool& pool) {
   const std::string& kind = options.kind;
-  if (kind == "autoregressive") return std::make_unique<AutoregressiveDrafter>();
-  if (kind != "medusa" && kind != "eagle" && kind != "redrafter")
-    throw InputError("drafter", fmt::format("'{}'", kind), fmt::format("unknown (expected one of {})", known_drafters()));
+  const DrafterKind* k = find_drafter_kind(kind);
+  if (!k) throw InputError("drafter", fmt::format("'{}'", kind), fmt::format("unknown (expected one of {})", known_drafters()));
+  if (!k->needs_weights) return k->make(nullptr, options, target, pool);
   if (options.weights_dir.empty())
     throw InputError("drafter", kind, "needs its weights directory (--drafter-weights DIR; `draftbench drafter init` writes random ones)");
   auto owned = std::make_unique<DrafterCheckpoint>(options.weights_dir);
   DrafterCheckpoint& checkpoint = *owned;
   if (checkpoint.kind() != kind)
     throw InputError(checkpoint.config_path(), "", fmt::format("holds a {} drafter (expected {})", checkpoint.kind(), kind));
-  std::unique_ptr<Drafter> drafter;
-  if (kind == "medusa") drafter = make_medusa_drafter(checkpoint, options, target, pool);
-  else if (kind == "eagle") drafter = make_eagle_drafter(checkpoint, options, target, pool);
-  else drafter = make_redrafter(checkpoint, options, target, pool);
+  std::unique_ptr<Drafter> drafter = k->make(&checkpoint, options, target, pool);
   checkpoint.reject_unused();
   return std::make_unique<CheckpointedDrafter>(std::move(owned), std::move(drafter));
 }
 
 void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {
-  if (spec.kind == "medusa") return write_random_medusa(spec, target, dir);
-  if (spec.kind == "eagle") return write_random_eagle(spec, target, dir);
-  if (spec.kind == "redrafter") return write_random_redrafter(spec, target, dir);
-  throw InputError("drafter", fmt::format("'{}'", spec.kind), "unknown (expected one of medusa, eagle, redrafter)");
+  const DrafterKind* k = find_drafter_kind(spec.kind);
+  if (!k || !k->write_random)
+    throw InputError("drafter", fmt::format("'{}'", spec.kind),
+                     fmt::format("{} (expected one of {})", k ? "has no weights" : "unknown", known_drafters(true)));
+  k->write_random(spec, target, dir);
 }
 
 }  // namespace draftbench

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <string_view>
 #include <string>
 
 #include "engine/drafters/drafter.h"
@@ -12,8 +14,8 @@
 namespace draftbench {
 
 struct DrafterOptions {
-  std::string kind = "autoregressive";  // autoregressive | medusa | eagle | redrafter
-  std::string weights_dir;              // required for every kind but autoregressive
+  std::string kind = "autoregressive";  // a name of drafter_kinds()
+  std::string weights_dir;              // required for the kinds that need weights
   // ReDrafter (method.md §2-3): beam_length includes the root.
   int beam_width = 8, beam_length = 5;
   bool tree_attention = true;  // off: every beam verified as its own chain
@@ -25,6 +27,9 @@ struct DrafterOptions {
   // EAGLE-2 dynamic tree.
   int depth = 5, top_k = 10, total_tokens = 60;
   bool eagle_static_tree = false;
+  // n-gram lookup (ngram.h): suffix lengths tried, longest first; the nodes proposed
+  // beyond the root; distinct continuations (branches) at most.
+  int ngram_min = 1, ngram_max = 3, draft_tokens = 8, ngram_branches = 1;
 };
 
 // Throws InputError for an unknown kind (naming the known ones), a missing or malformed
@@ -47,7 +52,21 @@ struct RandomDrafterSpec {
 // Throws InputError for an unknown kind or an unwritable directory.
 void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
 
-// "autoregressive, medusa, eagle, redrafter"
-const char* known_drafters();
+class DrafterCheckpoint;
+
+// One drafter kind: the one table the CLI, the spec loader and `drafter init` read.
+struct DrafterKind {
+  const char* name;
+  bool needs_weights;  // a weights directory (drafter.json, or a reference config.json)
+  // `checkpoint` is null exactly when !needs_weights.
+  std::unique_ptr<Drafter> (*make)(DrafterCheckpoint* checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool);
+  // Untrained weights for `drafter init`; null for kinds without weights.
+  void (*write_random)(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
+};
+std::span<const DrafterKind> drafter_kinds();
+// Null for an unknown name.
+const DrafterKind* find_drafter_kind(std::string_view name);
+// "autoregressive, medusa, eagle, redrafter, ngram"; with_weights: the kinds that have them.
+std::string known_drafters(bool with_weights = false);
 
 }  // namespace draftbench

@@ -11,6 +11,7 @@
 
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
+#include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
 #include "engine/model/forward_pass.h"
 #include "experiments/runner/conversations.h"
@@ -135,6 +136,9 @@ double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& p, int64_t
   } else if (p.kind == "medusa") {
     verified = 25;
     tokens_per_step = 1.8;
+  } else if (p.kind == "ngram") {
+    verified = 1 + DrafterOptions{}.draft_tokens;
+    tokens_per_step = 2;
   }
   const double step_s = p.kind == "autoregressive" ? ar_step_s * (1 + 0.35 * (batch - 1)) : ar_step_s * (1.45 + 0.45 * (batch - 1) + 0.14 * verified * batch);
   const double steps = p.params["max_new_tokens"].get<double>() / tokens_per_step;

@@ -21,12 +21,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kSchemaVersion = 1;
-const char* const kBuiltinDrafters[] = {"autoregressive", "medusa", "eagle", "redrafter"};
 const char* const kPaperTables[] = {"table1", "table4", "table5", "table6", "figure5", "figure6", "figure7"};
 
-bool is_builtin_kind(const std::string& kind) {
-  return std::find(std::begin(kBuiltinDrafters), std::end(kBuiltinDrafters), kind) != std::end(kBuiltinDrafters);
-}
+bool is_builtin_kind(const std::string& kind) { return find_drafter_kind(kind) != nullptr; }
 
 using Unit = std::pair<const char*, double>;  // suffix, its scale to bytes or seconds
 using Units = std::span<const Unit>;
@@ -198,7 +195,8 @@ class SpecLoader {
         s.drafters.push_back(std::move(d));
       }
     }
-    for (const char* kind : kBuiltinDrafters) {
+    for (const DrafterKind& k : drafter_kinds()) {
+      const std::string kind = k.name;
       const bool named = std::any_of(s.drafters.begin(), s.drafters.end(), [&](const DrafterSpec& d) { return d.name == kind; });
       if (!named) s.drafters.push_back(DrafterSpec{kind, kind, "", "", 0, false});
     }
@@ -319,7 +317,7 @@ class SpecLoader {
                                 std::any_of(s.sweep.axes["distilled"].begin(), s.sweep.axes["distilled"].end(), [](const nlohmann::json& v) { return v.get<bool>(); });
     for (const nlohmann::json& name : s.sweep.axes["drafter"]) {
       DrafterSpec& d = *std::find_if(s.drafters.begin(), s.drafters.end(), [&](const DrafterSpec& x) { return x.name == name.get<std::string>(); });
-      if (d.kind == "autoregressive") continue;
+      if (!find_drafter_kind(d.kind)->needs_weights) continue;
       const std::string key = "drafters." + d.name;
       const YAML::Node at = doc["drafters"] && doc["drafters"][d.name] ? doc["drafters"][d.name] : doc["sweep"]["drafter"];
       auto shipped = [&](const std::string& dir, const char* field) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "engine/model/synthetic_model.h"
 #include "experiments/spec/experiment_spec.h"
 #include "experiments/spec/sweep_grid.h"
 
@@ -216,6 +217,21 @@ TEST_CASE("the quickstart spec loads, with the shipped drafters and its baseline
     }
     seen.push_back(p.key());
   }
+}
+
+TEST_CASE("the n-gram drafter runs in a spec with no weights, even with another model", "[spec]") {
+  const ScratchDir dir;
+  const fs::path model = dir.write("tiny.gguf", "");
+  draftbench::write_synthetic_model(*draftbench::find_model_recipe("gemma3-tiny"), 1, model.string());
+  const ExperimentSpec spec = load(dir.write("ngram.yaml", "schema_version: 1\nname: ngram\nmodel: " + model.string() +
+                                                               "\ndatasets:\n  - {name: mt, path: " + kRoot +
+                                                               "/datasets/mt_bench_style/question.jsonl, limit: 1}\nsweep:\n  drafter: [ngram]\n"));
+  CHECK_FALSE(spec.default_model);
+  CHECK(spec.drafter("ngram").kind == "ngram");
+  CHECK(spec.drafter("ngram").weights.empty());
+  const std::vector<SweepPoint> points = draftbench::expand_sweep(spec);
+  REQUIRE(points.size() == 2);  // the autoregressive baseline is added
+  CHECK(points[1].kind == "ngram");
 }
 
 TEST_CASE("a JSON spec means exactly what its YAML twin means", "[spec]") {

@@ -133,3 +133,17 @@ TEST_CASE("real model: EAGLE is lossless at temperature 0 with dynamic trees of 
   o.total_tokens = 60;
   require_lossless(o, 4, "eagle depth 5 top-k 10 total 60");
 }
+
+TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chains and trees, batch 1..8", "[model][lossless][ngram]") {
+  DrafterOptions o;
+  o.kind = "ngram";
+  require_lossless(o, 1, "ngram defaults");
+  o.ngram_min = 1;
+  o.ngram_max = 4;
+  o.draft_tokens = 16;
+  o.ngram_branches = 4;
+  require_lossless(o, 8, "ngram 1..4, 16 tokens, 4 branches");
+  o.draft_tokens = 3;
+  o.ngram_branches = 3;
+  require_lossless(o, 3, "ngram 1..4, 3 tokens, 3 branches");
+}

@@ -171,6 +171,22 @@ TEST_CASE("decoder sampling: every drafter leaves the target distribution of the
     // The oracle's drafts are the target's own likely tokens: most first steps accept.
     CHECK(s.accepted > static_cast<int64_t>(kSamples));
   }
+  {
+    // Training-free lookups need repeats: the prompt, its greedy continuation g1 g2 g3 and
+    // the prompt again, so that "dog" (then "dog g1", ...) finds g1 g2 g3 to propose.
+    std::vector<int32_t> repeated = prompt;
+    for (int i = 0; i < kGenerated; ++i) repeated.push_back(top_tokens(last_logits(m, tf, repeated), 1)[0]);
+    repeated.insert(repeated.end(), prompt.begin(), prompt.end());
+    DrafterOptions o;
+    o.kind = "ngram";
+    o.draft_tokens = 4;
+    o.ngram_branches = 2;
+    auto drafter = make_drafter(o, m, pool);
+    const SampleStats s = sample_and_compare(m, tf, *drafter, repeated, exact_distribution(m, tf, repeated));
+    INFO("ngram: chi2 " << s.chi2 << " critical " << s.critical << ", accepted drafts " << s.accepted);
+    CHECK(s.chi2 < s.critical);
+    CHECK(s.accepted > static_cast<int64_t>(kSamples) / 10);  // the test exercises acceptance
+  }
   for (const std::string kind : {"redrafter", "medusa", "eagle"}) {
     RandomDrafterSpec spec;
     spec.kind = kind;

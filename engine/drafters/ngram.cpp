@@ -1,0 +1,65 @@
+#include "engine/drafters/ngram.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/common/error.h"
+
+namespace draftbench {
+namespace {
+
+// The child of `parent` holding `token`, or -1. Trees here are a few dozen nodes.
+int32_t child_with(const DraftTree& tree, int32_t parent, int32_t token) {
+  for (int32_t v = parent + 1; v < tree.size(); ++v)
+    if (tree.parents[static_cast<size_t>(v)] == parent && tree.tokens[static_cast<size_t>(v)] == token) return v;
+  return -1;
+}
+
+}  // namespace
+
+NgramDrafter::NgramDrafter(const DrafterOptions& o)
+    : ngram_min_(o.ngram_min), ngram_max_(o.ngram_max), draft_tokens_(o.draft_tokens), branches_(o.ngram_branches) {
+  auto in_range = [](int v, int lo, int hi, const char* option) {
+    if (v < lo || v > hi) throw InputError("drafter ngram", option, fmt::format("{} is out of range (expected {} to {})", v, lo, hi));
+  };
+  in_range(ngram_max_, 1, 64, "--ngram-max");
+  in_range(ngram_min_, 1, ngram_max_, "--ngram-min (at most --ngram-max)");
+  in_range(draft_tokens_, 1, 1024, "--draft-tokens");
+  in_range(branches_, 1, 64, "--ngram-branches");
+}
+
+void NgramDrafter::propose(const DraftContext& ctx, Draft& out) {
+  out.reset_to_root(ctx.root);
+  text_.assign(ctx.tokens.begin(), ctx.tokens.end());
+  text_.push_back(ctx.root);
+  const auto size = static_cast<int64_t>(text_.size());
+  // Each continuation is cut to its share of the budget, so that later matches still get
+  // a branch; one that runs along an earlier branch adds nothing and does not count.
+  const int64_t depth = (draft_tokens_ + branches_ - 1) / branches_;
+  auto room = [&] { return out.tree.size() <= draft_tokens_; };
+  int branches = 0;
+  for (int64_t n = std::min<int64_t>(ngram_max_, size - 1); n >= ngram_min_ && branches < branches_ && room(); --n) {
+    const int32_t* suffix = text_.data() + size - n;
+    // Earlier occurrences ending at `end` (exclusive), most recent first; the suffix itself
+    // (end == size) is not a match, and a match needs one token after it.
+    for (int64_t end = size - 1; end >= n && branches < branches_ && room(); --end) {
+      if (!std::equal(suffix, suffix + n, text_.data() + end - n)) continue;
+      int32_t node = 0;
+      int added = 0;
+      for (int64_t i = end; i < size && i - end < depth && room(); ++i) {
+        const int32_t token = text_[static_cast<size_t>(i)];
+        const int32_t existing = child_with(out.tree, node, token);
+        if (existing >= 0) {
+          node = existing;
+        } else {
+          node = out.tree.add(node, token);
+          ++added;
+        }
+      }
+      branches += added > 0;
+    }
+  }
+}
+
+}  // namespace draftbench
