@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/decoding/node_logits.h"
 #include "engine/decoding/prefill.h"
 #include "engine/decoding/verify.h"
 #include "engine/decoding/verify_typical.h"
@@ -25,42 +26,6 @@ struct Sequence {
   std::vector<int32_t> path_tokens;  // the accepted path's tokens, root first
   std::vector<float> path_hidden;    // [path][n_embd]
   bool done = false;
-};
-
-// The target's logits at a tree node, computed from its final-norm hidden state the first
-// time verification asks: the LM head is most of a small model's weights, and a tree of
-// dozens of nodes usually has only a few visited. Per-row kernels make a row computed here
-// bit-identical to one computed inside the forward pass.
-class NodeLogits final : public LazyLogits {
- public:
-  NodeLogits(ForwardPass& target, int64_t n_vocab, int64_t n_embd) : target_(target), n_vocab_(n_vocab), n_embd_(n_embd) {}
-  // `root`: node 0's logits when already computed (empty: compute them here too).
-  void reset(const float* hidden, int32_t n_nodes, std::span<const float> root = {}) {
-    hidden_ = hidden;
-    root_ = root;
-    slot_of_.assign(static_cast<size_t>(n_nodes), -1);
-    used_ = 0;
-  }
-  std::span<const float> row(int32_t node) const override {
-    if (node == 0 && !root_.empty()) return root_;
-    int32_t& slot = slot_of_[static_cast<size_t>(node)];
-    if (slot < 0) {
-      if (used_ == slots_.size()) slots_.emplace_back(static_cast<size_t>(n_vocab_));
-      slot = static_cast<int32_t>(used_++);
-      target_.logits_from_hidden(hidden_ + static_cast<int64_t>(node) * n_embd_, 1, slots_[static_cast<size_t>(slot)].data());
-    }
-    return slots_[static_cast<size_t>(slot)];
-  }
-  int64_t n_vocab() const { return n_vocab_; }
-
- private:
-  ForwardPass& target_;
-  int64_t n_vocab_, n_embd_;
-  const float* hidden_ = nullptr;
-  std::span<const float> root_;
-  mutable std::vector<int32_t> slot_of_;
-  mutable std::vector<std::vector<float>> slots_;  // grown once to the most nodes ever visited
-  mutable size_t used_ = 0;
 };
 
 int64_t capacity_for(int64_t prompt_length, int max_new_tokens, int32_t max_tree_nodes) {
@@ -141,7 +106,8 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
   std::vector<Sequence> seqs(static_cast<size_t>(n));
   DistributionScratch dist_scratch;
   VerifyScratch verify_scratch;  // shared: [n_vocab] arrays, restored after each use
-  NodeLogits node_logits(target_, model_.config().n_vocab, E);
+  NodeLogits node_logits(target_, model_.config().n_vocab, E, options.head_lookahead);
+  const HeadOutput head_output = options.sampling.greedy() ? HeadOutput::argmax : HeadOutput::logits;
   drafter_.reset(n);
 
   // Prefill: logits of each prompt's last token, hidden states of the last token or, for
@@ -180,8 +146,6 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
 
   ForwardBatch batch;
   ForwardResult out;
-  const int64_t V = model_.config().n_vocab;
-  std::vector<float> root_hidden, root_logits;
   std::vector<int> active;
   std::vector<StepRecord> records(static_cast<size_t>(n));
   for (;;) {
@@ -206,7 +170,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
       in.seq = s;
       in.tokens = q.draft.tree.tokens;
       in.tree.assign(q.draft.tree.parents);
-      in.logit_rows.clear();  // logits come lazily from the hidden states (NodeLogits)
+      in.logit_rows.clear();  // logits come from the hidden states, as verification asks (NodeLogits)
       in.hidden_rows.resize(static_cast<size_t>(n_nodes));
       std::iota(in.hidden_rows.begin(), in.hidden_rows.end(), 0);
       records[s] = StepRecord{n_nodes - 1, n_nodes, q.draft.beam_tokens(), 0, seconds(t0, Clock::now()), 0, 0, 0};
@@ -215,14 +179,13 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
     // Verify: one forward over every active sequence's tree.
     const auto t_verify = Clock::now();
     target_.forward(batch, cache, out);
-    // Verification visits every root: their logits in one LM-head call for the batch, which
-    // reads the LM head once instead of once per sequence (the same per-row kernel, so the
-    // same bits as computing them one by one).
-    root_hidden.resize(active.size() * static_cast<size_t>(E));
+    // Verification visits every root and most likely the path its drafter ranked first: those
+    // in one LM-head pass for the batch (the same per-row kernels, so the same bits as
+    // computing them one by one); anything else when verification asks for it.
+    node_logits.begin_step(head_output);
     for (size_t a = 0, row = 0; a < active.size(); row += static_cast<size_t>(batch.sequences[a].tree.size()), ++a)
-      std::copy_n(out.hidden.begin() + static_cast<int64_t>(row) * E, E, root_hidden.begin() + static_cast<int64_t>(a) * E);
-    root_logits.resize(active.size() * static_cast<size_t>(V));
-    target_.logits_from_hidden(root_hidden.data(), static_cast<int64_t>(active.size()), root_logits.data());
+      node_logits.add_tree(out.hidden.data() + static_cast<int64_t>(row) * E, batch.sequences[a].tree);
+    node_logits.compute_predicted_paths();
     const double verify_seconds = seconds(t_verify, Clock::now());
 
     // Accept: longest acceptable path, commit it, emit its tokens and the next root.
@@ -232,12 +195,12 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
       Sequence& q = seqs[s];
       const SequenceInput& in = batch.sequences[a];
       const auto t0 = Clock::now();
-      node_logits.reset(out.hidden.data() + row * E, in.tree.size(), std::span(root_logits).subspan(a * static_cast<size_t>(V), static_cast<size_t>(V)));
-      const TargetLogits target{nullptr, node_logits.n_vocab(), &node_logits};
+      const TargetLogits target{nullptr, node_logits.n_vocab(), &node_logits.tree(static_cast<int>(a))};
       // The k-th verification of request s uses step k (the prefill's draw is step 0).
       const RngKey key{options.seed, options.first_request + static_cast<uint64_t>(s), results[s].steps.size() + 1, 0};
       verify(q.draft, in.tree, target, options, key, verify_scratch, q.acceptance);
       const std::vector<int32_t>& path = q.acceptance.path;
+      node_logits.observe_path(static_cast<int>(a), path);
       cache.commit(s, path);
       q.path_tokens.clear();
       q.path_hidden.clear();

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ struct DecodeOptions {
   // prompt list into batches passes each batch's offset, so samples never depend on batching.
   uint64_t first_request = 0;
   bool ignore_eos = false;
+  // First-child nodes below each root, and below a node verification asks for beyond them,
+  // computed in the same LM-head pass (engine/decoding/node_logits.h); unset: chosen step by
+  // step from the paths accepted so far. Only time depends on it, never a token.
+  std::optional<int32_t> head_lookahead;
   // Called with (sequence, token) as each token is emitted, for streaming; may be empty.
   std::function<void(int, int32_t)> on_token;
 };

@@ -215,7 +215,7 @@ void verify_greedy(const TokenTree& tree, std::span<const int32_t> tokens, Targe
   state.assign(static_cast<size_t>(n), kRejected);
   state[0] = kAcceptedArgmaxUnknown;
   auto argmax_at = [&](int32_t node) {
-    if (state[node] == kAcceptedArgmaxUnknown) state[node] = argmax(target.at(node));
+    if (state[node] == kAcceptedArgmaxUnknown) state[node] = target.argmax_at(node);
     return state[node];
   };
   int32_t deepest = 0;

@@ -38,11 +38,14 @@ namespace draftbench {
 
 // Logits produced on first use per node: a large tree's verification visits only a few
 // nodes (the accepted path and the siblings tried on it), so the decoder computes the
-// target's LM head for those alone. row() must return the same values whenever called.
+// target's LM head for those alone (engine/decoding/node_logits.h). row() must return the
+// same values whenever called; argmax(node) must equal argmax(row(node)) exactly, and may
+// be found without the row (greedy verification reads nothing else).
 class LazyLogits {
  public:
   virtual ~LazyLogits() = default;
   virtual std::span<const float> row(int32_t node) const = 0;
+  virtual int32_t argmax(int32_t node) const = 0;
 };
 
 // The target's logits at every tree node: row-major [n_nodes][n_vocab] in `data`, or
@@ -56,6 +59,8 @@ struct TargetLogits {
     if (lazy) return lazy->row(node);
     return {data + static_cast<int64_t>(node) * n_vocab, static_cast<size_t>(n_vocab)};
   }
+  // The first index of the largest logit at `node` (as `argmax`).
+  int32_t argmax_at(int32_t node) const { return lazy ? lazy->argmax(node) : argmax(at(node)); }
 };
 
 // Draft distributions per node as sparse (token, probability) lists, CSR-packed and not
@@ -125,7 +130,7 @@ struct VerifyScratch {
 // (first index on ties, as `argmax`) of the target at its parent; ties between equally long
 // paths go to the one ending first in node order; next_token = the argmax at the path's end.
 // With target rows that depend only on the prefix, the committed tokens are exactly those of
-// autoregressive greedy decoding. Argmaxes are computed only at accepted nodes.
+// autoregressive greedy decoding. Reads only target.argmax_at, at accepted nodes.
 void verify_greedy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, Acceptance& out);
 
 // Exact sampling for deterministic (one-hot) proposals — beam search, top-k trees (Medusa,

@@ -103,7 +103,7 @@ void verify_typical(const TokenTree& tree, std::span<const int32_t> tokens, Targ
       if (std::exp(log_p) > at_v.threshold) scores.set(c, score + log_p);
     }
   }
-  out.next_token = argmax(target.at(best));
+  out.next_token = target.argmax_at(best);
 
   // The path over the scores' storage: it is no longer needed, and has room for n nodes.
   out.path.clear();

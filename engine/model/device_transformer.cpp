@@ -9,6 +9,7 @@
 #include "engine/common/error.h"
 #include "engine/model/token_embedding.h"
 #include "kernels/quant/quantize_activation.h"
+#include "kernels/sampling/softmax.h"
 
 namespace draftbench {
 
@@ -250,6 +251,12 @@ void DeviceTransformer::logits_from_hidden(const float* hidden, int64_t n, float
   picked_.reserve(device_, static_cast<size_t>(n * c_.n_embd) * sizeof(float));
   device_.upload(picked_.get(), hidden, static_cast<size_t>(n * c_.n_embd) * sizeof(float));
   logits_of_picked(n, logits);
+}
+
+void DeviceTransformer::argmax_from_hidden(const float* hidden, int64_t n, int32_t* ids) {
+  host_rows_.resize(static_cast<size_t>(n * c_.n_vocab));
+  logits_from_hidden(hidden, n, host_rows_.data());
+  for (int64_t r = 0; r < n; ++r) ids[r] = static_cast<int32_t>(argmax(host_rows_.data() + r * c_.n_vocab, c_.n_vocab));
 }
 
 }  // namespace draftbench

@@ -35,6 +35,9 @@ class DeviceTransformer final : public ForwardPass {
 
   void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) override;
   void logits_from_hidden(const float* hidden, int64_t n, float* logits) override;
+  // The device has no fused LM-head argmax: the full rows come down (logits_from_hidden)
+  // and the host's argmax reads them.
+  void argmax_from_hidden(const float* hidden, int64_t n, int32_t* ids) override;
   cuda::DeviceKernels* device() const override { return &device_; }
   std::string describe() const override { return device_.describe(); }
 
@@ -79,7 +82,7 @@ class DeviceTransformer final : public ForwardPass {
   // Host staging, reused from forward to forward.
   std::vector<ForwardRow> rows_;
   std::vector<int64_t> wanted_;         // rows whose hidden states or logits were asked for
-  std::vector<float> host_rows_;        // embeddings going up, full logit rows coming down
+  std::vector<float> host_rows_;        // embeddings going up, full logit rows coming down (also for argmax_from_hidden)
   std::vector<int64_t> host_positions_;
   std::vector<int32_t> host_trees_;     // per sequence: dfs_start, dfs_end, depth
   std::vector<int64_t> tree_offsets_;   // where each sequence's tree starts in host_trees_ / trees_

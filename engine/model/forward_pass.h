@@ -34,6 +34,12 @@ class ForwardPass {
   // for callers that want logits of only some rows, later (verification of large trees).
   virtual void logits_from_hidden(const float* hidden, int64_t n, float* logits) = 0;
 
+  // Per row of final-norm hidden states [n][n_embd], the first index of the largest logit:
+  // exactly argmax(logits_from_hidden(row)) (kernels/sampling/softmax.h's argmax, first index
+  // on ties), whatever else is in the batch, into ids[n]. All greedy verification needs: a
+  // pass may find it without writing the logit rows (the CPU's fused LM-head argmax).
+  virtual void argmax_from_hidden(const float* hidden, int64_t n, int32_t* ids) = 0;
+
   // Where this pass keeps K/V: null for host memory.
   virtual cuda::DeviceKernels* device() const { return nullptr; }
   // For reports and logs: "cpu", "emulated", or the GPU's name.

@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "engine/common/error.h"
+#include "kernels/ops/soft_cap.h"
 
 namespace draftbench {
 
@@ -38,9 +37,6 @@ void wanted_rows(const ForwardBatch& batch, std::vector<int32_t> SequenceInput::
   }
 }
 
-void soft_cap_logits(const ModelConfig& c, float* logits, int64_t n) {
-  if (c.final_logit_softcap > 0.0f)
-    for (int64_t i = 0; i < n; ++i) logits[i] = std::tanh(logits[i] / c.final_logit_softcap) * c.final_logit_softcap;
-}
+void soft_cap_logits(const ModelConfig& c, float* logits, int64_t n) { soft_cap(logits, n, c.final_logit_softcap); }
 
 }  // namespace draftbench

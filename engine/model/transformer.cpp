@@ -10,6 +10,7 @@
 #include "engine/model/mapped_file.h"
 #include "engine/model/token_embedding.h"
 #include "kernels/attention/tree_attention_tiled.h"
+#include "kernels/matmul/matmul_argmax.h"
 #include "kernels/matmul/weight_repack.h"
 #include "kernels/ops/activations.h"
 #include "kernels/ops/rms_norm.h"
@@ -191,6 +192,12 @@ void Transformer::compute_rope_angles(const std::vector<ForwardRow>& rows) {
 void Transformer::logits_from_hidden(const float* hidden, int64_t n, float* logits) {
   matmul(w_.output, hidden, n, logits, pool_, scratch(w_.output, n));
   soft_cap_logits(c_, logits, n * c_.n_vocab);
+}
+
+void Transformer::argmax_from_hidden(const float* hidden, int64_t n, int32_t* ids) {
+  const size_t need = matmul_argmax_scratch_bytes(w_.output, n, pool_.size());
+  if (quant_scratch_.size() < need) quant_scratch_.resize(need);
+  matmul_argmax(w_.output, hidden, n, c_.final_logit_softcap, ids, pool_, quant_scratch_);
 }
 
 }  // namespace draftbench

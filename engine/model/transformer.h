@@ -22,6 +22,8 @@ class Transformer final : public ForwardPass {
   // without output_norm skip those norms (EAGLE's draft layer).
   void forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) override;
   void logits_from_hidden(const float* hidden, int64_t n, float* logits) override;
+  // kernels/matmul/matmul_argmax.h over the LM head: no logit row is written.
+  void argmax_from_hidden(const float* hidden, int64_t n, int32_t* ids) override;
   std::string describe() const override { return "cpu"; }
 
  private:

@@ -105,5 +105,6 @@ void register_ops_benchmarks(const BenchSuite& s);
 void register_beam_packing_benchmarks(const BenchSuite& s);
 void register_sampling_benchmarks(const BenchSuite& s);
 void register_drafter_step_benchmarks(const BenchSuite& s);
+void register_lm_head_benchmarks(const BenchSuite& s);
 
 }  // namespace draftbench

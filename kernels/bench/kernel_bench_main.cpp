@@ -7,36 +7,12 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "kernels/bench/bench_suite.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
-
-namespace {
-
-// The model name alone does not tell CPUs apart on cloud machines ("AMD EPYC" covers Rome,
-// Milan and Genoa, whose kernels run at different relative speeds), so the family, model and
-// stepping numbers go into the signature too.
-std::string cpu_identity() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string name = "unknown CPU", family = "?", model = "?", stepping = "?";
-  for (std::string line; std::getline(in, line) && !line.empty();) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const auto start = line.find_first_not_of(' ', colon + 1);
-    const std::string value = start == std::string::npos ? "" : line.substr(start);
-    if (line.rfind("model name", 0) == 0) name = value;
-    else if (line.rfind("cpu family", 0) == 0) family = value;
-    else if (line.rfind("model\t", 0) == 0 || line.rfind("model ", 0) == 0) model = value;
-    else if (line.rfind("stepping", 0) == 0) stepping = value;
-  }
-  return fmt::format("{} (family {} model {} stepping {})", name, family, model, stepping);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace draftbench;
@@ -72,6 +48,7 @@ int main(int argc, char** argv) {
   register_beam_packing_benchmarks(s);
   register_sampling_benchmarks(s);
   register_drafter_step_benchmarks(s);
+  register_lm_head_benchmarks(s);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -1,5 +1,7 @@
 #include "kernels/runtime/cpu_features.h"
 
+#include <fstream>
+
 namespace draftbench {
 
 const CpuFeatures& cpu_features() {
@@ -31,6 +33,22 @@ std::string CpuFeatures::describe() const {
   add(avx512bf16, "avx512bf16");
   add(amx_int8, "amx-int8");
   return s.empty() ? "baseline" : s;
+}
+
+std::string cpu_identity() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string name = "unknown CPU", family = "?", model = "?", stepping = "?";
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto start = line.find_first_not_of(' ', colon + 1);
+    const std::string value = start == std::string::npos ? "" : line.substr(start);
+    if (line.rfind("model name", 0) == 0) name = value;
+    else if (line.rfind("cpu family", 0) == 0) family = value;
+    else if (line.rfind("model\t", 0) == 0 || line.rfind("model ", 0) == 0) model = value;
+    else if (line.rfind("stepping", 0) == 0) stepping = value;
+  }
+  return name + " (family " + family + " model " + model + " stepping " + stepping + ")";
 }
 
 }  // namespace draftbench

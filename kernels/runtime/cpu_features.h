@@ -18,4 +18,10 @@ struct CpuFeatures {
 
 const CpuFeatures& cpu_features();
 
+// "AMD EPYC (family 25 model 17 stepping 1)": the model name alone does not tell CPUs apart
+// on cloud machines ("AMD EPYC" covers Rome, Milan and Genoa, whose kernels run at different
+// relative speeds), so the family, model and stepping numbers are part of it. Keys the
+// kernel benchmarks' baselines and the cost model's cache.
+std::string cpu_identity();
+
 }  // namespace draftbench

@@ -1,0 +1,61 @@
+// The LM head as speculative verification runs it (full suite only: Gemma's head is 178 MB
+// of Q8_0, 5 ms a pass from DRAM at one row):
+//   lm_head/<model>/logits/rows:<n>   matmul, n full logit rows (logits_from_hidden)
+//   lm_head/<model>/argmax/rows:<n>   matmul_argmax, n ids and no logit rows (greedy)
+// n = 1, 2, 3, 4, 8, ..., 64: how the cost of one pass grows with the rows it serves is what
+// decides how many tree nodes the decoder asks for at once (engine/decoding/node_logits.h).
+// Weights come from DRAM (WeightArena), on the pool.
+#include <fmt/format.h>
+
+#include <memory>
+#include <vector>
+
+#include "kernels/bench/bench_suite.h"
+#include "kernels/bench/kernel_work.h"
+#include "kernels/bench/model_shapes.h"
+#include "kernels/bench/weight_arena.h"
+#include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_argmax.h"
+
+namespace draftbench {
+namespace {
+
+enum class HeadOutput { logits, argmax };
+
+void register_lm_head(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const ModelShape& model, const MatrixShape& m,
+                      HeadOutput output, int64_t n_x) {
+  const std::string name = fmt::format("lm_head/{}/{}/rows:{}", model.name, output == HeadOutput::logits ? "logits" : "argmax", n_x);
+  benchmark::RegisterBenchmark(name.c_str(), [s, arena, m, output, n_x](benchmark::State& state) {
+    WeightMatrix w{m.type, m.n_in, m.n_out, nullptr};
+    auto weights = arena->cursor(m.type, w.row_bytes() * static_cast<size_t>(m.n_out));
+    std::mt19937 rng(7);
+    const std::vector<float> x = random_activations(m.n_in * n_x, rng);
+    const bool logits = output == HeadOutput::logits;
+    std::vector<uint8_t> scratch(logits ? matmul_scratch_bytes(w, n_x, s.pool->size()) : matmul_argmax_scratch_bytes(w, n_x, s.pool->size()));
+    std::vector<float> y(logits ? static_cast<size_t>(m.n_out * n_x) : 0);
+    std::vector<int32_t> ids(static_cast<size_t>(n_x));
+    const LoopClock clock;
+    for (auto _ : state) {
+      w.data = weights.next();
+      if (logits) matmul(w, x.data(), n_x, y.data(), *s.pool, scratch);
+      else matmul_argmax(w, x.data(), n_x, 0.0f, ids.data(), *s.pool, scratch);
+      benchmark::ClobberMemory();
+    }
+    Work work = product_work(m, n_x);
+    if (!logits) work.bytes -= 4.0 * static_cast<double>(m.n_out * n_x);  // no logit rows written
+    report_work(state, clock, work, s.all_threads);
+  })->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+}  // namespace
+
+void register_lm_head_benchmarks(const BenchSuite& s) {
+  if (!s.full()) return;
+  auto arena = std::make_shared<WeightArena>(s.cold_bytes());
+  const ModelShape& model = kGemma3_270M;
+  const MatrixShape& head = model.matrices.back();
+  for (const int64_t n_x : {1, 2, 3, 4, 8, 16, 32, 64})
+    for (const HeadOutput output : {HeadOutput::logits, HeadOutput::argmax}) register_lm_head(s, arena, model, head, output, n_x);
+}
+
+}  // namespace draftbench
