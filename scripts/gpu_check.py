@@ -12,8 +12,9 @@ Steps, in order of importance, each under its own timeout and all inside one bud
   cuda_tests   every CUDA test binary; on a GPU machine a test that reports itself
                skipped (exit 77) is a failure; the device forward-pass test also runs
                the model's quantised products
-  lossless     greedy generate on the device: autoregressive, then each drafter with
-               `drafter init` weights, token-identical to the autoregressive device run
+  lossless     greedy generate on the device: autoregressive, then each trained drafter
+               with `drafter init` weights and the n-gram drafter, token-identical to the
+               autoregressive device run
   logits       the device's first-step logits against the CPU's (largest absolute
                difference, argmax agreement) and the share of greedy tokens that agree
   bench_decode pp/tg tokens/s on the device and on the CPU
@@ -258,6 +259,16 @@ def lossless(c, db, work):
                                "tokens_per_step": [round(g["metrics"]["tokens_per_step"], 3) for g in got]}
         if not r["drafters"][kind]["same_tokens"]:
             bad.append(f"{kind}: tokens differ from autoregressive decoding on the device")
+    # Training-free, and the one drafter whose drafts a random model accepts: it repeats
+    # itself, and the lookups find the repeats. A fixed size keeps calibration out of it.
+    try:
+        got = generate(c, db, c.args.device, "--drafter", "ngram", "--draft-tokens", "8", "--batch-size", "2")
+        r["drafters"]["ngram"] = {"same_tokens": [g["tokens"] for g in got] == c.device_tokens,
+                                  "tokens_per_step": [round(g["metrics"]["tokens_per_step"], 3) for g in got]}
+        if not r["drafters"]["ngram"]["same_tokens"]:
+            bad.append("ngram: tokens differ from autoregressive decoding on the device")
+    except StepFailed as e:
+        bad.append(f"ngram: {e}")
     if bad:
         r.update(status="fail", reason="; ".join(bad))
     return r

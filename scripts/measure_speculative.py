@@ -50,21 +50,16 @@ def main():
                     "WEIGHTS_ROOT/redrafter and WEIGHTS_ROOT/redrafter-ground-truth) against the baseline, temperature 0")
     ap.add_argument("--skip-table", action="store_true", help="only the beam sweep and/or Table 6")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--drafters", default="", help="comma-separated kinds to measure (default: all; autoregressive always)")
     a = ap.parse_args()
 
     # Untrained stand-ins would give figures that look real: a missing drafter is an error.
-    needed = [] if a.skip_table else ["redrafter", "medusa", "eagle"]
+    needed = [] if a.skip_table else [k for k in ("redrafter", "medusa", "eagle") if not a.drafters or k in a.drafters.split(",")]
     needed += ["redrafter-ground-truth"] if a.table6 else []
     for name in needed:
         if not os.path.exists(os.path.join(a.weights_root, name, "drafter.json")) and not os.path.exists(os.path.join(a.weights_root, name, "config.json")):
             sys.exit(f"{os.path.join(a.weights_root, name)}: no drafter.json or config.json (expected trained weights, e.g. models/drafters)")
-    with open(a.prompts) as f:
-        lines = [line for line in f if line.strip()]
-    if lines and lines[0].lstrip().startswith("{"):  # corpus JSONL: one split, in file order
-        records = [json.loads(line) for line in lines]
-        prompts = [r["prompt"] for r in records if not a.split or r.get("split", a.split) == a.split][: a.n_prompts]
-    else:
-        prompts = [line.rstrip("\n") for line in lines][: a.n_prompts]
+    prompts = read_prompts(a.prompts, a.split)[: a.n_prompts]
     tmp = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
     for i, p in enumerate(prompts):
         tmp.write(json.dumps({"id": str(i + 1), "prompt": p}) + "\n")
@@ -82,7 +77,11 @@ def main():
                               "--beam-width", "8", "--beam-length", "5"],
         "medusa (default tree)": ["--drafter", "medusa", "--drafter-weights", os.path.join(a.weights_root, "medusa")],
         "eagle (60, 5, 10)": ["--drafter", "eagle", "--drafter-weights", os.path.join(a.weights_root, "eagle")],
+        "ngram (auto)": ["--drafter", "ngram"],
+        "ngram (8 tokens)": ["--drafter", "ngram", "--draft-tokens", "8"],
     }
+    if a.drafters:
+        drafters = {k: v for k, v in drafters.items() if k == "autoregressive" or k.split()[0] in a.drafters.split(",")}
     temps = [float(t) for t in a.temperatures.split(",")]
     if not a.skip_table:
         results = interleaved(base, tmp.name, prompts, {(name, t): drafters[name] + ["--temperature", str(t)]
@@ -101,13 +100,28 @@ def main():
     os.unlink(tmp.name)
 
 
+# First turns of a prompt set: corpus JSONL ("prompt", one split), MT-Bench JSONL ("turns"),
+# AlpacaEval JSON (a list of "instruction"), or plain text (a prompt per line).
+def read_prompts(path, split):
+    with open(path) as f:
+        text = f.read()
+    if text.lstrip().startswith("["):
+        return [r["instruction"] for r in json.loads(text)]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and lines[0].lstrip().startswith("{"):
+        records = [json.loads(line) for line in lines]
+        return [r["turns"][0] if "turns" in r else r["prompt"] for r in records
+                if "turns" in r or not split or r.get("split", split) == split]
+    return lines
+
+
 # Every configuration's runs, interleaved one prompt of each per round, so that machine
 # drift hits all of them alike.
 def interleaved(base, prompts_file, prompts, configs):
     results = {c: [] for c in configs}
     for prompt in prompts:
-        one = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
-        one.write(prompt + "\n")
+        one = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+        one.write(json.dumps({"id": "1", "prompt": prompt}) + "\n")  # JSON: a prompt may hold newlines
         one.close()
         for c, args in configs.items():
             results[c] += run([x if x != prompts_file else one.name for x in base] + args)

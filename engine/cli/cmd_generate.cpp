@@ -88,6 +88,9 @@ int run_generate(GenerateArgs a) {
   a.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   const auto target = make_forward_pass(a.device, model->config(), model->weights(), pool);
+  if (drafter_wants_cost_model(a.drafter))
+    a.drafter.cost = obtain_cost_model(*target, model->config(), a.model, pool.size(), false,
+                                       [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
   // The shipped drafters were trained for the default model and only serve it.
   if (a.drafter.weights_dir.empty() && a.drafter.kind != "autoregressive" && is_default_model(a.model))
     a.drafter.weights_dir = shipped_drafter_dir(a.drafter.kind);
@@ -186,7 +189,7 @@ Run add_generate(CLI::App& app) {
   sub->add_flag("--eagle-static-tree", d.eagle_static_tree, "EAGLE: the static tree of --tree instead of the dynamic one");
   sub->add_option("--ngram-min", d.ngram_min, "n-gram: shortest context suffix matched")->capture_default_str()->check(CLI::Range(1, 64));
   sub->add_option("--ngram-max", d.ngram_max, "n-gram: longest context suffix matched (tried first)")->capture_default_str()->check(CLI::Range(1, 64));
-  sub->add_option("--draft-tokens", d.draft_tokens, "n-gram: tokens proposed per step beyond the root")->capture_default_str()->check(CLI::Range(1, 1024));
+  add_draft_tokens_option(*sub, d.draft_tokens);
   sub->add_option("--ngram-branches", d.ngram_branches, "n-gram: distinct continuations merged into the tree")->capture_default_str()->check(CLI::Range(1, 64));
   sub->add_option("--verification", a->verification, "At temperature > 0: exact, or the LOSSY redrafter_lossy / typical_lossy")->capture_default_str();
   return [sub, a]() -> int {

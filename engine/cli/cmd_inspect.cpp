@@ -11,6 +11,7 @@
 #include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "kernels/quant/dequantize.h"
+#include "kernels/runtime/cpu_features.h"
 
 namespace draftbench::cli {
 
@@ -18,7 +19,26 @@ namespace {
 struct InspectArgs {
   std::string path;
   std::string dequantize_all;
+  bool cost = false;
+  int threads = 0;
+  ForwardDevice device = ForwardDevice::kCpu;
 };
+
+// The cached cost model for the model, this CPU, the thread count and the device.
+void print_cached_cost(const InspectArgs& a, const Model& model) {
+  ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
+  const auto target = make_forward_pass(a.device, model.config(), model.weights(), pool);
+  const CostKey key{model_identity(a.path), cpu_identity(), target->describe(), pool.size()};
+  std::string why_not;
+  const auto cost = load_cost_model(cost_cache_dir(), key, why_not);
+  fmt::print("cost model ({} threads, {}): ", key.threads, key.device);
+  if (!cost) {
+    fmt::print("{}; `draftbench calibrate` measures one\n", why_not);
+    return;
+  }
+  fmt::print("{}\n", (std::filesystem::path(cost_cache_dir()) / key.file_name()).string());
+  print_cost_model(*cost);
+}
 
 void dequantize_all(const GgufFile& f, const std::string& dir) {
   std::filesystem::create_directories(dir);
@@ -77,6 +97,7 @@ int run_inspect(const InspectArgs& a) {
   fmt::print("tokenizer: SentencePiece, {} tokens, bos {}, eos {}, stop ids:", tok.vocab_size(), tok.bos_id(), tok.eos_id());
   for (int32_t s : tok.stop_ids()) fmt::print(" {} ({})", s, tok.token_to_piece(s, true));
   fmt::print("\n");
+  if (a.cost) print_cached_cost(a, *model);
   if (!a.dequantize_all.empty()) {
     if (!model->gguf()) throw InputError(a.path, "--dequantize-all", "applies to GGUF files only");
     dequantize_all(*model->gguf(), a.dequantize_all);
@@ -90,6 +111,9 @@ Run add_inspect(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("inspect", "Describe a model file");
   sub->add_option("path", a->path, "GGUF model file or Hugging Face checkpoint directory")->required();
   sub->add_option("--dequantize-all", a->dequantize_all, "Write every tensor dequantised to DIR/<name>.f32 (raw float32)");
+  sub->add_flag("--cost", a->cost, "Show the cached cost model that automatic draft sizing uses (draftbench calibrate)");
+  sub->add_option("--threads", a->threads, "With --cost: the thread count it was measured for (default: all cores)")->check(CLI::Range(1, 1024));
+  add_device_option(*sub, a->device);
   return [sub, a]() -> int { return sub->parsed() ? run_inspect(*a) : -1; };
 }
 

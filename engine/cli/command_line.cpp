@@ -33,4 +33,26 @@ void add_device_option(CLI::App& sub, ForwardDevice& device) {
       ->default_str(forward_device_name(device));
 }
 
+void add_draft_tokens_option(CLI::App& sub, int& draft_tokens) {
+  sub.add_option_function<std::string>(
+         "--draft-tokens",
+         [&draft_tokens](const std::string& v) {
+           if (v == "auto") {
+             draft_tokens = 0;
+             return;
+           }
+           std::size_t used = 0;
+           int n = 0;
+           try {
+             n = std::stoi(v, &used);
+           } catch (const std::exception&) {
+             used = 0;
+           }
+           if (used != v.size() || n < 1 || n > 1024) throw CLI::ValidationError("--draft-tokens", "'" + v + "' (expected auto or 1 to 1024)");
+           draft_tokens = n;
+         },
+         "n-gram: tokens proposed per step beyond the root; auto sizes each step to this machine's measured costs")
+      ->default_str(draft_tokens == 0 ? "auto" : std::to_string(draft_tokens));
+}
+
 }  // namespace draftbench::cli

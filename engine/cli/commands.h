@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "engine/decoding/cost_model.h"
 #include "engine/model/forward_pass.h"
 
 namespace draftbench::cli {
@@ -23,6 +24,7 @@ Run add_run(CLI::App& app);
 Run add_merge(CLI::App& app);
 Run add_report(CLI::App& app);
 Run add_compare(CLI::App& app);
+Run add_calibrate(CLI::App& app);
 Run add_make_model(CLI::App& app);
 
 // Where the README's set-up command puts the default model: models/ of the checkout,
@@ -40,6 +42,12 @@ std::string checkout_root();
 
 // --device cpu|cuda|emulated: where the target model's forward pass runs.
 void add_device_option(CLI::App& sub, ForwardDevice& device);
+
+// The cost model as a table on stdout (calibrate, inspect --cost).
+void print_cost_model(const CostModel& model);
+
+// --draft-tokens auto|N (auto = 0: sized to the hardware each step).
+void add_draft_tokens_option(CLI::App& sub, int& draft_tokens);
 
 // argv as one shell-quoted line (for provenance records).
 std::string command_line(int argc, char** argv);

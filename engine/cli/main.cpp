@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   runs.push_back(draftbench::cli::add_merge(app));
   runs.push_back(draftbench::cli::add_report(app));
   runs.push_back(draftbench::cli::add_compare(app));
+  runs.push_back(draftbench::cli::add_calibrate(app));
   runs.push_back(draftbench::cli::add_make_model(app));
   try {
     app.parse(argc, argv);

@@ -64,6 +64,8 @@ constexpr DrafterKind kDrafterKinds[] = {
 
 std::span<const DrafterKind> drafter_kinds() { return kDrafterKinds; }
 
+bool drafter_wants_cost_model(const DrafterOptions& o) { return o.kind == "ngram" && o.draft_tokens == 0; }
+
 const DrafterKind* find_drafter_kind(std::string_view name) {
   for (const DrafterKind& k : kDrafterKinds)
     if (name == k.name) return &k;
@@ -81,6 +83,8 @@ std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model
   const std::string& kind = options.kind;
   const DrafterKind* k = find_drafter_kind(kind);
   if (!k) throw InputError("drafter", fmt::format("'{}'", kind), fmt::format("unknown (expected one of {})", known_drafters()));
+  if (drafter_wants_cost_model(options) && !options.cost)
+    throw InputError("drafter", kind, "sizes drafts automatically but was given no cost model (draftbench calibrate measures one)");
   if (!k->needs_weights) return k->make(nullptr, options, target, pool);
   if (options.weights_dir.empty())
     throw InputError("drafter", kind, "needs its weights directory (--drafter-weights DIR; `draftbench drafter init` writes random ones)");

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <string>
 
+#include "engine/decoding/cost_model.h"
 #include "engine/drafters/drafter.h"
 #include "engine/model/model.h"
 #include "kernels/runtime/thread_pool.h"
@@ -28,9 +29,16 @@ struct DrafterOptions {
   int depth = 5, top_k = 10, total_tokens = 60;
   bool eagle_static_tree = false;
   // n-gram lookup (ngram.h): suffix lengths tried, longest first; the nodes proposed
-  // beyond the root; distinct continuations (branches) at most.
-  int ngram_min = 1, ngram_max = 3, draft_tokens = 8, ngram_branches = 1;
+  // beyond the root (0 = auto: sized each step to the hardware, draft_sizing.h); distinct
+  // continuations (branches) at most.
+  int ngram_min = 1, ngram_max = 3, draft_tokens = 0, ngram_branches = 1;
+  // What auto sizing weighs; set by the caller (obtain_cost_model) where
+  // drafter_wants_cost_model(options).
+  std::shared_ptr<const CostModel> cost;
 };
+
+// Whether make_drafter needs options.cost: some size is `auto`.
+bool drafter_wants_cost_model(const DrafterOptions& options);
 
 // Throws InputError for an unknown kind (naming the known ones), a missing or malformed
 // weights directory, weights that do not fit the target (hidden size, vocabulary), or

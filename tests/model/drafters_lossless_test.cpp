@@ -134,10 +134,12 @@ TEST_CASE("real model: EAGLE is lossless at temperature 0 with dynamic trees of 
   require_lossless(o, 4, "eagle depth 5 top-k 10 total 60");
 }
 
-TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chains and trees, batch 1..8", "[model][lossless][ngram]") {
+TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chains, trees and auto sizing, batch 1..8",
+          "[model][lossless][ngram]") {
   DrafterOptions o;
   o.kind = "ngram";
-  require_lossless(o, 1, "ngram defaults");
+  o.draft_tokens = 8;
+  require_lossless(o, 1, "ngram 1..3, 8 tokens");
   o.ngram_min = 1;
   o.ngram_max = 4;
   o.draft_tokens = 16;
@@ -146,4 +148,17 @@ TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chain
   o.draft_tokens = 3;
   o.ngram_branches = 3;
   require_lossless(o, 3, "ngram 1..4, 3 tokens, 3 branches");
+  // Auto sizing on a cost curve under which the budget moves between 0 and several tokens
+  // as acceptance comes and goes.
+  auto cost = std::make_shared<CostModel>();
+  for (int32_t n = 1; n <= 64; n *= 2) {
+    cost->sizes.push_back(n);
+    cost->forward_s.push_back(0.010 + 0.002 * (n - 1));
+    cost->head_s.push_back(0.005 + 0.002 * (n - 1));
+  }
+  o.draft_tokens = 0;
+  o.ngram_branches = 1;
+  o.cost = cost;
+  require_lossless(o, 1, "ngram auto");
+  require_lossless(o, 4, "ngram auto");
 }

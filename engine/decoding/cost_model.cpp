@@ -1,0 +1,177 @@
+#include "engine/decoding/cost_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/common/atomic_file.h"
+#include "engine/common/error.h"
+#include "engine/common/sha256.h"
+#include "kernels/runtime/cpu_features.h"
+#include "kernels/sampling/counter_rng.h"
+
+namespace draftbench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Piecewise-linear through (sizes[i], seconds[i]); the last segment's slope past the end.
+double interpolate(const std::vector<int32_t>& sizes, const std::vector<double>& seconds, int32_t at) {
+  DB_CHECK(!sizes.empty() && sizes.size() == seconds.size());
+  if (sizes.size() == 1 || at <= sizes.front()) return seconds.front();
+  size_t i = 1;
+  while (i + 1 < sizes.size() && sizes[i] < at) ++i;
+  const double x0 = sizes[i - 1], x1 = sizes[i];
+  return seconds[i - 1] + (seconds[i] - seconds[i - 1]) * (at - x0) / (x1 - x0);
+}
+
+// Median seconds of `repeats` calls of `fn` after one warm-up call.
+template <class Fn>
+double median_seconds(int repeats, Fn&& fn) {
+  fn();
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    fn();
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+std::string model_identity(const std::string& path) {
+  if (!fs::is_directory(path)) return sha256_file(path);
+  std::vector<std::string> entries;
+  for (const auto& e : fs::directory_iterator(path))
+    if (e.is_regular_file()) entries.push_back(fmt::format("{}:{}", e.path().filename().string(), e.file_size()));
+  std::sort(entries.begin(), entries.end());
+  std::string all;
+  for (const auto& e : entries) all += e + "\n";
+  return sha256_hex(all);
+}
+
+double CostModel::forward(int32_t tokens) const { return interpolate(sizes, forward_s, tokens); }
+double CostModel::head(int32_t rows) const { return interpolate(sizes, head_s, rows); }
+
+nlohmann::json CostModel::to_json() const {
+  return {{"version", kVersion}, {"context", context}, {"sizes", sizes}, {"forward_s", forward_s}, {"head_s", head_s}};
+}
+
+CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where) {
+  auto fail = [&](const std::string& what) { throw InputError(where, "cost model", what); };
+  if (!j.is_object() || j.value("version", -1) != kVersion) fail(fmt::format("expected version {}", kVersion));
+  CostModel m;
+  try {
+    m.context = j.at("context").get<int32_t>();
+    m.sizes = j.at("sizes").get<std::vector<int32_t>>();
+    m.forward_s = j.at("forward_s").get<std::vector<double>>();
+    m.head_s = j.at("head_s").get<std::vector<double>>();
+  } catch (const nlohmann::json::exception&) {
+    fail("expected fields context, sizes, forward_s and head_s of numbers");
+  }
+  if (m.sizes.empty() || m.sizes.front() != 1 || m.forward_s.size() != m.sizes.size() || m.head_s.size() != m.sizes.size())
+    fail("expected sizes starting at 1 and one time per size");
+  for (size_t i = 0; i < m.sizes.size(); ++i) {
+    if (i > 0 && m.sizes[i] <= m.sizes[i - 1]) fail("expected ascending sizes");
+    if (!(m.forward_s[i] > 0 && m.forward_s[i] < 1e4 && m.head_s[i] >= 0 && m.head_s[i] < 1e4)) fail("expected positive, finite times");
+  }
+  return m;
+}
+
+nlohmann::json CostKey::to_json() const { return {{"model_sha256", model_sha256}, {"cpu", cpu}, {"device", device}, {"threads", threads}}; }
+
+std::string CostKey::file_name() const { return "cost-" + sha256_hex(to_json().dump()).substr(0, 16) + ".json"; }
+
+CostModel measure_cost_model(ForwardPass& pass, const ModelConfig& c, int32_t max_tokens, int32_t context,
+                             const std::function<void(const std::string&)>& progress) {
+  KvCache cache(c, 1, context + max_tokens, pass.device());
+  // Committed context of random ids (as bench decode's), so attention reads a real cache.
+  ForwardBatch fill;
+  SequenceInput in{0, {}, TokenTree::chain(context), {}, {}};
+  for (int32_t i = 0; i < context; ++i)
+    in.tokens.push_back(1000 + static_cast<int32_t>(uniform(RngKey{7, 0, static_cast<uint64_t>(i), 0}) * static_cast<double>(c.n_vocab - 2000)));
+  fill.sequences.push_back(in);
+  ForwardResult out;
+  pass.forward(fill, cache, out);
+  cache.commit_prefix(0, context);
+
+  CostModel m;
+  m.context = context;
+  std::vector<float> hidden;
+  std::vector<int32_t> ids;
+  for (int32_t n = 1; n <= max_tokens; n *= 2) {
+    ForwardBatch b;
+    SequenceInput s{0, std::vector<int32_t>(in.tokens.begin(), in.tokens.begin() + n), TokenTree::chain(n), {}, {}};
+    for (int32_t r = 0; r < n; ++r) s.hidden_rows.push_back(r);
+    b.sequences.push_back(s);
+    const int repeats = n <= 16 ? 7 : 3;
+    m.sizes.push_back(n);
+    m.forward_s.push_back(median_seconds(repeats, [&] { pass.forward(b, cache, out); }));
+    hidden = out.hidden;
+    ids.resize(static_cast<size_t>(n));
+    m.head_s.push_back(median_seconds(repeats, [&] { pass.argmax_from_hidden(hidden.data(), n, ids.data()); }));
+    if (progress) progress(fmt::format("{} tree tokens: forward {:.2f} ms, LM head {:.2f} ms", n, m.forward_s.back() * 1e3, m.head_s.back() * 1e3));
+  }
+  return m;
+}
+
+std::string cost_cache_dir() {
+  if (const char* d = std::getenv("DRAFTBENCH_CACHE"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "draftbench").string();
+  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "draftbench").string();
+  return (fs::temp_directory_path() / "draftbench-cache").string();
+}
+
+std::optional<CostModel> load_cost_model(const std::string& dir, const CostKey& key, std::string& why_not) {
+  const fs::path path = fs::path(dir) / key.file_name();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    why_not = "no cost model for this model, CPU, thread count and device yet";
+    return std::nullopt;
+  }
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text.str());
+    if (!j.is_object() || j.value("key", nlohmann::json()) != key.to_json()) {
+      why_not = fmt::format("{} was measured for another model, CPU, thread count or device", path.string());
+      return std::nullopt;
+    }
+    return CostModel::from_json(j.at("model"), path.string());
+  } catch (const std::exception& e) {
+    why_not = fmt::format("{} is unreadable or corrupt ({})", path.string(), e.what());
+    return std::nullopt;
+  }
+}
+
+void store_cost_model(const std::string& dir, const CostKey& key, const CostModel& model) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(dir, "", "cannot create the cost-model cache directory: " + ec.message());
+  write_file_atomically((fs::path(dir) / key.file_name()).string(), nlohmann::json{{"key", key.to_json()}, {"model", model.to_json()}}.dump(1) + "\n");
+}
+
+std::shared_ptr<const CostModel> obtain_cost_model(ForwardPass& pass, const ModelConfig& config, const std::string& model_path, int threads,
+                                                   bool refresh, const std::function<void(const std::string&)>& note) {
+  const CostKey key{model_identity(model_path), cpu_identity(), pass.describe(), threads};
+  const std::string dir = cost_cache_dir();
+  std::string why_not = "asked to measure again";
+  if (!refresh)
+    if (auto cached = load_cost_model(dir, key, why_not)) return std::make_shared<const CostModel>(std::move(*cached));
+  if (note) note(fmt::format("calibrating the cost model ({}): this takes a few seconds, once per model, CPU, thread count and device", why_not));
+  auto measured = std::make_shared<const CostModel>(measure_cost_model(pass, config, 64, 256, note));
+  store_cost_model(dir, key, *measured);
+  return measured;
+}
+
+}  // namespace draftbench

@@ -1,0 +1,74 @@
+// What a decoding step costs on the machine it runs on, measured there: the target's
+// forward over n tree tokens of one sequence, and one pass of the LM head over k rows
+// (verification's argmaxes or logits). Draft sizing (draft_sizing.h) weighs expected
+// accepted tokens against these costs, so a draft fits the hardware: on a 2-core CPU each
+// extra verified token costs a sizeable share of a step, on a GPU almost nothing.
+//
+// Measured once per (model file, CPU, threads, device) and cached as JSON
+// (cost_cache_dir()/cost-<key hash>.json); `draftbench calibrate` measures again and
+// `draftbench inspect --cost` shows it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "engine/model/forward_pass.h"
+
+namespace draftbench {
+
+struct CostModel {
+  static constexpr int kVersion = 1;
+  std::vector<int32_t> sizes;     // tree tokens and head rows measured, ascending, sizes[0] = 1
+  std::vector<double> forward_s;  // one sequence's forward over sizes[i] tree tokens (hidden states only)
+  std::vector<double> head_s;     // one pass of the LM head over sizes[i] rows
+  int32_t context = 0;            // committed tokens under the measured trees
+
+  // Seconds, interpolated linearly between measured sizes and extrapolated past the last.
+  double forward(int32_t tokens) const;
+  double head(int32_t rows) const;
+  // A step that forwards `tokens` tree tokens and verifies with `head_rows` head rows.
+  double step(int32_t tokens, int32_t head_rows) const { return forward(tokens) + head(head_rows); }
+
+  nlohmann::json to_json() const;
+  // Throws InputError naming `where` for anything but a well-formed model.
+  static CostModel from_json(const nlohmann::json& j, const std::string& where);
+};
+
+// Where the cost model was measured; a cached model serves only the same key.
+struct CostKey {
+  std::string model_sha256, cpu, device;
+  int threads = 0;
+  nlohmann::json to_json() const;
+  std::string file_name() const;  // "cost-<first 16 hex of the key's SHA-256>.json"
+};
+
+// Times `pass` (median of repeats after a warm-up) at sizes 1..max_tokens (powers of two),
+// on a cache of `context` random committed tokens. `progress` gets a line per size.
+CostModel measure_cost_model(ForwardPass& pass, const ModelConfig& config, int32_t max_tokens = 64, int32_t context = 256,
+                             const std::function<void(const std::string&)>& progress = {});
+
+// A model's identity for the key: its file's SHA-256; for a checkpoint directory, its
+// files' names and sizes.
+std::string model_identity(const std::string& model_path);
+
+// $DRAFTBENCH_CACHE, else $XDG_CACHE_HOME/draftbench, else $HOME/.cache/draftbench.
+std::string cost_cache_dir();
+// The cached model for `key`, or nullopt with the reason in `why_not` (absent, unreadable,
+// malformed, another version or another key): a stale or corrupt file is never used.
+std::optional<CostModel> load_cost_model(const std::string& dir, const CostKey& key, std::string& why_not);
+// Writes atomically; throws InputError when the directory cannot be written.
+void store_cost_model(const std::string& dir, const CostKey& key, const CostModel& model);
+
+// The cost model of `pass` running the model in `model_path` with `threads` threads on this
+// CPU: the cached one, else (or with `refresh`) a new measurement, cached. `note` gets one
+// line each for why it measures and for each measured size.
+std::shared_ptr<const CostModel> obtain_cost_model(ForwardPass& pass, const ModelConfig& config, const std::string& model_path, int threads,
+                                                   bool refresh, const std::function<void(const std::string&)>& note);
+
+}  // namespace draftbench
