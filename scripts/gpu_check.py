@@ -133,13 +133,6 @@ def without_model():
     return {k: v for k, v in os.environ.items() if k != "DRAFTBENCH_MODEL"}
 
 
-def last_json(text):
-    for line in reversed(text.splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    raise StepFailed("no JSON line in the output")
-
-
 def json_lines(text):
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 

@@ -52,19 +52,24 @@ std::unique_ptr<Drafter> make_redrafter_kind(DrafterCheckpoint* c, const Drafter
   return make_redrafter(*c, o, m, p);
 }
 
+bool ngram_sizes_automatically(const DrafterOptions& o) { return o.draft_tokens == 0; }
+
 constexpr DrafterKind kDrafterKinds[] = {
-    {"autoregressive", false, make_autoregressive, nullptr},
-    {"medusa", true, make_medusa, write_random_medusa},
-    {"eagle", true, make_eagle, write_random_eagle},
-    {"redrafter", true, make_redrafter_kind, write_random_redrafter},
-    {"ngram", false, make_ngram, nullptr},
+    {"autoregressive", false, make_autoregressive, nullptr, nullptr},
+    {"medusa", true, make_medusa, write_random_medusa, nullptr},
+    {"eagle", true, make_eagle, write_random_eagle, nullptr},
+    {"redrafter", true, make_redrafter_kind, write_random_redrafter, nullptr},
+    {"ngram", false, make_ngram, nullptr, ngram_sizes_automatically},
 };
 
 }  // namespace
 
 std::span<const DrafterKind> drafter_kinds() { return kDrafterKinds; }
 
-bool drafter_wants_cost_model(const DrafterOptions& o) { return o.kind == "ngram" && o.draft_tokens == 0; }
+bool drafter_wants_cost_model(const DrafterOptions& o) {
+  const DrafterKind* k = find_drafter_kind(o.kind);
+  return k && k->sizes_automatically && k->sizes_automatically(o);
+}
 
 const DrafterKind* find_drafter_kind(std::string_view name) {
   for (const DrafterKind& k : kDrafterKinds)

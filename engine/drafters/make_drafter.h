@@ -70,6 +70,8 @@ struct DrafterKind {
   std::unique_ptr<Drafter> (*make)(DrafterCheckpoint* checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool);
   // Untrained weights for `drafter init`; null for kinds without weights.
   void (*write_random)(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
+  // Whether these options size drafts automatically (and so need options.cost); null: never.
+  bool (*sizes_automatically)(const DrafterOptions& options);
 };
 std::span<const DrafterKind> drafter_kinds();
 // Null for an unknown name.

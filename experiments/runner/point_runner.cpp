@@ -184,9 +184,7 @@ MemoryPlan plan_memory(const Model& model, const DrafterOptions& drafter_options
 
 nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
   DrafterOptions options = drafter_options(c.spec, point);
-  if (drafter_wants_cost_model(options))  // auto sizing: cached after the sweep's first such point
-    options.cost = obtain_cost_model(c.target, c.model.config(), c.model.path(), static_cast<int>(c.pool.size()), false,
-                                     [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+  if (drafter_wants_cost_model(options)) options.cost = c.cost_model();
   std::unique_ptr<Drafter> drafter = make_drafter(options, c.model, c.pool);
   const int batch_size = point.params["batch_size"].get<int>();
   const int max_new_tokens = point.params["max_new_tokens"].get<int>();

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ struct PointContext {
   int64_t longest_first_prompt = 0;  // tokens of the dataset's longest first-turn prompt (memory planning)
   // Called before each batch with (decoded conversations-turns so far, total).
   std::function<void(int64_t, int64_t)> on_progress;
+  // The target's cost model for auto draft sizing: obtained (loaded or measured) on the
+  // first call, so a sweep hashes the model file once, not once per point.
+  std::function<std::shared_ptr<const CostModel>()> cost_model;
 };
 
 // Runs the point; returns the record's "status" ("ok", "oom") and measurements. Throws

@@ -185,6 +185,13 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   for (const auto& [name, items] : prompts)
     for (const PromptItem& item : items)
       longest_first_prompt[name] = std::max<int64_t>(longest_first_prompt[name], static_cast<int64_t>(Conversation(item).next_prompt(*model, spec.chat).size()));
+  std::shared_ptr<const CostModel> cost;
+  auto cost_model = [&] {
+    if (!cost)
+      cost = obtain_cost_model(*target, model->config(), model->path(), pool.size(), false,
+                               [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+    return cost;
+  };
   ProgressBar bar(static_cast<int>(points.size()), estimated_total);
   int errors = 0;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -198,7 +205,8 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
                          spec.dataset(p.dataset),
                          prompts[p.dataset],
                          longest_first_prompt[p.dataset],
-                         [&](int64_t done, int64_t total) { bar.prompt(done, total); }};
+                         [&](int64_t done, int64_t total) { bar.prompt(done, total); },
+                         cost_model};
     nlohmann::json record;
     try {
       record = run_point(context, p);
