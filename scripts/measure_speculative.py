@@ -50,11 +50,13 @@ def main():
                     "WEIGHTS_ROOT/redrafter and WEIGHTS_ROOT/redrafter-ground-truth) against the baseline, temperature 0")
     ap.add_argument("--skip-table", action="store_true", help="only the beam sweep and/or Table 6")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--fixed", action="store_true", help="also the fixed paper sizes (--sizing fixed) and an 8-token n-gram")
     ap.add_argument("--drafters", default="", help="comma-separated kinds to measure (default: all; autoregressive always)")
     a = ap.parse_args()
 
     # Untrained stand-ins would give figures that look real: a missing drafter is an error.
-    needed = [] if a.skip_table else [k for k in ("redrafter", "medusa", "eagle") if not a.drafters or k in a.drafters.split(",")]
+    needed = [] if a.skip_table else [k for k in ("redrafter", "medusa", "eagle")
+                                  if not a.drafters or any(d.split("+")[0] == k for d in a.drafters.split(","))]
     needed += ["redrafter-ground-truth"] if a.table6 else []
     for name in needed:
         if not os.path.exists(os.path.join(a.weights_root, name, "drafter.json")) and not os.path.exists(os.path.join(a.weights_root, name, "config.json")):
@@ -71,15 +73,24 @@ def main():
     base += ["--chat"] if a.chat else ["--ignore-eos"]
     if a.threads:
         base += ["--threads", str(a.threads)]
+    w = lambda kind: ["--drafter-weights", os.path.join(a.weights_root, kind)]
     drafters = {
         "autoregressive": ["--drafter", "autoregressive"],
-        "redrafter BW8 BL5": ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, "redrafter"),
-                              "--beam-width", "8", "--beam-length", "5"],
-        "medusa (default tree)": ["--drafter", "medusa", "--drafter-weights", os.path.join(a.weights_root, "medusa")],
-        "eagle (60, 5, 10)": ["--drafter", "eagle", "--drafter-weights", os.path.join(a.weights_root, "eagle")],
+        "medusa (auto)": ["--drafter", "medusa", *w("medusa")],
+        "eagle (auto)": ["--drafter", "eagle", *w("eagle")],
+        "redrafter (auto)": ["--drafter", "redrafter", *w("redrafter")],
         "ngram (auto)": ["--drafter", "ngram"],
-        "ngram (8 tokens)": ["--drafter", "ngram", "--draft-tokens", "8"],
+        "medusa+ngram (auto)": ["--drafter", "medusa+ngram", *w("medusa")],
+        "eagle+ngram (auto)": ["--drafter", "eagle+ngram", *w("eagle")],
+        "redrafter+ngram (auto)": ["--drafter", "redrafter+ngram", *w("redrafter")],
     }
+    if a.fixed:  # the paper's sizes, verified whole
+        drafters.update({
+            "redrafter BW8 BL5 (fixed)": ["--drafter", "redrafter", *w("redrafter"), "--sizing", "fixed", "--beam-width", "8", "--beam-length", "5"],
+            "medusa shipped tree (fixed)": ["--drafter", "medusa", *w("medusa"), "--sizing", "fixed"],
+            "eagle 60, 5, 10 (fixed)": ["--drafter", "eagle", *w("eagle"), "--sizing", "fixed"],
+            "ngram (8 tokens)": ["--drafter", "ngram", "--draft-tokens", "8"],
+        })
     if a.drafters:
         drafters = {k: v for k, v in drafters.items() if k == "autoregressive" or k.split()[0] in a.drafters.split(",")}
     temps = [float(t) for t in a.temperatures.split(",")]

@@ -93,7 +93,7 @@ int run_generate(GenerateArgs a) {
                                        [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
   // The shipped drafters were trained for the default model and only serve it.
   if (a.drafter.weights_dir.empty() && a.drafter.kind != "autoregressive" && is_default_model(a.model))
-    a.drafter.weights_dir = shipped_drafter_dir(a.drafter.kind);
+    a.drafter.weights_dir = shipped_drafter_dir(drafter_weights_kind(a.drafter.kind));
   auto drafter = make_drafter(a.drafter, *model, pool);
   Decoder decoder(*model, *target, *drafter);
   opt.max_new_tokens = a.max_new_tokens;
@@ -174,9 +174,12 @@ Run add_generate(CLI::App& app) {
   sub->add_flag("--ignore-eos", a->ignore_eos, "Do not stop at end-of-sequence tokens");
   sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file (autoregressive, one prompt)");
   DrafterOptions& d = a->drafter;
+  d.sizing = "auto";
   sub->add_option("--drafter", d.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
   sub->add_option("--drafter-weights", d.weights_dir, "Drafter directory (drafter.json or a reference config.json, plus safetensors); "
                   "default with the default model: the shipped models/drafters/<drafter>");
+  sub->add_option("--sizing", d.sizing, "Drafters with weights: auto (verify, each step, the part of the draft that pays on this machine; "
+                  "the sizes below bound the draft) or fixed (exactly the sizes below)")->capture_default_str()->check(CLI::IsMember({"auto", "fixed"}));
   sub->add_option("--beam-width", d.beam_width, "ReDrafter beams")->capture_default_str()->check(CLI::Range(1, 1024));
   sub->add_option("--beam-length", d.beam_length, "ReDrafter tokens per beam, root included")->capture_default_str()->check(CLI::Range(1, 64));
   sub->add_option("--tree-attention", a->tree_attention, "ReDrafter dynamic tree attention: on, or off (every beam its own chain)")->capture_default_str();

@@ -34,6 +34,10 @@ struct CostModel {
   double head(int32_t rows) const;
   // A step that forwards `tokens` tree tokens and verifies with `head_rows` head rows.
   double step(int32_t tokens, int32_t head_rows) const { return forward(tokens) + head(head_rows); }
+  // A drafter's work in the target's terms: `rows` rows of an output layer that has `share`
+  // of the LM head's rows, and `tokens` tokens through `share` of the target's layers.
+  double head_share(int32_t rows, double share) const { return rows > 0 ? head(rows) * share : 0.0; }
+  double forward_share(int32_t tokens, double share) const { return tokens > 0 ? forward(tokens) * share : 0.0; }
 
   nlohmann::json to_json() const;
   // Throws InputError naming `where` for anything but a well-formed model.

@@ -22,6 +22,10 @@
 #include "engine/decoding/sampling.h"
 
 namespace draftbench {
+struct CostModel;
+}
+
+namespace draftbench {
 
 struct DraftTree {
   std::vector<int32_t> tokens;   // [n_nodes]; tokens[0] = root
@@ -48,6 +52,11 @@ struct Draft {
   std::vector<int32_t> q_offsets;    // [n_nodes + 1] when q_entries is used
   std::vector<int32_t> beam_nodes;   // empty unless the draft is beams
   int32_t n_beams = 0, beam_length = 0;
+  // Optional, for automatic sizing (engine/drafters/sized_drafter.h): per node, the
+  // drafter's probability of its token given its parent (confidence[0] = 1 for the root),
+  // and which proposer put the node there. Empty confidence: the drafter gives none.
+  std::vector<float> confidence;
+  std::vector<uint8_t> origin;  // DraftOrigin per node; empty: all kDraftedByModel
 
   void reset_to_root(int32_t root) {
     tree.reset_to_root(root);
@@ -55,11 +64,16 @@ struct Draft {
     q_offsets.clear();
     beam_nodes.clear();
     n_beams = beam_length = 0;
+    confidence.clear();
+    origin.clear();
   }
   bool has_q() const { return !q_offsets.empty(); }
   // Tokens the beams hold before packing (n_beams * beam_length), or the tree's size.
   int32_t beam_tokens() const { return n_beams > 0 ? n_beams * beam_length : tree.size(); }
 };
+
+// Who proposed a draft node: a drafter's model, a context lookup (n-gram), or both.
+enum DraftOrigin : uint8_t { kDraftedByModel = 0, kDraftedByLookup = 1, kDraftedByBoth = 2 };
 
 // What the drafter sees of a sequence when asked to propose.
 struct DraftContext {
@@ -94,6 +108,17 @@ class Drafter {
   virtual void begin(int seq, std::span<const int32_t> prompt, std::span<const float> prompt_hidden) {}
   // Fill `out` with a draft rooted at ctx.root.
   virtual void propose(const DraftContext& ctx, Draft& out) = 0;
+  // Instead of propose, when this step decodes without a draft from this drafter (automatic
+  // sizing decided it would not pay): the drafter sees the root it would have drafted from.
+  virtual void skip(const DraftContext& ctx) {}
+  // A hint for automatic sizing: nodes deeper than `depth` levels below the root, or beyond
+  // the `width` likeliest children of a node, would hardly be verified, so the drafter may
+  // leave them out (0 = no limit).
+  virtual void limit_draft(int32_t depth, int32_t width) {}
+  // The time the last propose took, estimated from the work it did and the target's measured
+  // costs (`cost`), so that sizing decisions, and with them the tokens sampled at
+  // temperature > 0, do not depend on how busy the machine was. 0 = free.
+  virtual double draft_seconds(const CostModel& cost) const { return 0; }
   // The accepted part of the last proposal, for drafters that keep state along the sequence.
   virtual void accept(int seq, const AcceptedPath& path) {}
 };

@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/drafters/choice_tree.h"
@@ -65,7 +66,15 @@ class EagleDrafter final : public Drafter {
   void reset(int n_sequences) override;
   void begin(int seq, std::span<const int32_t> prompt, std::span<const float> prompt_hidden) override;
   void propose(const DraftContext& ctx, Draft& out) override;
+  void skip(const DraftContext& ctx) override;
+  void limit_draft(int32_t depth, int32_t width) override {
+    depth_limit_ = depth;
+    width_limit_ = width;
+  }
   void accept(int seq, const AcceptedPath& path) override;
+  // Each forward of the draft layer (one of the target's layers, in the target's terms) and
+  // its rows over the draft vocabulary.
+  double draft_seconds(const CostModel& cost) const override;
 
   const ModelConfig& draft_config() const { return parts_.config; }
   // After propose: the draft log-probabilities over the draft vocabulary at the root and the
@@ -96,6 +105,8 @@ class EagleDrafter final : public Drafter {
   // and leaves each one's draft log-probs in rows_logp_ [n][n_draft_vocab].
   void feed(int seq, std::span<const int32_t> candidates);
   void dynamic_tree(int seq, Draft& out);
+  // Queues (root, hidden that chose it) for the draft cache: what propose and skip share.
+  void push_root(const DraftContext& ctx);
   void static_tree(int seq, const ChoiceTree& tree, Draft& out);
   int64_t max_scratch_nodes() const;
 
@@ -114,6 +125,8 @@ class EagleDrafter final : public Drafter {
   std::vector<uint8_t> fc_scratch_;
   std::vector<int32_t> top_, frontier_, selected_, tree_node_, scratch_parents_, scratch_tokens_, feed_tokens_;
   std::vector<Candidate> candidates_;
+  int32_t depth_limit_ = 0, width_limit_ = 0;  // limit_draft's hints; 0 = none
+  std::vector<std::pair<int32_t, int32_t>> work_;  // the last propose's forwards: (tokens, logit rows)
 };
 
 }  // namespace draftbench

@@ -8,10 +8,12 @@
 // (scratch depth 0, position C + 0) and every node attends to the committed pairs plus its
 // own ancestors, as in the reference's tree mask.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/decoding/cost_model.h"
 #include "engine/drafters/draft_head.h"
 #include "engine/drafters/eagle.h"
 #include "engine/model/model.h"
@@ -125,6 +127,7 @@ void EagleDrafter::run_pending(int seq) {
   in.hidden_rows.assign(1, n - 1);
   batch_.input_embeddings = fc_out_;
   transformer_.forward(batch_, *cache_, result_);
+  work_.emplace_back(n, 1);
   cache_->commit_prefix(seq, n);
   s.tokens.clear();
   s.features.clear();
@@ -166,6 +169,7 @@ void EagleDrafter::feed(int seq, std::span<const int32_t> candidates) {
   in.hidden_rows = in.logit_rows;
   batch_.input_embeddings = fc_out_;
   transformer_.forward(batch_, *cache_, result_);
+  work_.emplace_back(n, n);
 
   scratch_features_.insert(scratch_features_.end(), result_.hidden.begin(), result_.hidden.end());
   rows_logp_.assign(result_.logits.begin(), result_.logits.end());
@@ -173,12 +177,28 @@ void EagleDrafter::feed(int seq, std::span<const int32_t> candidates) {
   for (int32_t i = 0; i < n; ++i) log_softmax(std::span<float>(rows_logp_).subspan(static_cast<size_t>(i) * width, width));
 }
 
-void EagleDrafter::propose(const DraftContext& ctx, Draft& out) {
-  out.reset_to_root(ctx.root);
+void EagleDrafter::push_root(const DraftContext& ctx) {
   SequenceState& s = sequences_[static_cast<size_t>(ctx.seq)];
   DB_CHECK(static_cast<int64_t>(ctx.hidden.size()) == parts_.config.n_embd);
   s.tokens.push_back(ctx.root);
   s.features.insert(s.features.end(), ctx.hidden.begin(), ctx.hidden.end());
+}
+
+double EagleDrafter::draft_seconds(const CostModel& cost) const {
+  const double layer_share = 1.0 / static_cast<double>(target_.config().n_layers);
+  const double vocab_share = static_cast<double>(parts_.draft_vocab.size()) / static_cast<double>(target_.config().n_vocab);
+  double seconds = 0;
+  for (const auto& [tokens, rows] : work_) seconds += cost.forward_share(tokens, layer_share) + cost.head_share(rows, vocab_share);
+  return seconds;
+}
+
+void EagleDrafter::skip(const DraftContext& ctx) { push_root(ctx); }  // run with the next propose
+
+void EagleDrafter::propose(const DraftContext& ctx, Draft& out) {
+  out.reset_to_root(ctx.root);
+  out.confidence.assign(1, 1.0f);
+  work_.clear();
+  push_root(ctx);
   run_pending(ctx.seq);
   if (parts_.static_tree) static_tree(ctx.seq, *parts_.static_tree, out);
   else dynamic_tree(ctx.seq, out);
@@ -187,10 +207,11 @@ void EagleDrafter::propose(const DraftContext& ctx, Draft& out) {
 void EagleDrafter::dynamic_tree(int seq, Draft& out) {
   const auto& vocab = parts_.draft_vocab;
   const int64_t width = static_cast<int64_t>(vocab.size());
+  const int top_k = width_limit_ > 0 ? std::min(parts_.top_k, width_limit_) : parts_.top_k;
   candidates_.clear();
   scores_.clear();
   // Depth 1: the root's top_k, scored by log-prob.
-  top_k_indices(root_logp_, parts_.top_k, top_);
+  top_k_indices(root_logp_, top_k, top_);
   frontier_.clear();
   for (int32_t i : top_) {
     frontier_.push_back(static_cast<int32_t>(candidates_.size()));
@@ -199,21 +220,23 @@ void EagleDrafter::dynamic_tree(int seq, Draft& out) {
   }
   // Each round feeds the frontier in one forward; every frontier node proposes top_k
   // children (cumulative log-prob); the best top_k of those are the next frontier.
-  for (int round = 0; round < parts_.depth; ++round) {
+  // Levels below the root: depth + 1 (each round adds one), or the sizer's limit.
+  const int rounds = depth_limit_ > 0 ? std::min(parts_.depth, depth_limit_ - 1) : parts_.depth;
+  for (int round = 0; round < rounds; ++round) {
     feed(seq, frontier_);
     const auto first_child = static_cast<int32_t>(candidates_.size());
     for (size_t j = 0; j < frontier_.size(); ++j) {
       const std::span<const float> logp(rows_logp_.data() + static_cast<int64_t>(j) * width, static_cast<size_t>(width));
       const float parent_score = scores_[static_cast<size_t>(frontier_[j])];
-      top_k_indices(logp, parts_.top_k, top_);
+      top_k_indices(logp, top_k, top_);
       for (int32_t i : top_) {
         candidates_.push_back(Candidate{vocab[static_cast<size_t>(i)], frontier_[j], -1});
         scores_.push_back(parent_score + logp[static_cast<size_t>(i)]);
       }
     }
-    if (round + 1 == parts_.depth) break;
+    if (round + 1 == rounds) break;
     // Ties go to the earlier-created candidate (top_k_indices prefers the lower index).
-    top_k_indices(std::span<const float>(scores_).subspan(static_cast<size_t>(first_child)), parts_.top_k, top_);
+    top_k_indices(std::span<const float>(scores_).subspan(static_cast<size_t>(first_child)), top_k, top_);
     frontier_.clear();
     for (int32_t i : top_) frontier_.push_back(first_child + i);
   }
@@ -228,6 +251,8 @@ void EagleDrafter::dynamic_tree(int seq, Draft& out) {
     const int32_t parent = cand.parent < 0 ? 0 : tree_node_[static_cast<size_t>(cand.parent)];
     DB_CHECK(parent >= 0);
     tree_node_[static_cast<size_t>(c)] = out.tree.add(parent, cand.token);
+    const float parent_score = cand.parent < 0 ? 0.0f : scores_[static_cast<size_t>(cand.parent)];
+    out.confidence.push_back(std::exp(scores_[static_cast<size_t>(c)] - parent_score));
   }
 }
 
@@ -253,6 +278,7 @@ void EagleDrafter::static_tree(int seq, const ChoiceTree& tree, Draft& out) {
       const int32_t token = vocab[static_cast<size_t>(top_[static_cast<size_t>(rank)])];  // rank < width: checked at load
       candidates_[static_cast<size_t>(v - 1)] = Candidate{token, parent == 0 ? -1 : parent - 1, -1};
       out.tree.add(parent, token);
+      out.confidence.push_back(std::exp(logp[top_[static_cast<size_t>(rank)]]));
     }
     frontier_.clear();
     for (int32_t u = level_begin; u < v; ++u)

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/common/error.h"
 #include "engine/drafters/drafter_checkpoint.h"
 #include "engine/drafters/eagle.h"
 #include "engine/drafters/medusa.h"
 #include "engine/drafters/ngram.h"
 #include "engine/drafters/redrafter.h"
+#include "engine/drafters/sized_drafter.h"
 
 namespace draftbench {
 
@@ -25,6 +28,9 @@ class CheckpointedDrafter final : public Drafter {
   void reset(int n) override { drafter_->reset(n); }
   void begin(int seq, std::span<const int32_t> prompt, std::span<const float> hidden) override { drafter_->begin(seq, prompt, hidden); }
   void propose(const DraftContext& ctx, Draft& out) override { drafter_->propose(ctx, out); }
+  void skip(const DraftContext& ctx) override { drafter_->skip(ctx); }
+  void limit_draft(int32_t depth, int32_t width) override { drafter_->limit_draft(depth, width); }
+  double draft_seconds(const CostModel& cost) const override { return drafter_->draft_seconds(cost); }
   void accept(int seq, const AcceptedPath& path) override { drafter_->accept(seq, path); }
 
  private:
@@ -53,14 +59,33 @@ std::unique_ptr<Drafter> make_redrafter_kind(DrafterCheckpoint* c, const Drafter
 }
 
 bool ngram_sizes_automatically(const DrafterOptions& o) { return o.draft_tokens == 0; }
+bool sizing_is_auto(const DrafterOptions& o) { return o.sizing == "auto"; }
+bool always(const DrafterOptions&) { return true; }
 
 constexpr DrafterKind kDrafterKinds[] = {
-    {"autoregressive", false, make_autoregressive, nullptr, nullptr},
-    {"medusa", true, make_medusa, write_random_medusa, nullptr},
-    {"eagle", true, make_eagle, write_random_eagle, nullptr},
-    {"redrafter", true, make_redrafter_kind, write_random_redrafter, nullptr},
-    {"ngram", false, make_ngram, nullptr, ngram_sizes_automatically},
+    {"autoregressive", false, "autoregressive", false, make_autoregressive, nullptr, nullptr},
+    {"medusa", true, "medusa", false, make_medusa, write_random_medusa, sizing_is_auto},
+    {"eagle", true, "eagle", false, make_eagle, write_random_eagle, sizing_is_auto},
+    {"redrafter", true, "redrafter", false, make_redrafter_kind, write_random_redrafter, sizing_is_auto},
+    {"ngram", false, "ngram", false, make_ngram, nullptr, ngram_sizes_automatically},
+    {"medusa+ngram", true, "medusa", true, make_medusa, nullptr, always},
+    {"eagle+ngram", true, "eagle", true, make_eagle, nullptr, always},
+    {"redrafter+ngram", true, "redrafter", true, make_redrafter_kind, nullptr, always},
 };
+
+// The n-gram half of a hybrid: a fixed budget (sizing trims it), --draft-tokens if given.
+constexpr int kHybridLookupTokens = 16;
+
+std::unique_ptr<Drafter> sized(const DrafterKind& k, std::unique_ptr<Drafter> model, const DrafterOptions& o) {
+  std::unique_ptr<Drafter> lookup;
+  if (k.with_lookup) {
+    DrafterOptions l = o;
+    l.draft_tokens = o.draft_tokens > 0 ? o.draft_tokens : kHybridLookupTokens;
+    lookup = std::make_unique<NgramDrafter>(l);
+  }
+  const int32_t max_nodes = std::max(1, o.cost->sizes.back() - 1);  // as far as the costs were measured
+  return std::make_unique<SizedDrafter>(std::move(model), std::move(lookup), *o.cost, max_nodes);
+}
 
 }  // namespace
 
@@ -77,10 +102,15 @@ const DrafterKind* find_drafter_kind(std::string_view name) {
   return nullptr;
 }
 
+std::string drafter_weights_kind(std::string_view name) {
+  const DrafterKind* k = find_drafter_kind(name);
+  return k ? k->weights_of : std::string(name);
+}
+
 std::string known_drafters(bool with_weights) {
   std::string names;
   for (const DrafterKind& k : kDrafterKinds)
-    if (!with_weights || k.needs_weights) names += (names.empty() ? "" : ", ") + std::string(k.name);
+    if (!with_weights || k.write_random) names += (names.empty() ? "" : ", ") + std::string(k.name);
   return names;
 }
 
@@ -88,6 +118,10 @@ std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model
   const std::string& kind = options.kind;
   const DrafterKind* k = find_drafter_kind(kind);
   if (!k) throw InputError("drafter", fmt::format("'{}'", kind), fmt::format("unknown (expected one of {})", known_drafters()));
+  if (options.sizing != "auto" && options.sizing != "fixed")
+    throw InputError("drafter", "sizing", fmt::format("'{}' (expected auto or fixed)", options.sizing));
+  if (k->with_lookup && options.sizing != "auto")
+    throw InputError("drafter", kind, "sizing fixed (expected auto: a hybrid's two drafts share one automatically sized budget)");
   if (drafter_wants_cost_model(options) && !options.cost)
     throw InputError("drafter", kind, "sizes drafts automatically but was given no cost model (draftbench calibrate measures one)");
   if (!k->needs_weights) return k->make(nullptr, options, target, pool);
@@ -95,11 +129,13 @@ std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model
     throw InputError("drafter", kind, "needs its weights directory (--drafter-weights DIR; `draftbench drafter init` writes random ones)");
   auto owned = std::make_unique<DrafterCheckpoint>(options.weights_dir);
   DrafterCheckpoint& checkpoint = *owned;
-  if (checkpoint.kind() != kind)
-    throw InputError(checkpoint.config_path(), "", fmt::format("holds a {} drafter (expected {})", checkpoint.kind(), kind));
+  if (checkpoint.kind() != k->weights_of)
+    throw InputError(checkpoint.config_path(), "", fmt::format("holds a {} drafter (expected {})", checkpoint.kind(), k->weights_of));
   std::unique_ptr<Drafter> drafter = k->make(&checkpoint, options, target, pool);
   checkpoint.reject_unused();
-  return std::make_unique<CheckpointedDrafter>(std::move(owned), std::move(drafter));
+  drafter = std::make_unique<CheckpointedDrafter>(std::move(owned), std::move(drafter));
+  if (!k->sizes_automatically || !k->sizes_automatically(options)) return drafter;
+  return sized(*k, std::move(drafter), options);
 }
 
 void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {

@@ -32,6 +32,12 @@ struct DrafterOptions {
   // beyond the root (0 = auto: sized each step to the hardware, draft_sizing.h); distinct
   // continuations (branches) at most.
   int ngram_min = 1, ngram_max = 3, draft_tokens = 0, ngram_branches = 1;
+  // The drafters with weights and the hybrids: "auto" verifies, each step, the part of the
+  // drafted tree that pays on this machine (sized_drafter.h), the sizes above bounding what
+  // is drafted; "fixed" verifies exactly the sizes above (ablations, the paper's tables).
+  // Hybrids always size automatically. `generate` and specs default to auto; this struct to
+  // fixed, so that code asking for sizes gets exactly those.
+  std::string sizing = "fixed";
   // What auto sizing weighs; set by the caller (obtain_cost_model) where
   // drafter_wants_cost_model(options).
   std::shared_ptr<const CostModel> cost;
@@ -66,6 +72,10 @@ class DrafterCheckpoint;
 struct DrafterKind {
   const char* name;
   bool needs_weights;  // a weights directory (drafter.json, or a reference config.json)
+  // The kind whose weights it reads: itself, or a hybrid's model drafter ("eagle" for
+  // "eagle+ngram"). Also names the shipped weights, models/drafters/<weights_of>.
+  const char* weights_of;
+  bool with_lookup;  // a hybrid: the n-gram lookup's drafts merged into the model's
   // `checkpoint` is null exactly when !needs_weights.
   std::unique_ptr<Drafter> (*make)(DrafterCheckpoint* checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool);
   // Untrained weights for `drafter init`; null for kinds without weights.
@@ -76,7 +86,9 @@ struct DrafterKind {
 std::span<const DrafterKind> drafter_kinds();
 // Null for an unknown name.
 const DrafterKind* find_drafter_kind(std::string_view name);
-// "autoregressive, medusa, eagle, redrafter, ngram"; with_weights: the kinds that have them.
+// The kind whose weights `name` reads (itself for all but the hybrids); `name` if unknown.
+std::string drafter_weights_kind(std::string_view name);
+// "autoregressive, medusa, eagle, ..."; with_weights: the kinds `drafter init` writes weights for.
 std::string known_drafters(bool with_weights = false);
 
 }  // namespace draftbench

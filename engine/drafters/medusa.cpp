@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/decoding/cost_model.h"
 #include "engine/drafters/choice_tree.h"
 #include "engine/drafters/draft_head.h"
 #include "engine/model/model.h"
@@ -81,8 +83,8 @@ class MedusaDrafter final : public Drafter {
  public:
   // shared_output: every head projects through heads[0]'s output layer (the target's LM
   // head rows), so the heads' block outputs are stacked and projected in one call.
-  MedusaDrafter(std::vector<DraftHead> heads, bool shared_output, ChoiceTree tree, ThreadPool& pool)
-      : heads_(std::move(heads)), shared_output_(shared_output), tree_(std::move(tree)), pool_(pool) {
+  MedusaDrafter(std::vector<DraftHead> heads, bool shared_output, ChoiceTree tree, int64_t n_vocab, ThreadPool& pool)
+      : heads_(std::move(heads)), shared_output_(shared_output), tree_(std::move(tree)), pool_(pool), n_vocab_(n_vocab) {
     DB_CHECK(!heads_.empty() && tree_.max_depth() <= static_cast<int32_t>(heads_.size()));
     n_used_heads_ = tree_.max_depth();
     n_ranks_ = tree_.max_rank() + 1;
@@ -97,27 +99,40 @@ class MedusaDrafter final : public Drafter {
   int32_t max_tree_nodes() const override { return tree_.size(); }
   void reset(int) override {}
 
+  // Width is free here: every head's whole distribution is computed anyway.
+  void limit_draft(int32_t depth, int32_t) override { depth_limit_ = depth; }
+  // One row per head over the draft vocabulary; the residual blocks are small beside it.
+  double draft_seconds(const CostModel& cost) const override {
+    return cost.head_share(last_heads_, static_cast<double>(heads_[0].n_draft_vocab()) / static_cast<double>(n_vocab_));
+  }
+
   void propose(const DraftContext& ctx, Draft& draft) override {
     draft.reset_to_root(ctx.root);
-    if (n_used_heads_ == 0) return;
+    draft.confidence.assign(1, 1.0f);
+    // Choice trees list nodes by depth, so the nodes within the limit are a prefix.
+    const int32_t n_heads = depth_limit_ > 0 ? std::min(n_used_heads_, depth_limit_) : n_used_heads_;
+    last_heads_ = n_heads;
+    if (n_heads == 0) return;
     const int64_t dim = heads_[0].dim(), n_draft_vocab = heads_[0].n_draft_vocab();
     DB_CHECK(ctx.hidden.size() == static_cast<size_t>(dim));
-    for (int32_t k = 0; k < n_used_heads_; ++k) {
+    for (int32_t k = 0; k < n_heads; ++k) {
       float* x = x_.data() + k * dim;
       std::copy(ctx.hidden.begin(), ctx.hidden.end(), x);
       if (shared_output_) heads_[k].blocks(x, 1, pool_);
       else heads_[k].forward(x, 1, logits_.data() + k * n_draft_vocab, pool_);
     }
-    if (shared_output_) heads_[0].project(x_.data(), n_used_heads_, logits_.data(), pool_);
-    for (int32_t k = 0; k < n_used_heads_; ++k) {
-      const std::span<const float> row(logits_.data() + k * n_draft_vocab, static_cast<size_t>(n_draft_vocab));
+    if (shared_output_) heads_[0].project(x_.data(), n_heads, logits_.data(), pool_);
+    for (int32_t k = 0; k < n_heads; ++k) {
+      const std::span<float> row(logits_.data() + k * n_draft_vocab, static_cast<size_t>(n_draft_vocab));
       top_k_indices(row, n_ranks_, top_[k]);
+      log_softmax(row);  // after the ranking, which it does not change
     }
     // Choice node i is draft node i: reset_to_root made node 0, and add() numbers in order.
     const std::vector<int32_t>& draft_vocab = heads_[0].draft_vocab();
-    for (int32_t i = 1; i < tree_.size(); ++i) {
-      const int32_t draft_id = top_[tree_.depth[i] - 1][tree_.rank[i]];
+    for (int32_t i = 1; i < tree_.size() && tree_.depth[i] <= n_heads; ++i) {
+      const int32_t head = tree_.depth[i] - 1, draft_id = top_[head][tree_.rank[i]];
       draft.tree.add(tree_.parent[i], draft_vocab[draft_id]);
+      draft.confidence.push_back(std::exp(logits_[static_cast<size_t>(head * n_draft_vocab + draft_id)]));
     }
   }
 
@@ -126,8 +141,11 @@ class MedusaDrafter final : public Drafter {
   bool shared_output_;
   ChoiceTree tree_;
   ThreadPool& pool_;
+  int64_t n_vocab_;           // the target's vocabulary
   int32_t n_used_heads_ = 0;  // the tree's depth: deeper heads are never read
   int64_t n_ranks_ = 0;       // top-k per head, k = the tree's largest rank + 1
+  int32_t depth_limit_ = 0;   // limit_draft's hint; 0 = none
+  int32_t last_heads_ = 0;    // heads the last propose ran
   std::vector<float> x_;       // [n_used_heads][n_embd]
   std::vector<float> logits_;  // [n_used_heads][n_draft_vocab]
   std::vector<std::vector<int32_t>> top_;  // [n_used_heads][n_ranks] draft ids
@@ -181,7 +199,7 @@ std::unique_ptr<Drafter> make_medusa_drafter(DrafterCheckpoint& checkpoint, cons
   if (tree.max_rank() + 1 > n_draft_vocab)
     throw InputError(tree_label, "", fmt::format("rank {} needs a top-{} over a draft vocabulary of {} tokens (expected ranks < {})", tree.max_rank(),
                                                  tree.max_rank() + 1, n_draft_vocab, n_draft_vocab));
-  return std::make_unique<MedusaDrafter>(std::move(heads), !layout.own_output, std::move(tree), pool);
+  return std::make_unique<MedusaDrafter>(std::move(heads), !layout.own_output, std::move(tree), target.config().n_vocab, pool);
 }
 
 void write_random_medusa(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/decoding/cost_model.h"
 #include "kernels/beam/beam_packing.h"
 #include "engine/drafters/draft_head.h"
 #include "engine/model/safetensors_writer.h"
@@ -47,8 +48,24 @@ class Redrafter final : public Drafter {
   int32_t max_tree_nodes() const override { return shape_.beam_tokens(); }
   void reset(int) override {}
 
+  void limit_draft(int32_t depth, int32_t width) override {
+    depth_limit_ = depth;
+    width_limit_ = width;
+  }
+  // Each beam step's rows over the draft vocabulary; the RNN update is small beside them.
+  double draft_seconds(const CostModel& cost) const override {
+    const double share = static_cast<double>(head_.n_draft_vocab()) / static_cast<double>(target_.config().n_vocab);
+    double seconds = 0;
+    for (int32_t rows : step_rows_) seconds += cost.head_share(rows, share);
+    return seconds;
+  }
+
   void propose(const DraftContext& ctx, Draft& out) override {
-    const int W = shape_.beam_width, L = shape_.beam_length;
+    // A beam of length L reaches L - 1 levels below the root.
+    step_shape_ = shape_;
+    if (depth_limit_ > 0) step_shape_.beam_length = std::min(shape_.beam_length, depth_limit_ + 1);
+    if (width_limit_ > 0) step_shape_.beam_width = std::min(shape_.beam_width, width_limit_);
+    const int W = step_shape_.beam_width, L = step_shape_.beam_length;
     const int64_t H = w_.n_embd, V = head_.n_draft_vocab();
     out.reset_to_root(ctx.root);
     hidden_.assign(ctx.hidden.begin(), ctx.hidden.end());  // h is constant over the draft
@@ -57,6 +74,8 @@ class Redrafter final : public Drafter {
     scores_[0] = 0.0f;  // only beam 0 is alive before the first expansion
     state_.assign(static_cast<size_t>(W * H), 0.0f);
     q_row_.assign(static_cast<size_t>(W) * L, -1);
+    cond_.assign(static_cast<size_t>(W) * L, 0.0f);
+    step_rows_.clear();
     history_.clear();
     int alive = 1;  // beams with a finite score: all later steps run every beam
 
@@ -70,6 +89,7 @@ class Redrafter final : public Drafter {
       advance_state(n, t == 1);
       logits_.resize(static_cast<size_t>(n * V));
       draft_logits(n, logits_.data());
+      step_rows_.push_back(n);
 
       // Top-W of every (beam, token) by summed log-probability.
       flat_.resize(static_cast<size_t>(n * V));
@@ -82,6 +102,7 @@ class Redrafter final : public Drafter {
       next_beams_ = beams_;
       next_state_.assign(state_.size(), 0.0f);
       next_q_row_ = q_row_;
+      next_cond_ = cond_;
       next_scores_.assign(static_cast<size_t>(W), kMinusInf);
       const int n_picked = static_cast<int>(picked_.size());
       for (int k = 0; k < n_picked; ++k) {
@@ -92,6 +113,8 @@ class Redrafter final : public Drafter {
         std::copy_n(state_.begin() + static_cast<ptrdiff_t>(parent * H), H, next_state_.begin() + static_cast<ptrdiff_t>(k * H));
         std::copy_n(q_row_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_q_row_.begin() + static_cast<ptrdiff_t>(k) * L);
         next_q_row_[static_cast<size_t>(k) * L + t - 1] = history_base + parent;
+        std::copy_n(cond_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_cond_.begin() + static_cast<ptrdiff_t>(k) * L);
+        next_cond_[static_cast<size_t>(k) * L + t] = logits_[static_cast<size_t>(parent * V + v)];
         next_scores_[static_cast<size_t>(k)] = flat_[static_cast<size_t>(picked_[static_cast<size_t>(k)])];
       }
       // Fewer candidates than beams (a tiny draft vocabulary): repeat the best beam so the
@@ -100,10 +123,12 @@ class Redrafter final : public Drafter {
         std::copy_n(next_beams_.begin(), L, next_beams_.begin() + static_cast<ptrdiff_t>(k) * L);
         std::copy_n(next_state_.begin(), H, next_state_.begin() + static_cast<ptrdiff_t>(k * H));
         std::copy_n(next_q_row_.begin(), L, next_q_row_.begin() + static_cast<ptrdiff_t>(k) * L);
+        std::copy_n(next_cond_.begin(), L, next_cond_.begin() + static_cast<ptrdiff_t>(k) * L);
       }
       beams_.swap(next_beams_);
       state_.swap(next_state_);
       q_row_.swap(next_q_row_);
+      cond_.swap(next_cond_);
       scores_.swap(next_scores_);
       alive = W;
     }
@@ -111,13 +136,17 @@ class Redrafter final : public Drafter {
     // Dynamic tree attention: verify the distinct prefixes once; off: every beam a chain.
     if (tree_attention_) {
       prefix_tree_.resize(beams_.size());
-      dedup_prefix(beams_, shape_, prefix_tree_);
-      pack_beams(beams_, shape_, prefix_tree_, packed_);
+      dedup_prefix(beams_, step_shape_, prefix_tree_);
+      pack_beams(beams_, step_shape_, prefix_tree_, packed_);
     } else {
-      unpacked_beams(beams_, shape_, packed_);
+      unpacked_beams(beams_, step_shape_, packed_);
     }
     out.tree.tokens = packed_.tokens;
     out.tree.parents = packed_.parents;
+    // Each node's probability given its parent, from the beam step that chose its token.
+    out.confidence.assign(static_cast<size_t>(packed_.size()), 1.0f);
+    for (size_t i = 0; i < packed_.unpacker.size(); ++i)
+      if (i % static_cast<size_t>(L) != 0) out.confidence[static_cast<size_t>(packed_.unpacker[i])] = std::exp(cond_[i]);
     out.beam_nodes = packed_.unpacker;
     out.n_beams = W;
     out.beam_length = L;
@@ -175,7 +204,7 @@ class Redrafter final : public Drafter {
 
   // q per packed node with children: the distribution its beam's next token was chosen from.
   void attach_q(Draft& out) {
-    const int W = shape_.beam_width, L = shape_.beam_length;
+    const int W = step_shape_.beam_width, L = step_shape_.beam_length;
     const int64_t V = head_.n_draft_vocab();
     const int32_t n_nodes = out.tree.size();
     node_q_row_.assign(static_cast<size_t>(n_nodes), -1);
@@ -201,11 +230,14 @@ class Redrafter final : public Drafter {
   DraftHead head_;
   const Model& target_;
   ThreadPool& pool_;
-  BeamShape shape_;
+  BeamShape shape_, step_shape_;  // as configured; this step's (limit_draft)
+  int32_t depth_limit_ = 0, width_limit_ = 0;
   bool tree_attention_ = true, keep_q_ = false;
   int top_k_warp_ = 0;
   // Working storage, reused across steps: [W][L] beams, [W][H] states, [n][V] logits, ...
   std::vector<int32_t> beams_, next_beams_, last_, picked_, warp_keep_, prefix_tree_, q_row_, next_q_row_, node_q_row_;
+  std::vector<int32_t> step_rows_;  // the last propose's beams per step
+  std::vector<float> cond_, next_cond_;  // [W][L]: log-prob of each beam token given its prefix
   std::vector<float> scores_, next_scores_, state_, next_state_, embed_, step_out_, concat_, proj_, logits_, flat_, history_, hidden_;
   std::vector<uint8_t> quant_;
   PackedBeams packed_;

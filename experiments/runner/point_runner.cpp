@@ -160,6 +160,7 @@ DrafterOptions drafter_options(const ExperimentSpec& spec, const SweepPoint& poi
   if (p.contains("depth")) o.depth = p["depth"].get<int>();
   if (p.contains("top_k")) o.top_k = p["top_k"].get<int>();
   if (p.contains("total_tokens")) o.total_tokens = p["total_tokens"].get<int>();
+  if (p.contains("sizing")) o.sizing = p["sizing"].get<std::string>();
   return o;
 }
 

@@ -32,7 +32,7 @@ namespace {
 std::string point_label(const SweepPoint& p) {
   static const std::pair<const char*, const char*> shown[] = {{"temperature", "T"}, {"batch_size", "bs"},  {"beam_width", "bw"},
                                                               {"beam_length", "bl"}, {"tree_attention", "tree_attn"}, {"depth", "depth"},
-                                                              {"top_k", "top_k"},    {"total_tokens", "total"}, {"distilled", "distilled"},
+                                                              {"top_k", "top_k"},    {"total_tokens", "total"}, {"sizing", "sizing"}, {"distilled", "distilled"},
                                                               {"tree", "tree"}};
   std::string s = p.drafter;
   for (const auto& [axis, name] : shown)
@@ -126,17 +126,18 @@ double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& p, int64_t
   const double ar_step_s = static_cast<double>(model_bytes) / 7e9;
   const double batch = p.params["batch_size"].get<double>();
   double verified = 1, tokens_per_step = 1;  // per sequence and step
-  if (p.kind == "redrafter") {
+  const std::string kind = drafter_weights_kind(p.kind);  // a hybrid costs about its model drafter
+  if (kind == "redrafter") {
     const double bw = p.params["beam_width"].get<double>(), bl = p.params["beam_length"].get<double>();
     verified = 1 + (bl - 1) * (p.params["tree_attention"].get<bool>() ? std::pow(bw, 0.8) : bw);
     tokens_per_step = 1.7;
-  } else if (p.kind == "eagle") {
+  } else if (kind == "eagle") {
     verified = p.params.contains("total_tokens") ? p.params["total_tokens"].get<double>() : 60;
     tokens_per_step = 2;
-  } else if (p.kind == "medusa") {
+  } else if (kind == "medusa") {
     verified = 25;
     tokens_per_step = 1.8;
-  } else if (p.kind == "ngram") {
+  } else if (kind == "ngram") {
     verified = 1 + DrafterOptions{}.draft_tokens;
     tokens_per_step = 2;
   }

@@ -216,6 +216,11 @@ class SpecLoader {
     if (axis == "temperature") return r_.number(v, key, 0.0, 100.0);
     if (axis == "tree_attention" || axis == "distilled") return r_.boolean(v, key);
     if (axis == "tree") return existing_path(v, key);
+    if (axis == "sizing") {
+      const std::string sizing = r_.text(v, key);
+      if (sizing != "auto" && sizing != "fixed") r_.fail(v, key, fmt::format("'{}' (expected auto or fixed)", sizing));
+      return sizing;
+    }
     if (axis == "batch_size") return r_.integer(v, key, 1, 4096);
     if (axis == "beam_width" || axis == "top_k") return r_.integer(v, key, 1, 1024);
     if (axis == "beam_length" || axis == "depth") return r_.integer(v, key, 1, 64);
@@ -327,8 +332,9 @@ class SpecLoader {
           r_.fail(at, key + "." + field, fmt::format("missing, and no shipped drafter at {} (expected a weights directory)", p.string()));
         return p.string();
       };
-      if (distilled_true && d.weights.empty()) d.weights = shipped(d.kind, "weights");
-      if (distilled_false && d.ground_truth_weights.empty()) d.ground_truth_weights = shipped(d.kind + "-ground-truth", "ground_truth_weights");
+      const std::string weights_kind = drafter_weights_kind(d.kind);
+      if (distilled_true && d.weights.empty()) d.weights = shipped(weights_kind, "weights");
+      if (distilled_false && d.ground_truth_weights.empty()) d.ground_truth_weights = shipped(weights_kind + "-ground-truth", "ground_truth_weights");
     }
   }
 };

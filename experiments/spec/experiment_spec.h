@@ -42,7 +42,7 @@ struct DrafterSpec {
 // Every sweep axis, in the order points are expanded (outermost first).
 inline constexpr const char* kSweepAxes[] = {"drafter",     "temperature", "batch_size", "beam_width", "beam_length",
                                              "tree_attention", "tree",     "depth",      "top_k",      "total_tokens",
-                                             "distilled",   "max_new_tokens", "seed"};
+                                             "sizing",      "distilled",   "max_new_tokens", "seed"};
 
 bool is_sweep_axis(std::string_view name);
 

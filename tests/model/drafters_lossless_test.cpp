@@ -162,3 +162,37 @@ TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chain
   require_lossless(o, 1, "ngram auto");
   require_lossless(o, 4, "ngram auto");
 }
+
+TEST_CASE("real model: automatic sizing and every hybrid are lossless at temperature 0, batch 1 and 4",
+          "[model][lossless][sizing]") {
+  // The shipped (trained) drafters, so that drafts are often accepted deep and the sizer's
+  // choices move: under cheap rows it keeps large trees, under CPU-like rows small ones or
+  // none (autoregressive steps, the model drafter skipped).
+  auto curve = [](double per_token) {
+    auto cost = std::make_shared<CostModel>();
+    for (int32_t n = 1; n <= 64; n *= 2) {
+      cost->sizes.push_back(n);
+      cost->forward_s.push_back(0.004 + per_token * (n - 1));
+      cost->head_s.push_back(0.005 + per_token * (n - 1));
+    }
+    return cost;
+  };
+  const auto cheap = curve(0.00002), cpu_like = curve(0.0015);
+  for (const std::string kind : {"medusa", "eagle", "redrafter"}) {
+    for (const std::string hybrid : {"", "+ngram"}) {
+      DrafterOptions o;
+      o.kind = kind + hybrid;
+      o.weights_dir = std::string(DRAFTBENCH_SOURCE_DIR) + "/models/drafters/" + kind;
+      o.sizing = "auto";
+      o.depth = 4;
+      o.top_k = 4;
+      o.total_tokens = 32;
+      o.beam_width = 4;
+      o.beam_length = 4;
+      o.cost = cheap;
+      require_lossless(o, 4, o.kind + " auto, cheap rows");
+      o.cost = cpu_like;
+      require_lossless(o, 1, o.kind + " auto, CPU-like rows");
+    }
+  }
+}

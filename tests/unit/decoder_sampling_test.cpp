@@ -206,3 +206,49 @@ TEST_CASE("decoder sampling: every drafter leaves the target distribution of the
     CHECK(s.chi2 < s.critical);
   }
 }
+
+TEST_CASE("decoder sampling: automatic sizing and the hybrids leave the target distribution unchanged", "[decoder][sampling]") {
+  TempDir dir("decoder_sampling_sized");
+  const TinyLlama tiny = make_tiny_llama();
+  write_llama_gguf(tiny, dir / "tiny.gguf");
+  const auto model = Model::load(dir / "tiny.gguf");
+  const Model& m = *model;
+  ThreadPool pool(1);
+  Transformer tf(m.config(), m.weights(), pool);
+  const std::vector<int32_t> prompt = m.tokenizer().encode("the cat and the dog", true, false);
+  // As above: a prompt the lookup can draft from, so that its drafts are tried and taken.
+  std::vector<int32_t> repeated = prompt;
+  for (int i = 0; i < kGenerated; ++i) repeated.push_back(top_tokens(last_logits(m, tf, repeated), 1)[0]);
+  repeated.insert(repeated.end(), prompt.begin(), prompt.end());
+  const auto exact = exact_distribution(m, tf, repeated);
+  // Rows nearly free: the sizer keeps most of what is drafted, so verification sees trees.
+  auto cost = std::make_shared<CostModel>();
+  for (int32_t n = 1; n <= 64; n *= 2) {
+    cost->sizes.push_back(n);
+    cost->forward_s.push_back(0.010 + 0.0001 * (n - 1));
+    cost->head_s.push_back(0.005 + 0.0001 * (n - 1));
+  }
+  for (const std::string kind : {"redrafter", "medusa", "eagle"}) {
+    RandomDrafterSpec spec;
+    spec.kind = kind;
+    spec.seed = 5;
+    write_random_drafter(spec, m, dir / kind);
+    for (const std::string hybrid : {"", "+ngram"}) {
+      DrafterOptions o;
+      o.kind = kind + hybrid;
+      o.weights_dir = dir / kind;
+      o.sizing = "auto";
+      o.cost = cost;
+      o.beam_width = 4;
+      o.beam_length = 3;
+      o.depth = 2;
+      o.top_k = 3;
+      o.total_tokens = 10;
+      auto drafter = make_drafter(o, m, pool);
+      const SampleStats s = sample_and_compare(m, tf, *drafter, repeated, exact);
+      INFO(o.kind << " auto: chi2 " << s.chi2 << " critical " << s.critical << ", accepted drafts " << s.accepted);
+      CHECK(s.chi2 < s.critical);
+      if (!hybrid.empty()) CHECK(s.accepted > static_cast<int64_t>(kSamples) / 10);  // the lookup's drafts are taken
+    }
+  }
+}

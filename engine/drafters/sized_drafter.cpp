@@ -1,0 +1,173 @@
+#include "engine/drafters/sized_drafter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "engine/common/error.h"
+
+namespace draftbench {
+namespace {
+
+constexpr double kGainMemory = 0.7;    // weight of the past in the model drafter's gain
+constexpr double kShapeForget = 0.25;  // per step, how far the remembered kept depth and width sink
+
+int32_t child_with(const DraftTree& tree, int32_t parent, int32_t token) {
+  for (int32_t v = parent + 1; v < tree.size(); ++v)
+    if (tree.parents[static_cast<size_t>(v)] == parent && tree.tokens[static_cast<size_t>(v)] == token) return v;
+  return -1;
+}
+
+bool has_root_copies(const DraftTree& tree) {
+  for (int32_t v = 1; v < tree.size(); ++v)
+    if (tree.parents[static_cast<size_t>(v)] < 0) return true;
+  return false;
+}
+
+// The tree's depth below the root and its most children under one node.
+std::pair<int32_t, int32_t> depth_and_width(const DraftTree& tree, std::vector<int32_t>& scratch) {
+  const auto n = static_cast<size_t>(tree.size());
+  scratch.assign(2 * n, 0);  // depth per node, then children per node
+  int32_t depth = 0, width = 0;
+  for (size_t v = 1; v < n; ++v) {
+    const auto p = static_cast<size_t>(tree.parents[v]);
+    scratch[v] = scratch[p] + 1;
+    depth = std::max(depth, scratch[v]);
+    width = std::max(width, ++scratch[n + p]);
+  }
+  return {depth, width};
+}
+
+}  // namespace
+
+void merge_drafts(const Draft& lookup, Draft& merged, std::vector<int32_t>& map) {
+  const int32_t n = merged.tree.size();
+  merged.confidence.resize(static_cast<size_t>(n), 1.0f);
+  merged.origin.resize(static_cast<size_t>(n), kDraftedByModel);
+  const DraftTree& l = lookup.tree;
+  DB_CHECK(l.size() >= 1 && l.tokens[0] == merged.tree.tokens[0]);
+  map.assign(static_cast<size_t>(l.size()), 0);
+  for (int32_t v = 1; v < l.size(); ++v) {
+    const int32_t parent = map[static_cast<size_t>(l.parents[static_cast<size_t>(v)])];
+    const int32_t token = l.tokens[static_cast<size_t>(v)];
+    int32_t node = child_with(merged.tree, parent, token);
+    if (node >= 0) {
+      if (merged.origin[static_cast<size_t>(node)] == kDraftedByModel) merged.origin[static_cast<size_t>(node)] = kDraftedByBoth;
+    } else {
+      node = merged.tree.add(parent, token);
+      merged.confidence.push_back(1.0f);
+      merged.origin.push_back(kDraftedByLookup);
+    }
+    map[static_cast<size_t>(v)] = node;
+  }
+}
+
+void keep_nodes(const Draft& draft, std::span<const int32_t> keep, Draft& out, std::vector<int32_t>& map) {
+  DB_CHECK(!keep.empty() && keep[0] == 0);
+  out.reset_to_root(draft.tree.tokens[0]);
+  out.confidence.assign(1, 1.0f);
+  out.origin.assign(1, kDraftedByModel);
+  map.assign(static_cast<size_t>(draft.tree.size()), -1);
+  map[0] = 0;
+  for (size_t i = 1; i < keep.size(); ++i) {
+    const auto v = static_cast<size_t>(keep[i]);
+    const int32_t parent = map[static_cast<size_t>(draft.tree.parents[v])];
+    DB_CHECK(parent >= 0);  // closed under parents, parents first
+    map[v] = out.tree.add(parent, draft.tree.tokens[v]);
+    out.confidence.push_back(draft.confidence.empty() ? 1.0f : draft.confidence[v]);
+    out.origin.push_back(draft.origin.empty() ? uint8_t{kDraftedByModel} : draft.origin[v]);
+  }
+}
+
+SizedDrafter::SizedDrafter(std::unique_ptr<Drafter> model, std::unique_ptr<Drafter> lookup, const CostModel& cost, int32_t max_nodes)
+    : model_(std::move(model)), lookup_(std::move(lookup)), max_nodes_(max_nodes), cost_(cost), sizer_(cost, max_nodes) {
+  DB_CHECK((model_ || lookup_) && max_nodes >= 1);
+}
+
+std::string SizedDrafter::name() const {
+  if (!model_) return lookup_->name();
+  return lookup_ ? model_->name() + "+" + lookup_->name() : model_->name();
+}
+
+int32_t SizedDrafter::max_tree_nodes() const {
+  return std::max(1 + max_nodes_, model_ ? model_->max_tree_nodes() : 1);  // unsized drafts pass whole
+}
+
+void SizedDrafter::reset(int n_sequences) {
+  if (model_) model_->reset(n_sequences);
+  if (lookup_) lookup_->reset(n_sequences);
+  sequences_.assign(static_cast<size_t>(n_sequences), SequenceState{});
+}
+
+void SizedDrafter::begin(int seq, std::span<const int32_t> prompt, std::span<const float> prompt_hidden) {
+  if (model_) model_->begin(seq, prompt, prompt_hidden);
+  if (lookup_) lookup_->begin(seq, prompt, prompt_hidden);
+}
+
+bool SizedDrafter::run_model(SequenceState& s) {
+  if (!model_) return false;
+  if (s.skip_left > 0) {
+    --s.skip_left;
+    return false;
+  }
+  return true;
+}
+
+void SizedDrafter::judge_model(SequenceState& s, const TreeSizer::Choice& with, double draft_seconds) {
+  // What the step would have been without the model's draft: the lookup's tree alone, or
+  // an autoregressive step.
+  double rate_without = 1.0 / sizer_.autoregressive_seconds();
+  if (lookup_ && lookup_draft_.tree.size() > 1) rate_without = std::max(rate_without, sizer_.choose(lookup_draft_, keep_).tokens_per_second());
+  const double rate_with = with.expected_tokens / (with.verify_seconds + draft_seconds);
+  s.gain = kGainMemory * s.gain + (1 - kGainMemory) * (rate_with - rate_without);
+  if (s.gain >= 0) {
+    s.backoff = 0;
+    return;
+  }
+  s.backoff = std::min(kMaxBackoff, std::max(1, 2 * s.backoff));
+  s.skip_left = s.backoff;
+  s.gain = 0;  // the next probe judges afresh
+}
+
+void SizedDrafter::propose(const DraftContext& ctx, Draft& out) {
+  SequenceState& s = sequences_[static_cast<size_t>(ctx.seq)];
+  if (lookup_) {
+    lookup_->propose(ctx, lookup_draft_);
+    lookup_draft_.confidence.assign(static_cast<size_t>(lookup_draft_.tree.size()), 1.0f);
+    lookup_draft_.origin.assign(static_cast<size_t>(lookup_draft_.tree.size()), kDraftedByLookup);
+  }
+  const bool with_model = run_model(s);
+  double draft_seconds = 0;
+  if (with_model) {
+    model_->limit_draft(static_cast<int32_t>(s.kept_depth) + 1, static_cast<int32_t>(s.kept_width) + 1);
+    model_->propose(ctx, model_draft_);
+    draft_seconds = model_->draft_seconds(cost_);
+    if (model_draft_.has_q() || has_root_copies(model_draft_.tree)) {  // not sizeable: verified as drafted
+      out = model_draft_;
+      s.sized = false;
+      return;
+    }
+    merged_ = model_draft_;
+  } else {
+    if (model_) model_->skip(ctx);
+    merged_.reset_to_root(ctx.root);
+  }
+  if (lookup_) merge_drafts(lookup_draft_, merged_, map_);
+  const TreeSizer::Choice choice = sizer_.choose(merged_, keep_);
+  keep_nodes(merged_, keep_, out, map_);
+  if (with_model) judge_model(s, choice, draft_seconds);
+  const auto [depth, width] = depth_and_width(out.tree, map_);
+  s.kept_depth = std::max(s.kept_depth - kShapeForget, static_cast<double>(depth));
+  s.kept_width = std::max(s.kept_width - kShapeForget, static_cast<double>(width));
+  s.verified = out;
+  s.sized = true;
+}
+
+void SizedDrafter::accept(int seq, const AcceptedPath& path) {
+  SequenceState& s = sequences_[static_cast<size_t>(seq)];
+  if (s.sized) sizer_.observe(s.verified, path.nodes);
+  if (model_) model_->accept(seq, path);
+  if (lookup_) lookup_->accept(seq, path);
+}
+
+}  // namespace draftbench

@@ -1,0 +1,82 @@
+// Automatic draft sizing for the drafters with weights, and the hybrids that add an n-gram
+// lookup to them (`--drafter eagle+ngram`): a drafter around up to two proposers.
+//
+// Each step, for each sequence:
+//   1. the lookup (if any) proposes its continuation: almost free, always asked;
+//   2. the model drafter proposes its tree, unless its drafts have recently not paid for
+//      their own drafting time (then it is told to skip() and asked again after a back-off
+//      of 1, 2, 4 ... 32 steps);
+//   3. the two trees are merged (equal prefixes share nodes; a node both proposed is marked
+//      kDraftedByBoth), and a TreeSizer keeps the nodes whose expected accepted tokens pay
+//      for their verification on this machine (possibly none: an autoregressive step);
+//   4. after verification, the accepted path calibrates the sizer.
+// "Paid" in step 2 compares the expected rate with the model's draft,
+// E / (verify cost + drafting time), with the rate the lookup alone (or no draft) would have
+// given. Drafting time is the drafter's own estimate from its work and the cost model
+// (Drafter::draft_seconds), not a clock reading: sizing then depends only on the tokens and
+// the cached cost model, so runs repeat exactly, at temperature > 0 too. The draft's shape follows what is kept: the model drafter is asked for
+// drafts one level deeper and one child wider than the sizer kept lately
+// (Drafter::limit_draft), so it does not spend time on nodes that would be cut.
+//
+// Exactness: pruning and merging change which drafts are verified, never how: at
+// temperature 0 the output is greedy decoding's; at temperature > 0 these drafts are
+// one-hot proposals, which the exact rule verifies whatever the tree. Drafts carrying q
+// (the lossy ReDrafter rule) or root copies (beams without tree attention) pass unsized.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/decoding/tree_sizer.h"
+#include "engine/drafters/drafter.h"
+
+namespace draftbench {
+
+class SizedDrafter final : public Drafter {
+ public:
+  // `model` (a drafter with weights) and `lookup` (an n-gram drafter with a fixed budget):
+  // either may be null, not both. max_nodes: the most draft nodes verified per step.
+  SizedDrafter(std::unique_ptr<Drafter> model, std::unique_ptr<Drafter> lookup, const CostModel& cost, int32_t max_nodes);
+
+  std::string name() const override;
+  int32_t max_tree_nodes() const override;
+  bool wants_prompt_hidden() const override { return model_ && model_->wants_prompt_hidden(); }
+  void reset(int n_sequences) override;
+  void begin(int seq, std::span<const int32_t> prompt, std::span<const float> prompt_hidden) override;
+  void propose(const DraftContext& ctx, Draft& out) override;
+  void accept(int seq, const AcceptedPath& path) override;
+
+  static constexpr int32_t kMaxBackoff = 32;  // steps without the model drafter, at most
+
+ private:
+  struct SequenceState {
+    Draft verified;        // what propose returned, with confidence and origin
+    bool sized = false;    // whether it went through the sizer
+    int32_t skip_left = 0;  // steps the model drafter still sits out
+    int32_t backoff = 0;    // the last back-off
+    double gain = 0;        // decayed expected gain of drafting with the model, tokens/s
+    double kept_depth = 0, kept_width = 0;  // the kept tree's depth and width, sinking slowly (limit_draft)
+  };
+  bool run_model(SequenceState& s);
+  void judge_model(SequenceState& s, const TreeSizer::Choice& with, double draft_seconds);
+
+  std::unique_ptr<Drafter> model_, lookup_;
+  int32_t max_nodes_;
+  CostModel cost_;
+  TreeSizer sizer_;
+  std::vector<SequenceState> sequences_;
+  Draft model_draft_, lookup_draft_, merged_;  // scratch
+  std::vector<int32_t> keep_, map_;
+};
+
+// Adds `lookup`'s nodes to `merged` (a model's draft, or a root alone) under the same root:
+// a node whose token already sits below the same parent is shared and marked
+// kDraftedByBoth; others are appended with origin kDraftedByLookup. Fills merged's
+// confidence (1 where missing) and origin for every node.
+void merge_drafts(const Draft& lookup, Draft& merged, std::vector<int32_t>& map);
+
+// The subtree of `draft` made of the nodes `keep` (increasing, node 0 first, closed under
+// parents), renumbered in that order, with their confidence and origin; no beams, no q.
+void keep_nodes(const Draft& draft, std::span<const int32_t> keep, Draft& out, std::vector<int32_t>& map);
+
+}  // namespace draftbench

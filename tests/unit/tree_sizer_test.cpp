@@ -1,0 +1,228 @@
+// Tree sizing on synthetic cost models and drafts (engine/decoding/tree_sizer.h), and the
+// sized drafter around fake proposers (engine/drafters/sized_drafter.h): expensive rows keep
+// small trees, cheap rows large ones, drafts never accepted give autoregressive steps, a
+// proposer that does not pay for its drafting time is skipped, and merging and pruning keep
+// trees well formed.
+#include <catch2/catch.hpp>
+
+#include "engine/decoding/tree_sizer.h"
+#include "engine/drafters/sized_drafter.h"
+
+using namespace draftbench;
+
+namespace {
+
+// A step of n tokens costs base + per_token * (n - 1) in the forward and in the head alike.
+CostModel linear_cost(double base, double per_token) {
+  CostModel m;
+  m.context = 256;
+  for (int32_t n = 1; n <= 64; n *= 2) {
+    m.sizes.push_back(n);
+    m.forward_s.push_back(base + per_token * (n - 1));
+    m.head_s.push_back(base / 2 + per_token * (n - 1));
+  }
+  return m;
+}
+
+// A chain of `length` draft tokens 1, 2, ... below root 0, each with this confidence.
+Draft chain(int32_t length, float confidence, uint8_t origin = kDraftedByModel) {
+  Draft d;
+  d.reset_to_root(0);
+  d.confidence.assign(1, 1.0f);
+  d.origin.assign(1, kDraftedByModel);
+  for (int32_t i = 1; i <= length; ++i) {
+    d.tree.add(i - 1, i);
+    d.confidence.push_back(confidence);
+    d.origin.push_back(origin);
+  }
+  return d;
+}
+
+// A root with `width` children, each with a chain of `depth` - 1 below it.
+Draft bush(int32_t width, int32_t depth, float confidence) {
+  Draft d;
+  d.reset_to_root(0);
+  d.confidence.assign(1, 1.0f);
+  for (int32_t b = 0; b < width; ++b) {
+    int32_t parent = 0;
+    for (int32_t k = 0; k < depth; ++k) {
+      parent = d.tree.add(parent, 100 * b + k + 1);
+      d.confidence.push_back(k == 0 ? confidence / static_cast<float>(b + 1) : confidence);
+    }
+  }
+  return d;
+}
+
+// `steps` verifications of `draft` whose accepted path is its first `accepted` chain nodes.
+void observe_chain(TreeSizer& s, const Draft& draft, int steps, int32_t accepted) {
+  std::vector<int32_t> path(1, 0);
+  for (int32_t v = 1; v <= accepted; ++v) path.push_back(v);
+  for (int i = 0; i < steps; ++i) s.observe(draft, path);
+}
+
+bool closed_under_parents(const std::vector<int32_t>& keep, const Draft& d) {
+  for (int32_t v : keep)
+    if (v != 0 && std::find(keep.begin(), keep.end(), d.tree.parents[static_cast<size_t>(v)]) == keep.end()) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("tree sizing: expensive rows keep small trees, cheap rows large ones", "[sizing]") {
+  TreeSizer cpu(linear_cost(0.010, 0.004), 63), gpu(linear_cost(0.010, 0.00005), 63);
+  const Draft d = bush(4, 8, 0.9f);
+  std::vector<int32_t> keep_cpu, keep_gpu;
+  const TreeSizer::Choice on_cpu = cpu.choose(d, keep_cpu), on_gpu = gpu.choose(d, keep_gpu);
+  INFO("cpu " << on_cpu.nodes << ", gpu " << on_gpu.nodes);
+  CHECK(on_cpu.nodes >= 1);
+  CHECK(on_cpu.nodes <= 8);
+  CHECK(on_gpu.nodes >= 16);
+  CHECK(closed_under_parents(keep_cpu, d));
+  CHECK(closed_under_parents(keep_gpu, d));
+  CHECK(keep_cpu.size() == static_cast<size_t>(on_cpu.nodes) + 1);
+  CHECK(on_cpu.tokens_per_second() >= 1.0 / cpu.autoregressive_seconds());
+  // The most valuable first: the first branch (the likeliest) before the others.
+  CHECK(keep_cpu[1] == 1);
+}
+
+TEST_CASE("tree sizing: drafts that are never accepted give autoregressive steps", "[sizing]") {
+  TreeSizer s(linear_cost(0.010, 0.001), 63);
+  const Draft d = chain(8, 0.95f);
+  std::vector<int32_t> keep;
+  CHECK(s.choose(d, keep).nodes > 0);  // a confident draft is worth a try
+  observe_chain(s, d, 80, 0);
+  CHECK(s.calibrated(kDraftedByModel, 0.95f, 1) < 0.1);
+  CHECK(s.choose(d, keep).nodes == 0);
+  CHECK(keep == std::vector<int32_t>{0});
+  // Acceptance coming back is followed: counts decay.
+  observe_chain(s, d, 80, 8);
+  CHECK(s.choose(d, keep).nodes > 0);
+}
+
+TEST_CASE("tree sizing: calibration follows acceptance per confidence and per lookup depth", "[sizing]") {
+  TreeSizer s(linear_cost(0.010, 0.001), 63);
+  const Draft sure = chain(4, 0.97f), unsure = chain(4, 0.15f), lookup = chain(6, 1.0f, kDraftedByLookup);
+  observe_chain(s, sure, 100, 4);     // confident drafts always right
+  observe_chain(s, unsure, 100, 0);   // unsure ones never
+  observe_chain(s, lookup, 100, 2);   // lookups right for two tokens
+  CHECK(s.calibrated(kDraftedByModel, 0.97f, 1) > 0.9);
+  CHECK(s.calibrated(kDraftedByModel, 0.15f, 1) < 0.1);
+  CHECK(s.calibrated(kDraftedByLookup, 1.0f, 1) > 0.9);
+  CHECK(s.calibrated(kDraftedByLookup, 1.0f, 3) < 0.1);
+  std::vector<int32_t> keep;
+  CHECK(s.choose(unsure, keep).nodes == 0);
+  CHECK(s.choose(lookup, keep).nodes <= 3);
+  CHECK(s.choose(sure, keep).nodes == 4);
+}
+
+TEST_CASE("tree sizing: a verified token that costs as much as a step is never worth drafting", "[sizing]") {
+  TreeSizer s(linear_cost(0.010, 0.030), 63);
+  const Draft d = chain(8, 0.99f);
+  observe_chain(s, d, 50, 6);
+  std::vector<int32_t> keep;
+  CHECK(s.choose(d, keep).nodes == 0);
+}
+
+TEST_CASE("merging drafts: shared prefixes become one node marked as both", "[sizing]") {
+  Draft model = chain(3, 0.5f);  // 0 -> 1 -> 2 -> 3
+  Draft lookup;
+  lookup.reset_to_root(0);
+  lookup.tree.add(0, 1);  // shared with the model's first node
+  lookup.tree.add(1, 7);  // new below it
+  lookup.tree.add(2, 8);
+  std::vector<int32_t> map;
+  merge_drafts(lookup, model, map);
+  REQUIRE(model.tree.size() == 6);
+  CHECK(map == std::vector<int32_t>{0, 1, 4, 5});
+  CHECK(model.origin[1] == kDraftedByBoth);
+  CHECK(model.origin[2] == kDraftedByModel);
+  CHECK(model.origin[4] == kDraftedByLookup);
+  CHECK(model.tree.parents[4] == 1);
+  CHECK(model.confidence.size() == 6);
+
+  Draft kept;
+  const std::vector<int32_t> keep = {0, 1, 4, 5};
+  keep_nodes(model, keep, kept, map);
+  CHECK(kept.tree.tokens == std::vector<int32_t>{0, 1, 7, 8});
+  CHECK(kept.tree.parents == std::vector<int32_t>{-1, 0, 1, 2});
+  CHECK(kept.origin == std::vector<uint8_t>{kDraftedByModel, kDraftedByBoth, kDraftedByLookup, kDraftedByLookup});
+}
+
+namespace {
+
+// A proposer with fixed chains that costs `seconds` per draft; counts calls.
+class FakeDrafter final : public Drafter {
+ public:
+  FakeDrafter(std::vector<int32_t> continuation, double seconds, float confidence)
+      : continuation_(std::move(continuation)), seconds_(seconds), confidence_(confidence) {}
+  std::string name() const override { return "fake"; }
+  int32_t max_tree_nodes() const override { return 1 + static_cast<int32_t>(continuation_.size()); }
+  void reset(int) override {}
+  void propose(const DraftContext& ctx, Draft& out) override {
+    ++proposed;
+    out.reset_to_root(ctx.root);
+    out.confidence.assign(1, 1.0f);
+    const int32_t depth = depth_limit > 0 ? std::min<int32_t>(depth_limit, static_cast<int32_t>(continuation_.size())) : static_cast<int32_t>(continuation_.size());
+    for (int32_t i = 0; i < depth; ++i) {
+      out.tree.add(i, continuation_[static_cast<size_t>(i)]);
+      out.confidence.push_back(confidence_);
+    }
+  }
+  void skip(const DraftContext&) override { ++skipped; }
+  void limit_draft(int32_t depth, int32_t) override { depth_limit = depth; }
+  double draft_seconds(const CostModel&) const override { return seconds_; }
+  int proposed = 0, skipped = 0;
+  int32_t depth_limit = 0;
+
+ private:
+  std::vector<int32_t> continuation_;
+  double seconds_;
+  float confidence_;
+};
+
+// Runs `steps` steps of one sequence where the target's next tokens are `truth`, accepting
+// the longest matching path as greedy verification would.
+int32_t run_steps(SizedDrafter& d, const std::vector<int32_t>& truth, int steps) {
+  int32_t accepted_total = 0;
+  d.reset(1);
+  const std::vector<float> hidden(4, 0.0f);
+  std::vector<int32_t> context;
+  for (int step = 0; step < steps; ++step) {
+    Draft out;
+    d.propose(DraftContext{0, context, truth[0], hidden}, out);
+    std::vector<int32_t> path(1, 0), tokens(1, truth[0]);
+    for (int32_t v = 1; v < out.tree.size(); ++v)
+      if (out.tree.parents[static_cast<size_t>(v)] == path.back() && out.tree.tokens[static_cast<size_t>(v)] == truth[path.size()]) {
+        path.push_back(v);
+        tokens.push_back(out.tree.tokens[static_cast<size_t>(v)]);
+      }
+    accepted_total += static_cast<int32_t>(path.size()) - 1;
+    const std::vector<float> path_hidden(4 * path.size(), 0.0f);
+    d.accept(0, AcceptedPath{path, tokens, path_hidden, 0});
+  }
+  return accepted_total;
+}
+
+}  // namespace
+
+TEST_CASE("sized drafter: a proposer that is always right keeps drafting and deepens", "[sizing]") {
+  auto fake = std::make_unique<FakeDrafter>(std::vector<int32_t>{2, 3, 4, 5, 6, 7}, 0.0, 0.97f);
+  FakeDrafter& f = *fake;
+  SizedDrafter d(std::move(fake), nullptr, linear_cost(0.010, 0.0005), 63);
+  const int32_t accepted = run_steps(d, {1, 2, 3, 4, 5, 6, 7}, 40);
+  CHECK(f.skipped == 0);
+  CHECK(f.proposed == 40);
+  CHECK(f.depth_limit >= 6);  // grew one level per step from 1
+  CHECK(accepted > 40 * 4);
+}
+
+TEST_CASE("sized drafter: a slow proposer that is never right is skipped, with back-off", "[sizing]") {
+  auto fake = std::make_unique<FakeDrafter>(std::vector<int32_t>{9, 9, 9}, 0.004, 0.9f);
+  FakeDrafter& f = *fake;
+  SizedDrafter d(std::move(fake), nullptr, linear_cost(0.010, 0.001), 63);
+  CHECK(run_steps(d, {1, 2, 3, 4}, 120) == 0);
+  INFO("proposed " << f.proposed << ", skipped " << f.skipped);
+  CHECK(f.skipped > 80);   // sits out most steps
+  CHECK(f.proposed >= 4);  // but is probed again now and then
+  CHECK(f.proposed + f.skipped == 120);
+}
