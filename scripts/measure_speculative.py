@@ -50,6 +50,7 @@ def main():
                     "WEIGHTS_ROOT/redrafter and WEIGHTS_ROOT/redrafter-ground-truth) against the baseline, temperature 0")
     ap.add_argument("--skip-table", action="store_true", help="only the beam sweep and/or Table 6")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--variant", action="append", default=[], help="an extra configuration: a drafter kind and its generate options")
     ap.add_argument("--fixed", action="store_true", help="also the fixed paper sizes (--sizing fixed) and an 8-token n-gram")
     ap.add_argument("--drafters", default="", help="comma-separated kinds to measure (default: all; autoregressive always)")
     a = ap.parse_args()
@@ -91,6 +92,9 @@ def main():
             "eagle 60, 5, 10 (fixed)": ["--drafter", "eagle", *w("eagle"), "--sizing", "fixed"],
             "ngram (8 tokens)": ["--drafter", "ngram", "--draft-tokens", "8"],
         })
+    for extra in a.variant:  # e.g. "ngram --ngram-branches 2": a labelled extra configuration
+        words = extra.split()
+        drafters[f"{words[0]} [{' '.join(words[1:])}]"] = ["--drafter", *words]
     if a.drafters:
         drafters = {k: v for k, v in drafters.items() if k == "autoregressive" or k.split()[0] in a.drafters.split(",")}
     temps = [float(t) for t in a.temperatures.split(",")]

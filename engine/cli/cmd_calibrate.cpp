@@ -22,6 +22,7 @@ struct CalibrateArgs {
 void print_cost_model(const CostModel& m) {
   fmt::print("{:>12} {:>12} {:>12}   (committed context {} tokens)\n", "tree tokens", "forward ms", "LM head ms", m.context);
   for (size_t i = 0; i < m.sizes.size(); ++i) fmt::print("{:>12} {:>12.2f} {:>12.2f}\n", m.sizes[i], m.forward_s[i] * 1e3, m.head_s[i] * 1e3);
+  fmt::print("sampling a row at temperature > 0: {:.2f} ms\n", m.sample_s * 1e3);
 }
 
 Run add_calibrate(CLI::App& app) {

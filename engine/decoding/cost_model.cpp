@@ -13,6 +13,7 @@
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/common/sha256.h"
+#include "engine/decoding/sampling.h"
 #include "kernels/runtime/cpu_features.h"
 #include "kernels/sampling/counter_rng.h"
 
@@ -63,7 +64,7 @@ double CostModel::forward(int32_t tokens) const { return interpolate(sizes, forw
 double CostModel::head(int32_t rows) const { return interpolate(sizes, head_s, rows); }
 
 nlohmann::json CostModel::to_json() const {
-  return {{"version", kVersion}, {"context", context}, {"sizes", sizes}, {"forward_s", forward_s}, {"head_s", head_s}};
+  return {{"version", kVersion}, {"context", context}, {"sizes", sizes}, {"forward_s", forward_s}, {"head_s", head_s}, {"sample_s", sample_s}};
 }
 
 CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where) {
@@ -75,9 +76,11 @@ CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where
     m.sizes = j.at("sizes").get<std::vector<int32_t>>();
     m.forward_s = j.at("forward_s").get<std::vector<double>>();
     m.head_s = j.at("head_s").get<std::vector<double>>();
+    m.sample_s = j.at("sample_s").get<double>();
   } catch (const nlohmann::json::exception&) {
-    fail("expected fields context, sizes, forward_s and head_s of numbers");
+    fail("expected fields context, sizes, forward_s, head_s and sample_s of numbers");
   }
+  if (!(m.sample_s >= 0 && m.sample_s < 1e4)) fail("expected a non-negative, finite sample_s");
   if (m.sizes.empty() || m.sizes.front() != 1 || m.forward_s.size() != m.sizes.size() || m.head_s.size() != m.sizes.size())
     fail("expected sizes starting at 1 and one time per size");
   for (size_t i = 0; i < m.sizes.size(); ++i) {
@@ -121,6 +124,13 @@ CostModel measure_cost_model(ForwardPass& pass, const ModelConfig& c, int32_t ma
     m.head_s.push_back(median_seconds(repeats, [&] { pass.argmax_from_hidden(hidden.data(), n, ids.data()); }));
     if (progress) progress(fmt::format("{} tree tokens: forward {:.2f} ms, LM head {:.2f} ms", n, m.forward_s.back() * 1e3, m.head_s.back() * 1e3));
   }
+  // Sampling a row: logits spread like a language model's (a few large, most small).
+  std::vector<float> logits(static_cast<size_t>(c.n_vocab));
+  for (size_t i = 0; i < logits.size(); ++i) logits[i] = static_cast<float>(8.0 * uniform(RngKey{8, 0, i, 0}) - 4.0);
+  DistributionScratch scratch;
+  const SamplingParams at_one{1.0f, 0, 1.0f};
+  m.sample_s = median_seconds(7, [&] { sample_token(logits, at_one, RngKey{9, 0, 0, 0}, scratch); });
+  if (progress) progress(fmt::format("sampling a row: {:.2f} ms", m.sample_s * 1e3));
   return m;
 }
 

@@ -1,6 +1,6 @@
 // What a decoding step costs on the machine it runs on, measured there: the target's
 // forward over n tree tokens of one sequence, and one pass of the LM head over k rows
-// (verification's argmaxes or logits). Draft sizing (draft_sizing.h) weighs expected
+// (verification's argmaxes or logits). Draft sizing (tree_sizer.h) weighs expected
 // accepted tokens against these costs, so a draft fits the hardware: on a 2-core CPU each
 // extra verified token costs a sizeable share of a step, on a GPU almost nothing.
 //
@@ -23,17 +23,23 @@
 namespace draftbench {
 
 struct CostModel {
-  static constexpr int kVersion = 1;
+  static constexpr int kVersion = 2;
   std::vector<int32_t> sizes;     // tree tokens and head rows measured, ascending, sizes[0] = 1
   std::vector<double> forward_s;  // one sequence's forward over sizes[i] tree tokens (hidden states only)
   std::vector<double> head_s;     // one pass of the LM head over sizes[i] rows
   int32_t context = 0;            // committed tokens under the measured trees
+  double sample_s = 0;            // the target distribution of one row at temperature 1, and a draw
 
   // Seconds, interpolated linearly between measured sizes and extrapolated past the last.
   double forward(int32_t tokens) const;
   double head(int32_t rows) const;
   // A step that forwards `tokens` tree tokens and verifies with `head_rows` head rows.
   double step(int32_t tokens, int32_t head_rows) const { return forward(tokens) + head(head_rows); }
+  // The same when sampling (temperature > 0): every row verification visits is also turned
+  // into a distribution.
+  double step(int32_t tokens, int32_t head_rows, bool sampling) const {
+    return step(tokens, head_rows) + (sampling ? head_rows * sample_s : 0.0);
+  }
   // A drafter's work in the target's terms: `rows` rows of an output layer that has `share`
   // of the LM head's rows, and `tokens` tokens through `share` of the target's layers.
   double head_share(int32_t rows, double share) const { return rows > 0 ? head(rows) * share : 0.0; }

@@ -161,7 +161,7 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
       const int s = active[a];
       Sequence& q = seqs[s];
       const auto t0 = Clock::now();
-      drafter_.propose(DraftContext{s, q.context, q.root, q.hidden}, q.draft);
+      drafter_.propose(DraftContext{s, q.context, q.root, q.hidden, !options.sampling.greedy()}, q.draft);
       const int32_t n_nodes = q.draft.tree.size();
       if (n_nodes > max_tree_nodes || q.draft.tree.tokens[0] != q.root)
         throw InputError(drafter_.name(), "draft", "tree of " + std::to_string(n_nodes) + " nodes exceeds the planned " +

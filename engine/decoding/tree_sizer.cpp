@@ -69,7 +69,7 @@ void TreeSizer::values(const Draft& draft) {
   }
 }
 
-TreeSizer::Choice TreeSizer::choose(const Draft& draft, std::vector<int32_t>& keep) {
+TreeSizer::Choice TreeSizer::choose(const Draft& draft, bool sampling, std::vector<int32_t>& keep) {
   values(draft);
   const int32_t n = draft.tree.size();
   order_.resize(static_cast<size_t>(n - 1));
@@ -78,13 +78,13 @@ TreeSizer::Choice TreeSizer::choose(const Draft& draft, std::vector<int32_t>& ke
   // index, so every prefix of the order is closed under parents.
   std::stable_sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) { return value_[static_cast<size_t>(a)] > value_[static_cast<size_t>(b)]; });
   const int32_t limit = std::min(n - 1, max_nodes_);
-  Choice best{0, 1.0, autoregressive_seconds()};
+  Choice best{0, 1.0, autoregressive_seconds(sampling)};
   double expected = 1;
   for (int32_t k = 1; k <= limit; ++k) {
     expected += value_[static_cast<size_t>(order_[static_cast<size_t>(k - 1)])];
     // Verification computes LM-head rows along the path it walks: about E of them, plus one.
     const int32_t rows = std::min(k + 1, static_cast<int32_t>(std::ceil(expected)) + 1);
-    const Choice c{k, expected, cost_.step(1 + k, rows)};
+    const Choice c{k, expected, cost_.step(1 + k, rows, sampling)};
     if (c.tokens_per_second() > best.tokens_per_second()) best = c;
   }
   keep.assign(1, 0);

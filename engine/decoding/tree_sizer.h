@@ -1,5 +1,5 @@
 // Draft sizing for token trees: which of a drafted tree's nodes are worth verifying on this
-// machine. The tree-shaped counterpart of ChainSizer (draft_sizing.h).
+// machine.
 //
 // Each draft node v gets a value: the probability that verification accepts it,
 //   value(v) = value(parent) * g(v),   value(root) = 1,
@@ -15,7 +15,8 @@
 // Values never grow down a path, so the best S of each size n is the n most valuable
 // nodes (ties to the lower index, so parents come first). The sizer picks the n that
 // maximises E / C(n), C(n) = forward(1 + n) + head(rows), rows about the accepted path
-// plus one; n = 0 (the root alone) is an autoregressive step. Drafting time is not in
+// plus one (each also sampled from at temperature > 0); n = 0 (the root alone) is an
+// autoregressive step. Drafting time is not in
 // C: it is spent before the choice (SizedDrafter weighs it when deciding to draft at all).
 #pragma once
 
@@ -41,9 +42,10 @@ class TreeSizer {
   };
   // Picks the nodes of `draft` to verify; `keep` gets them in increasing index order, node 0
   // first. The draft must have no root copies (parent -1 beyond node 0).
-  Choice choose(const Draft& draft, std::vector<int32_t>& keep);
+  // `sampling`: temperature > 0, where each visited row also costs a distribution.
+  Choice choose(const Draft& draft, bool sampling, std::vector<int32_t>& keep);
   // The cost of a root-only step: the rate without any draft is 1 / autoregressive_seconds().
-  double autoregressive_seconds() const { return cost_.step(1, 1); }
+  double autoregressive_seconds(bool sampling) const { return cost_.step(1, 1, sampling); }
 
   // After verifying `verified` (the kept tree, with its confidence and origin): `path` is the
   // accepted nodes, root first. Every node whose parent was accepted counts as tried.

@@ -45,8 +45,11 @@ namespace {
 std::unique_ptr<Drafter> make_autoregressive(DrafterCheckpoint*, const DrafterOptions&, const Model&, ThreadPool&) {
   return std::make_unique<AutoregressiveDrafter>();
 }
+std::unique_ptr<Drafter> sized(bool with_lookup, std::unique_ptr<Drafter> model, const DrafterOptions& o);
+
 std::unique_ptr<Drafter> make_ngram(DrafterCheckpoint*, const DrafterOptions& o, const Model&, ThreadPool&) {
-  return std::make_unique<NgramDrafter>(o);
+  if (o.draft_tokens > 0) return std::make_unique<NgramDrafter>(o);
+  return sized(true, nullptr, o);  // auto: the lookup alone, trimmed by the tree sizer
 }
 std::unique_ptr<Drafter> make_medusa(DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) {
   return make_medusa_drafter(*c, o, m, p);
@@ -76,9 +79,9 @@ constexpr DrafterKind kDrafterKinds[] = {
 // The n-gram half of a hybrid: a fixed budget (sizing trims it), --draft-tokens if given.
 constexpr int kHybridLookupTokens = 16;
 
-std::unique_ptr<Drafter> sized(const DrafterKind& k, std::unique_ptr<Drafter> model, const DrafterOptions& o) {
+std::unique_ptr<Drafter> sized(bool with_lookup, std::unique_ptr<Drafter> model, const DrafterOptions& o) {
   std::unique_ptr<Drafter> lookup;
-  if (k.with_lookup) {
+  if (with_lookup) {
     DrafterOptions l = o;
     l.draft_tokens = o.draft_tokens > 0 ? o.draft_tokens : kHybridLookupTokens;
     lookup = std::make_unique<NgramDrafter>(l);
@@ -135,7 +138,7 @@ std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model
   checkpoint.reject_unused();
   drafter = std::make_unique<CheckpointedDrafter>(std::move(owned), std::move(drafter));
   if (!k->sizes_automatically || !k->sizes_automatically(options)) return drafter;
-  return sized(*k, std::move(drafter), options);
+  return sized(k->with_lookup, std::move(drafter), options);
 }
 
 void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {

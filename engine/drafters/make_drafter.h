@@ -29,7 +29,7 @@ struct DrafterOptions {
   int depth = 5, top_k = 10, total_tokens = 60;
   bool eagle_static_tree = false;
   // n-gram lookup (ngram.h): suffix lengths tried, longest first; the nodes proposed
-  // beyond the root (0 = auto: sized each step to the hardware, draft_sizing.h); distinct
+  // beyond the root (0 = auto: sized each step to the hardware, sized_drafter.h); distinct
   // continuations (branches) at most.
   int ngram_min = 1, ngram_max = 3, draft_tokens = 0, ngram_branches = 1;
   // The drafters with weights and the hybrids: "auto" verifies, each step, the part of the

@@ -25,39 +25,24 @@ NgramDrafter::NgramDrafter(const DrafterOptions& o)
   };
   in_range(ngram_max_, 1, 64, "--ngram-max");
   in_range(ngram_min_, 1, ngram_max_, "--ngram-min (at most --ngram-max)");
-  in_range(draft_tokens_, 0, 1024, "--draft-tokens");
+  in_range(draft_tokens_, 1, 1024, "--draft-tokens (auto: the sized drafter around this one)");
   in_range(branches_, 1, 64, "--ngram-branches");
-  if (draft_tokens_ == 0) {
-    if (!o.cost) throw InputError("drafter ngram", "--draft-tokens auto", "needs a cost model (draftbench calibrate measures one)");
-    sizer_.emplace(*o.cost, kAutoMaxTokens);
-  }
 }
 
 void NgramDrafter::propose(const DraftContext& ctx, Draft& out) {
   out.reset_to_root(ctx.root);
-  const int32_t budget = sizer_ ? sizer_->choose() : draft_tokens_;
-  int32_t depth = 0;
-  if (budget > 0) {
-    text_.assign(ctx.tokens.begin(), ctx.tokens.end());
-    text_.push_back(ctx.root);
-    depth = lookup(budget, out);
-  }
-  if (static_cast<size_t>(ctx.seq) < offered_.size()) offered_[static_cast<size_t>(ctx.seq)] = depth;
+  text_.assign(ctx.tokens.begin(), ctx.tokens.end());
+  text_.push_back(ctx.root);
+  lookup(draft_tokens_, out);
 }
 
-void NgramDrafter::accept(int seq, const AcceptedPath& path) {
-  const int32_t offered = static_cast<size_t>(seq) < offered_.size() ? offered_[static_cast<size_t>(seq)] : 0;
-  if (sizer_ && offered > 0) sizer_->observe(offered, static_cast<int32_t>(path.nodes.size()) - 1);
-}
-
-int32_t NgramDrafter::lookup(int32_t budget, Draft& out) {
+void NgramDrafter::lookup(int32_t budget, Draft& out) {
   const auto size = static_cast<int64_t>(text_.size());
   // Each continuation is cut to its share of the budget, so that later matches still get
   // a branch; one that runs along an earlier branch adds nothing and does not count.
   const int64_t depth = (budget + branches_ - 1) / branches_;
   auto room = [&] { return out.tree.size() <= budget; };
   int branches = 0;
-  int64_t deepest = 0;
   for (int64_t n = std::min<int64_t>(ngram_max_, size - 1); n >= ngram_min_ && branches < branches_ && room(); --n) {
     const int32_t* suffix = text_.data() + size - n;
     // Earlier occurrences ending at `end` (exclusive), most recent first; the suffix itself
@@ -78,10 +63,8 @@ int32_t NgramDrafter::lookup(int32_t budget, Draft& out) {
         }
       }
       branches += added > 0;
-      deepest = std::max(deepest, i - end);
     }
   }
-  return static_cast<int32_t>(deepest);
 }
 
 }  // namespace draftbench

@@ -6,14 +6,11 @@
 // nodes, until `branches` distinct continuations or `draft_tokens` nodes; each
 // continuation is cut to ceil(draft_tokens / branches) tokens. Deterministic:
 // at temperature > 0 its drafts are one-hot proposals, which exact verification accepts
-// or rejects without changing the target distribution. No weights. With draft_tokens = 0
-// (auto) a ChainSizer picks each step's budget from the cost model and the acceptance seen
-// so far, pooled over the batch's sequences; budget 0 is an autoregressive step.
+// or rejects without changing the target distribution. No weights. Its budget is fixed;
+// `--drafter ngram` with draft_tokens = 0 (auto) is this drafter inside a SizedDrafter
+// (sized_drafter.h), which trims each step's draft to what pays on the machine.
 #pragma once
 
-#include <optional>
-
-#include "engine/decoding/draft_sizing.h"
 #include "engine/drafters/drafter.h"
 #include "engine/drafters/make_drafter.h"
 
@@ -21,24 +18,20 @@ namespace draftbench {
 
 class NgramDrafter final : public Drafter {
  public:
-  // Throws InputError for options out of range (DrafterOptions' ngram fields).
+  // Throws InputError for options out of range (DrafterOptions' ngram fields; draft_tokens
+  // at least 1).
   explicit NgramDrafter(const DrafterOptions& options);
   std::string name() const override { return "ngram"; }
-  int32_t max_tree_nodes() const override { return 1 + (sizer_ ? kAutoMaxTokens : draft_tokens_); }
-  void reset(int n_sequences) override { offered_.assign(static_cast<size_t>(n_sequences), 0); }
+  int32_t max_tree_nodes() const override { return 1 + draft_tokens_; }
+  void reset(int) override {}
   void propose(const DraftContext& ctx, Draft& out) override;
-  void accept(int seq, const AcceptedPath& path) override;
-
-  static constexpr int32_t kAutoMaxTokens = 32;  // the largest auto budget
 
  private:
-  // Adds the continuations to `out` (root only); returns the deepest one's length.
-  int32_t lookup(int32_t budget, Draft& out);
+  // Adds the continuations to `out` (root only).
+  void lookup(int32_t budget, Draft& out);
 
   int ngram_min_, ngram_max_, draft_tokens_, branches_;
-  std::optional<ChainSizer> sizer_;  // auto sizing
-  std::vector<int32_t> offered_;     // per sequence: depth of its last draft
-  std::vector<int32_t> text_;        // scratch: context + root
+  std::vector<int32_t> text_;  // scratch: context + root
 };
 
 }  // namespace draftbench

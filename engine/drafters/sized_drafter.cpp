@@ -113,11 +113,11 @@ bool SizedDrafter::run_model(SequenceState& s) {
   return true;
 }
 
-void SizedDrafter::judge_model(SequenceState& s, const TreeSizer::Choice& with, double draft_seconds) {
+void SizedDrafter::judge_model(SequenceState& s, const TreeSizer::Choice& with, double draft_seconds, bool sampling) {
   // What the step would have been without the model's draft: the lookup's tree alone, or
   // an autoregressive step.
-  double rate_without = 1.0 / sizer_.autoregressive_seconds();
-  if (lookup_ && lookup_draft_.tree.size() > 1) rate_without = std::max(rate_without, sizer_.choose(lookup_draft_, keep_).tokens_per_second());
+  double rate_without = 1.0 / sizer_.autoregressive_seconds(sampling);
+  if (lookup_ && lookup_draft_.tree.size() > 1) rate_without = std::max(rate_without, sizer_.choose(lookup_draft_, sampling, keep_).tokens_per_second());
   const double rate_with = with.expected_tokens / (with.verify_seconds + draft_seconds);
   s.gain = kGainMemory * s.gain + (1 - kGainMemory) * (rate_with - rate_without);
   if (s.gain >= 0) {
@@ -153,9 +153,9 @@ void SizedDrafter::propose(const DraftContext& ctx, Draft& out) {
     merged_.reset_to_root(ctx.root);
   }
   if (lookup_) merge_drafts(lookup_draft_, merged_, map_);
-  const TreeSizer::Choice choice = sizer_.choose(merged_, keep_);
+  const TreeSizer::Choice choice = sizer_.choose(merged_, ctx.sampling, keep_);
   keep_nodes(merged_, keep_, out, map_);
-  if (with_model) judge_model(s, choice, draft_seconds);
+  if (with_model) judge_model(s, choice, draft_seconds, ctx.sampling);
   const auto [depth, width] = depth_and_width(out.tree, map_);
   s.kept_depth = std::max(s.kept_depth - kShapeForget, static_cast<double>(depth));
   s.kept_width = std::max(s.kept_width - kShapeForget, static_cast<double>(width));

@@ -58,7 +58,7 @@ class SizedDrafter final : public Drafter {
     double kept_depth = 0, kept_width = 0;  // the kept tree's depth and width, sinking slowly (limit_draft)
   };
   bool run_model(SequenceState& s);
-  void judge_model(SequenceState& s, const TreeSizer::Choice& with, double draft_seconds);
+  void judge_model(SequenceState& s, const TreeSizer::Choice& with, double draft_seconds, bool sampling);
 
   std::unique_ptr<Drafter> model_, lookup_;
   int32_t max_nodes_;

@@ -61,7 +61,7 @@ TEST_CASE("ngram: no match, or a suffix shorter than ngram_min, proposes the roo
 TEST_CASE("ngram: options out of range are one-line errors", "[ngram]") {
   CHECK_THROWS_WITH(NgramDrafter(options(3, 2, 8, 1)), Catch::Contains("--ngram-min"));
   CHECK_THROWS_WITH(NgramDrafter(options(1, 3, -1, 1)), Catch::Contains("--draft-tokens"));
-  CHECK_THROWS_WITH(NgramDrafter(options(1, 3, 0, 1)), Catch::Contains("cost model"));  // auto, without one
+  CHECK_THROWS_WITH(NgramDrafter(options(1, 3, 0, 1)), Catch::Contains("--draft-tokens"));  // auto is the sized drafter's
   CHECK(std::string(known_drafters()).find("ngram") != std::string::npos);
   CHECK_FALSE(find_drafter_kind("ngram")->needs_weights);
 }

@@ -5,6 +5,8 @@
 // trees well formed.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "engine/decoding/tree_sizer.h"
 #include "engine/drafters/sized_drafter.h"
 
@@ -72,7 +74,7 @@ TEST_CASE("tree sizing: expensive rows keep small trees, cheap rows large ones",
   TreeSizer cpu(linear_cost(0.010, 0.004), 63), gpu(linear_cost(0.010, 0.00005), 63);
   const Draft d = bush(4, 8, 0.9f);
   std::vector<int32_t> keep_cpu, keep_gpu;
-  const TreeSizer::Choice on_cpu = cpu.choose(d, keep_cpu), on_gpu = gpu.choose(d, keep_gpu);
+  const TreeSizer::Choice on_cpu = cpu.choose(d, false, keep_cpu), on_gpu = gpu.choose(d, false, keep_gpu);
   INFO("cpu " << on_cpu.nodes << ", gpu " << on_gpu.nodes);
   CHECK(on_cpu.nodes >= 1);
   CHECK(on_cpu.nodes <= 8);
@@ -80,7 +82,7 @@ TEST_CASE("tree sizing: expensive rows keep small trees, cheap rows large ones",
   CHECK(closed_under_parents(keep_cpu, d));
   CHECK(closed_under_parents(keep_gpu, d));
   CHECK(keep_cpu.size() == static_cast<size_t>(on_cpu.nodes) + 1);
-  CHECK(on_cpu.tokens_per_second() >= 1.0 / cpu.autoregressive_seconds());
+  CHECK(on_cpu.tokens_per_second() >= 1.0 / cpu.autoregressive_seconds(false));
   // The most valuable first: the first branch (the likeliest) before the others.
   CHECK(keep_cpu[1] == 1);
 }
@@ -89,14 +91,14 @@ TEST_CASE("tree sizing: drafts that are never accepted give autoregressive steps
   TreeSizer s(linear_cost(0.010, 0.001), 63);
   const Draft d = chain(8, 0.95f);
   std::vector<int32_t> keep;
-  CHECK(s.choose(d, keep).nodes > 0);  // a confident draft is worth a try
+  CHECK(s.choose(d, false, keep).nodes > 0);  // a confident draft is worth a try
   observe_chain(s, d, 80, 0);
   CHECK(s.calibrated(kDraftedByModel, 0.95f, 1) < 0.1);
-  CHECK(s.choose(d, keep).nodes == 0);
+  CHECK(s.choose(d, false, keep).nodes == 0);
   CHECK(keep == std::vector<int32_t>{0});
   // Acceptance coming back is followed: counts decay.
   observe_chain(s, d, 80, 8);
-  CHECK(s.choose(d, keep).nodes > 0);
+  CHECK(s.choose(d, false, keep).nodes > 0);
 }
 
 TEST_CASE("tree sizing: calibration follows acceptance per confidence and per lookup depth", "[sizing]") {
@@ -110,9 +112,9 @@ TEST_CASE("tree sizing: calibration follows acceptance per confidence and per lo
   CHECK(s.calibrated(kDraftedByLookup, 1.0f, 1) > 0.9);
   CHECK(s.calibrated(kDraftedByLookup, 1.0f, 3) < 0.1);
   std::vector<int32_t> keep;
-  CHECK(s.choose(unsure, keep).nodes == 0);
-  CHECK(s.choose(lookup, keep).nodes <= 3);
-  CHECK(s.choose(sure, keep).nodes == 4);
+  CHECK(s.choose(unsure, false, keep).nodes == 0);
+  CHECK(s.choose(lookup, false, keep).nodes <= 3);
+  CHECK(s.choose(sure, false, keep).nodes == 4);
 }
 
 TEST_CASE("tree sizing: a verified token that costs as much as a step is never worth drafting", "[sizing]") {
@@ -120,7 +122,22 @@ TEST_CASE("tree sizing: a verified token that costs as much as a step is never w
   const Draft d = chain(8, 0.99f);
   observe_chain(s, d, 50, 6);
   std::vector<int32_t> keep;
-  CHECK(s.choose(d, keep).nodes == 0);
+  CHECK(s.choose(d, false, keep).nodes == 0);
+}
+
+TEST_CASE("tree sizing: at temperature > 0 every visited row also costs a distribution", "[sizing]") {
+  CostModel cost = linear_cost(0.010, 0.001);
+  cost.sample_s = 0.004;
+  TreeSizer s(cost, 63);
+  const Draft d = chain(16, 0.7f);
+  observe_chain(s, d, 60, 2);
+  std::vector<int32_t> keep;
+  const TreeSizer::Choice greedy = s.choose(d, false, keep), sampling = s.choose(d, true, keep);
+  REQUIRE(sampling.nodes >= 1);
+  const auto rows = static_cast<int32_t>(std::ceil(sampling.expected_tokens)) + 1;
+  CHECK(sampling.verify_seconds == Approx(cost.step(1 + sampling.nodes, rows) + rows * 0.004));
+  CHECK(greedy.verify_seconds < sampling.verify_seconds);
+  CHECK(s.autoregressive_seconds(true) == Approx(s.autoregressive_seconds(false) + 0.004));
 }
 
 TEST_CASE("merging drafts: shared prefixes become one node marked as both", "[sizing]") {
