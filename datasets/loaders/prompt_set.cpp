@@ -2,14 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 
 namespace draftbench {
 
@@ -28,14 +27,8 @@ struct JsonRecord {
 bool is_blank(std::string_view s) { return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos; }
 
 std::string read_whole_file(const std::string& path) {
-  // A directory opens as a stream and reads as empty, which would be "holds no prompts".
-  if (std::filesystem::is_directory(path)) throw InputError(path, "", "is a directory (expected a prompt file)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open the prompt file (missing or unreadable)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "read error while loading the prompt file");
-  std::string s = std::move(text).str();
+  // Regular files only (a FIFO would block, /dev/zero never ends), up to kMaxPromptBytes.
+  std::string s = read_regular_file(path, "prompt file", kMaxPromptBytes);
   // Editors on Windows write a UTF-8 byte-order mark; it is not part of the first prompt.
   if (s.rfind("\xEF\xBB\xBF", 0) == 0) s.erase(0, 3);
   return s;
@@ -154,6 +147,33 @@ std::vector<std::string> string_array(const std::string& path, const JsonRecord&
   return out;
 }
 
+// Reference answers as MT-Bench and Spec-Bench write them: one string; a list of strings
+// (one per turn); or, in Spec-Bench's rag rows, a list of lists (the acceptable answers of
+// each turn), where each inner list becomes one entry, its answers joined by newlines.
+std::vector<std::string> reference_answers(const std::string& path, const JsonRecord& record, const json& value) {
+  if (value.is_string()) return {value.get<std::string>()};
+  const char* expected = "expected a string, an array of strings or an array of arrays of strings";
+  if (!value.is_array()) throw InputError(path, field_where(record, "reference"), fmt::format("{}, got {}", expected, type_of(value)));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const json& item = value[i];
+    const std::string where = fmt::format("{} element {}", field_where(record, "reference"), i + 1);
+    if (item.is_string()) {
+      out.push_back(item.get<std::string>());
+      continue;
+    }
+    if (!item.is_array()) throw InputError(path, where, fmt::format("expected a string or an array of strings, got {}", type_of(item)));
+    std::string joined;
+    for (size_t k = 0; k < item.size(); ++k) {
+      if (!item[k].is_string())
+        throw InputError(path, fmt::format("{} element {}", where, k + 1), fmt::format("expected a string, got {}", type_of(item[k])));
+      joined += (k ? "\n" : "") + item[k].get<std::string>();
+    }
+    out.push_back(std::move(joined));
+  }
+  return out;
+}
+
 PromptItem mt_bench_item(const std::string& path, const JsonRecord& record) {
   PromptItem item;
   item.id = required_id(path, record, "question_id");
@@ -163,7 +183,7 @@ PromptItem mt_bench_item(const std::string& path, const JsonRecord& record) {
   item.turns = string_array(path, record, "turns", *turns, true);
   // MT-Bench gives reference answers for maths, reasoning and coding only; null means none.
   if (const auto ref = record.value.find("reference"); ref != record.value.end() && !ref->is_null())
-    item.reference = string_array(path, record, "reference", *ref, false);
+    item.reference = reference_answers(path, record, *ref);
   return item;
 }
 

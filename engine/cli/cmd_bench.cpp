@@ -133,7 +133,7 @@ Run add_bench(CLI::App& app) {
   sub->add_option("--model", a->model, "GGUF model file")->capture_default_str();
   sub->add_option("--prompt-tokens", a->prompt_tokens, "Prefill length")->capture_default_str()->check(CLI::Range(0, 1 << 20));
   sub->add_option("--gen-tokens", a->gen_tokens, "Decode steps")->capture_default_str()->check(CLI::Range(0, 1 << 20));
-  sub->add_option("--threads", a->threads, "Worker threads (default: all cores)");
+  sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
   sub->add_option("--repeats", a->repeats, "Measured repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   sub->add_flag("--json", a->json, "JSON output");

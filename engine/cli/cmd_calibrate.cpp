@@ -29,7 +29,7 @@ Run add_calibrate(CLI::App& app) {
   auto a = std::make_shared<CalibrateArgs>();
   CLI::App* sub = app.add_subcommand("calibrate", "Measure and cache the cost model that automatic draft sizing uses");
   sub->add_option("--model", a->model, "GGUF model file or Hugging Face checkpoint directory")->capture_default_str();
-  sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
   return [sub, a]() -> int {
     if (!sub->parsed()) return -1;

@@ -24,7 +24,7 @@ Run add_drafter(CLI::App& app) {
   init->add_option("--drafter", a->spec.kind, "medusa, eagle or redrafter")->required();
   init->add_option("--out", a->out, "Directory to write drafter.json and model.safetensors to")->required();
   init->add_option("--draft-vocab", a->spec.draft_vocab, "Draft vocabulary size (0 = the whole target vocabulary)")->capture_default_str()->check(CLI::NonNegativeNumber);
-  init->add_option("--seed", a->spec.seed, "Random seed")->capture_default_str();
+  init->add_option("--seed", a->spec.seed, "Random seed")->capture_default_str()->check(seed_value());
   init->add_option("--num-heads", a->spec.num_heads, "Medusa heads")->capture_default_str()->check(CLI::Range(1, 64));
   init->add_option("--num-layers", a->spec.num_layers, "Residual blocks (Medusa per head; ReDrafter's num_draft_layers)")->capture_default_str()->check(CLI::Range(0, 64));
   init->add_flag("--own-head", a->spec.own_head, "An own output layer instead of the target's LM head rows (Medusa, ReDrafter)");

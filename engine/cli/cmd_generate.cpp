@@ -161,12 +161,12 @@ Run add_generate(CLI::App& app) {
   ids->excludes(file);
   sub->add_flag("--chat", a->chat, "Wrap each prompt in the model's chat template");
   sub->add_option("--max-new-tokens", a->max_new_tokens, "Tokens to generate per prompt")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  sub->add_option("--temperature", a->temperature, "0 = greedy")->capture_default_str()->check(CLI::Range(0.0f, 100.0f));
-  sub->add_option("--top-p", a->top_p, "Nucleus filtering of the target distribution")->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
+  sub->add_option("--temperature", a->temperature, "0 = greedy (so is anything below 1e-4)")->capture_default_str()->check(finite_number(0.0, 100.0));
+  sub->add_option("--top-p", a->top_p, "Nucleus filtering of the target distribution")->capture_default_str()->check(finite_number(0.0, 1.0));
   sub->add_option("--sampling-top-k", a->sampling_top_k, "Top-k filtering of the target distribution (0 = off)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--seed", a->seed, "Random seed")->capture_default_str();
-  sub->add_option("--threads", a->threads, "Worker threads (default: all cores)");
+  sub->add_option("--seed", a->seed, "Random seed")->capture_default_str()->check(seed_value());
+  sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
   sub->add_option("--batch-size", a->batch_size, "Prompts decoded together (one target forward per step for the batch)")
       ->capture_default_str()->check(CLI::Range(1, 4096));

@@ -112,7 +112,7 @@ Run add_inspect(CLI::App& app) {
   sub->add_option("path", a->path, "GGUF model file or Hugging Face checkpoint directory")->required();
   sub->add_option("--dequantize-all", a->dequantize_all, "Write every tensor dequantised to DIR/<name>.f32 (raw float32)");
   sub->add_flag("--cost", a->cost, "Show the cached cost model that automatic draft sizing uses (draftbench calibrate)");
-  sub->add_option("--threads", a->threads, "With --cost: the thread count it was measured for (default: all cores)")->check(CLI::Range(1, 1024));
+  sub->add_option("--threads", a->threads, "With --cost: the thread count it was measured for (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
   return [sub, a]() -> int { return sub->parsed() ? run_inspect(*a) : -1; };
 }

@@ -17,6 +17,7 @@ struct RunArgs {
   std::string spec, out, only, shard;
   bool resume = false, retry_errors = false, dry_run = false, emit_slurm = false;
   int slurm_shards = 8;
+  uint64_t max_points = kDefaultMaxPoints;
 };
 
 std::string default_out(const ExperimentSpec& spec) { return (std::filesystem::path(checkout_root()) / "reports" / spec.name).string(); }
@@ -46,6 +47,8 @@ Run add_run(CLI::App& app) {
   sub->add_option("--only", a->only, "Run only points matching axis=value[,axis=value...] (and their baselines)");
   sub->add_option("--shard", a->shard, "i/n: run the points whose index modulo n is i (join shards with `draftbench merge`)");
   sub->add_flag("--dry-run", a->dry_run, "Print the expanded points and an estimated time; run nothing");
+  sub->add_option("--max-points", a->max_points, "The largest grid (points before exclusions) the spec may plan")
+      ->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   sub->add_flag("--emit-slurm", a->emit_slurm, "Write <out>/slurm.sh, a Slurm job array running the sweep in shards; run nothing");
   sub->add_option("--slurm-shards", a->slurm_shards, "Array tasks for --emit-slurm")->capture_default_str()->check(CLI::Range(1, 100000));
   return [sub, a]() -> int {
@@ -59,6 +62,7 @@ Run add_run(CLI::App& app) {
     if (o.retry_errors && !o.resume) throw InputError("run", "--retry-errors", "needs --resume (it re-runs the failed points of an existing run)");
     o.only = a->only;
     o.dry_run = a->dry_run;
+    o.max_points = a->max_points;
     if (!a->shard.empty()) parse_shard(a->shard, o);
     if (a->emit_slurm) {
       std::filesystem::create_directories(o.out_dir);
@@ -84,12 +88,16 @@ Run add_merge(CLI::App& app) {
   sub->add_option("spec", *spec_path, "The experiment spec every shard ran")->required();
   sub->add_option("shards", *shards, "The shard runs' output directories")->required();
   sub->add_option("--out", *out, "Output directory for the merged results (default: reports/<spec name>)");
-  return [sub, spec_path, out, shards]() -> int {
+  auto max_points = std::make_shared<uint64_t>(kDefaultMaxPoints);
+  sub->add_option("--max-points", *max_points, "As for run: the largest grid the spec may plan")
+      ->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  return [sub, spec_path, out, shards, max_points]() -> int {
     if (!sub->parsed()) return -1;
     const ExperimentSpec spec = load_experiment_spec(*spec_path, checkout_root(), default_model_path());
     RunOptions o;
     o.checkout = checkout_root();
     o.out_dir = out->empty() ? default_out(spec) : *out;
+    o.max_points = *max_points;
     merge_shards(spec, *shards, o);
     return 0;
   };

@@ -1,7 +1,15 @@
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "engine/cli/commands.h"
+#include "engine/common/error.h"
+#include "engine/common/input_checks.h"
 
 namespace draftbench::cli {
 
@@ -20,6 +28,49 @@ std::string command_line(int argc, char** argv) {
     line += '\'';
   }
   return line;
+}
+
+namespace {
+
+// CLI11 wants a message, not an exception: the checks' InputError text without its
+// empty "where" prefix.
+CLI::Validator from_check(std::function<void(const std::string&)> check, std::string description) {
+  return CLI::Validator(
+      [check = std::move(check)](std::string& value) -> std::string {
+        try {
+          check(value);
+        } catch (const InputError& e) {
+          std::string m = e.what();
+          return m.rfind(": ", 0) == 0 ? m.substr(2) : m;
+        }
+        return "";
+      },
+      std::move(description));
+}
+
+}  // namespace
+
+CLI::Validator finite_number(double lo, double hi) {
+  return from_check(
+      [lo, hi](const std::string& text) {
+        // strtod, not from_chars: it tells an overflow (HUGE_VAL, refused below) from an
+        // underflow (0 or a subnormal, in range when 0 is).
+        char* end = nullptr;
+        const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0.0 : std::strtod(text.c_str(), &end);
+        if (end != text.c_str() + text.size())
+          throw InputError("", "", fmt::format("expected a finite number in [{}, {}], got '{}'", lo, hi, printable(text, 40)));
+        finite_in_range(v, lo, hi, "", "");
+      },
+      fmt::format("FINITE:[{} - {}]", lo, hi));
+}
+
+CLI::Validator seed_value() {
+  return from_check([](const std::string& text) { integer_in_range(text, 0, int64_t{1} << 53, "", ""); }, "INT:[0 - 2^53]");
+}
+
+CLI::Validator thread_count() {
+  return from_check([](const std::string& text) { checked_thread_count(integer_in_range(text, INT64_MIN, INT64_MAX, "", ""), "", ""); },
+                    fmt::format("INT:[0 - {}]", max_threads()));
 }
 
 void add_device_option(CLI::App& sub, ForwardDevice& device) {

@@ -49,6 +49,14 @@ void print_cost_model(const CostModel& model);
 // --draft-tokens auto|N (auto = 0: sized to the hardware each step).
 void add_draft_tokens_option(CLI::App& sub, int& draft_tokens);
 
+// Option checks built on engine/common/input_checks.h, so a number from the command line
+// meets the same rules as one from a spec: a finite number in [lo, hi] (NaN, infinities
+// and text fail); a plain decimal integer in [0, 2^53] (a seed: "-1" would wrap); a thread
+// count, 0 (all cores) to kThreadsPerCore per core.
+CLI::Validator finite_number(double lo, double hi);
+CLI::Validator seed_value();
+CLI::Validator thread_count();
+
 // argv as one shell-quoted line (for provenance records).
 std::string command_line(int argc, char** argv);
 

@@ -5,9 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "engine/cli/commands.h"
+#include "engine/common/printable.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"draftbench: speculative decoding engine and experiment harness"};
@@ -25,6 +27,21 @@ int main(int argc, char** argv) {
   runs.push_back(draftbench::cli::add_compare(app));
   runs.push_back(draftbench::cli::add_calibrate(app));
   runs.push_back(draftbench::cli::add_make_model(app));
+  // CLI11 reports an unknown first word as "a subcommand is required": name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->check_name(argv[1])) {
+        names.clear();
+        break;
+      }
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!names.empty()) {
+      fmt::print(stderr, "draftbench: error: unknown command '{}' (expected one of: {})\n", draftbench::printable(argv[1], 60), names);
+      return 1;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,7 @@
 #include "engine/decoding/sampling.h"
 
+#include <cmath>
+
 #include "engine/common/error.h"
 #include "kernels/sampling/softmax.h"
 #include "kernels/sampling/top_k.h"
@@ -17,6 +19,13 @@ void target_distribution(std::span<const float> logits, const SamplingParams& pa
   std::vector<float>& w = scratch.weights;
   w.resize(logits.size());
   const double sum = softmax_exp(logits.data(), n, logits[argmax(logits)], 1.0f / params.temperature, w.data());
+  std::vector<TokenProb>& out = scratch.dist;
+  // NaN or infinite logits (or an infinite temperature against them) leave no usable
+  // weights; sorting NaN weights for top-k / top-p would be undefined. The argmax stands.
+  if (!(sum > 0.0) || !std::isfinite(sum)) {
+    out.assign(1, TokenProb{argmax(logits), 1.0});
+    return;
+  }
   // Filtering needs probability order; a plain draw does not (index order is as reproducible).
   std::vector<int32_t>& ids = scratch.ids;
   const bool filtered = params.top_k > 0 || params.top_p < 1.0f;
@@ -27,7 +36,6 @@ void target_distribution(std::span<const float> logits, const SamplingParams& pa
   } else if (params.top_p < 1.0f) {
     top_mass(w.data(), n, params.top_p * sum, ids);
   }
-  std::vector<TokenProb>& out = scratch.dist;
   out.clear();
   double total = 0.0;
   const auto keep = [&](int32_t id) {
@@ -37,10 +45,15 @@ void target_distribution(std::span<const float> logits, const SamplingParams& pa
     for (int32_t id : ids) keep(id);
   else
     for (int32_t id = 0; id < n; ++id) keep(id);
+  if (out.empty() || !(total > 0.0) || !std::isfinite(total)) {
+    out.assign(1, TokenProb{argmax(logits), 1.0});
+    return;
+  }
   for (auto& tp : out) tp.p /= total;
 }
 
 int32_t draw(std::span<const TokenProb> dist, double u) {
+  DB_CHECK(!dist.empty());
   double acc = 0.0;
   for (const auto& tp : dist) {
     acc += tp.p;

@@ -1,5 +1,6 @@
-// Turning the target model's logits into a next token. Temperature 0 is greedy (argmax,
-// first index on ties); otherwise softmax(logits / T), then top-k and top-p filtering of
+// Turning the target model's logits into a next token. A temperature below
+// kGreedyTemperature (0, a subnormal, NaN) is greedy (argmax, first index on ties), exactly
+// as temperature 0; otherwise softmax(logits / T), then top-k and top-p filtering of
 // that target distribution, then an inverse-CDF draw with a counter-based uniform.
 #pragma once
 
@@ -11,11 +12,15 @@
 
 namespace draftbench {
 
+// Below this a temperature decodes greedily: 1/T stays far from float overflow, and the
+// softmax of a T this small is a one-hot of the argmax anyway.
+inline constexpr float kGreedyTemperature = 1e-4f;
+
 struct SamplingParams {
   float temperature = 0.0f;
   int top_k = 0;       // 0 = off
   float top_p = 1.0f;  // 1 = off
-  bool greedy() const { return temperature <= 0.0f; }
+  bool greedy() const { return !(temperature >= kGreedyTemperature); }  // NaN too
 };
 
 int32_t argmax(std::span<const float> logits);
@@ -36,10 +41,11 @@ struct DistributionScratch {
 // The filtered target distribution into scratch.dist as (token, probability) pairs summing
 // to 1: in decreasing probability (ties by id) when filtered, else in id order; tokens of
 // probability 0 left out. The softmax weights are kernels/sampling's (softmax_math.h).
-// Not for greedy.
+// Not for greedy. Never empty: logits whose weights are all zero or not finite (NaN or
+// infinite logits) give the argmax with probability 1.
 void target_distribution(std::span<const float> logits, const SamplingParams& params, DistributionScratch& scratch);
 
-// Draw from a distribution with a uniform u in [0, 1).
+// Draw from a distribution with a uniform u in [0, 1); `dist` must not be empty.
 int32_t draw(std::span<const TokenProb> dist, double u);
 
 int32_t sample_token(std::span<const float> logits, const SamplingParams& params, const RngKey& key, DistributionScratch& scratch);

@@ -10,17 +10,15 @@
 #include <utility>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 
 namespace draftbench {
 
 MappedFile::MappedFile(const std::string& path) : path_(path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(path, "", std::string("cannot open: ") + std::strerror(errno));
+  // Regular files only: a FIFO would block the open, a device cannot be mapped as a model.
+  const int fd = open_regular_file(path, "model or weights file");
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw InputError(path, "", "not a regular file");
-  }
+  ::fstat(fd, &st);
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0) {
     void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);

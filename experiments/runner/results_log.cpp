@@ -7,20 +7,39 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <optional>
+#include <string_view>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 #include "engine/common/sha256.h"
 
 namespace draftbench {
 
 namespace {
 
+// A results file is read whole; past this it is not one draftbench wrote.
+constexpr uint64_t kMaxResultsBytes = uint64_t{4} << 30;
+
 struct Parsed {
   std::vector<nlohmann::json> records;  // the latest record of each key, in first-seen order
   std::map<std::string, size_t> by_key;  // key -> index in records
   uint64_t valid_bytes = 0;              // the prefix of whole, checked lines
+  bool lacks_final_newline = false;      // the last record is whole and checked but its newline is missing
 };
+
+// A results line as a checked record, or nothing when it is not valid JSON (a torn append).
+// Any other defect throws: a whole line that fails its checks was not torn but damaged.
+std::optional<nlohmann::json> checked_record(const std::string& path, int line, std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) return std::nullopt;
+  if (!j.is_object() || !j.contains("sha256") || !j.contains("record") || !j["record"].is_object() || !j["record"].contains("key") ||
+      !j["record"]["key"].is_string())
+    throw InputError(path, fmt::format("line {}", line), "expected {\"sha256\": ..., \"record\": {\"key\": ...}}");
+  if (j["sha256"] != sha256_hex(j["record"].dump()))
+    throw InputError(path, fmt::format("line {}", line), "checksum mismatch (the record was edited or corrupted)");
+  return std::move(j["record"]);
+}
 
 // A retried point (run --retry-errors) appends a new record under its key: the latest one
 // stands, in the key's first place, and the file stays append-only.
@@ -34,22 +53,26 @@ void keep_latest(std::vector<nlohmann::json>& records, std::map<std::string, siz
 
 Parsed parse(const std::string& path) {
   Parsed out;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return out;
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!std::filesystem::exists(path)) return out;
+  const std::string bytes = read_regular_file(path, "results file", kMaxResultsBytes);
+  const std::string_view all(bytes);
   size_t at = 0;
   for (int line = 1; at < bytes.size(); ++line) {
     const size_t nl = bytes.find('\n', at);
-    // Appends end with the newline, so a last line without one is a torn append: drop it.
-    if (nl == std::string::npos) break;
-    nlohmann::json j = nlohmann::json::parse(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.begin() + static_cast<std::ptrdiff_t>(nl), nullptr, false);
-    if (j.is_discarded()) throw InputError(path, fmt::format("line {}", line), "not valid JSON (a results line is written whole or not at all)");
-    if (!j.is_object() || !j.contains("sha256") || !j.contains("record") || !j["record"].is_object() || !j["record"].contains("key") ||
-        !j["record"]["key"].is_string())
-      throw InputError(path, fmt::format("line {}", line), "expected {\"sha256\": ..., \"record\": {\"key\": ...}}");
-    if (j["sha256"] != sha256_hex(j["record"].dump()))
-      throw InputError(path, fmt::format("line {}", line), "checksum mismatch (the record was edited or corrupted)");
-    keep_latest(out.records, out.by_key, std::move(j["record"]));
+    if (nl == std::string::npos) {
+      // Appends end with the newline, so a last line without one was torn mid-append and is
+      // dropped; but a whole, checked record there (the newline lost by an editor or a copy)
+      // is kept, and the newline restored by the caller.
+      if (std::optional<nlohmann::json> record = checked_record(path, line, all.substr(at))) {
+        keep_latest(out.records, out.by_key, std::move(*record));
+        out.valid_bytes = bytes.size();
+        out.lacks_final_newline = true;
+      }
+      break;
+    }
+    std::optional<nlohmann::json> record = checked_record(path, line, all.substr(at, nl - at));
+    if (!record) throw InputError(path, fmt::format("line {}", line), "not valid JSON (a results line is written whole or not at all)");
+    keep_latest(out.records, out.by_key, std::move(*record));
     at = nl + 1;
     out.valid_bytes = at;
   }
@@ -60,6 +83,13 @@ Parsed parse(const std::string& path) {
 
 ResultsLog::ResultsLog(std::string path) : path_(std::move(path)) {
   Parsed p = parse(path_);
+  if (p.lacks_final_newline) {
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    const bool ok = fd >= 0 && ::write(fd, "\n", 1) == 1 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    if (!ok) throw InputError(path_, "", fmt::format("cannot restore the newline after the last record: {}", std::strerror(errno)));
+    p.valid_bytes += 1;
+  }
   if (std::filesystem::exists(path_) && std::filesystem::file_size(path_) != p.valid_bytes) {
     std::error_code ec;
     std::filesystem::resize_file(path_, p.valid_bytes, ec);

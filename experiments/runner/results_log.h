@@ -1,7 +1,8 @@
 // The results of a sweep, one JSON record per finished point, in `results.jsonl`. Every
 // line carries the SHA-256 of its record and is fsync'd before the next point starts, so
 // the file is always valid: a run killed mid-write leaves at most a torn last line, which
-// opening drops (and truncates away) — everything measured before it is kept. A key
+// opening drops (and truncates away) — everything measured before it is kept. A whole last
+// record that only lacks its newline is kept (the newline is restored). A key
 // recorded twice (a point retried after an error) reads as its latest record.
 //
 //   {"sha256": "<hex of record.dump()>", "record": {"key": ..., "status": ..., ...}}
@@ -17,8 +18,9 @@ namespace draftbench {
 
 class ResultsLog {
  public:
-  // Reads `path` (absent = no records). A last line without its newline is a torn append:
-  // dropped and truncated away. Any other bad line (not JSON, a failed checksum) is an
+  // Reads `path` (absent = no records). A last line without its newline that is not valid
+  // JSON is a torn append: dropped and truncated away. One that is a whole, checked record
+  // is kept, and its newline restored. Any other bad line (not JSON, a failed checksum) is an
   // InputError naming the line: results are never silently discarded.
   explicit ResultsLog(std::string path);
 

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "engine/common/atomic_file.h"
+#include "engine/common/dir_lock.h"
 #include "engine/common/error.h"
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
@@ -99,7 +100,7 @@ void require_same_spec(const fs::path& dir, const ExperimentSpec& spec, const ch
 std::vector<SweepPoint> select_points(const ExperimentSpec& spec, const RunOptions& o) {
   if (o.n_shards < 1 || o.shard < 0 || o.shard >= o.n_shards)
     throw InputError("run", "--shard", fmt::format("{}/{} (expected i/n with 0 <= i < n)", o.shard, o.n_shards));
-  const std::vector<SweepPoint> all = expand_sweep(spec);
+  const std::vector<SweepPoint> all = expand_sweep(spec, o.max_points);
   const auto filter = parse_filter(o.only);
   std::set<std::string> wanted;
   for (size_t i = 0; i < all.size(); ++i)
@@ -169,6 +170,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   }
 
   fs::create_directories(o.out_dir);
+  const DirectoryLock lock(o.out_dir);
   const fs::path results_path = fs::path(o.out_dir) / "results.jsonl", identity_path = fs::path(o.out_dir) / "run.json";
   if (fs::exists(results_path)) {
     if (!o.resume)
@@ -239,6 +241,7 @@ void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& sh
     }
   }
   fs::create_directories(o.out_dir);
+  const DirectoryLock lock(o.out_dir);
   const fs::path results = fs::path(o.out_dir) / "results.jsonl";
   if (fs::exists(results)) throw InputError(results.string(), "", "already exists (expected an empty --out for the merged results)");
   write_file_atomically((fs::path(o.out_dir) / "run.json").string(), run_identity(spec).dump(2) + "\n");
@@ -261,7 +264,7 @@ std::string slurm_script(const ExperimentSpec& spec, const RunOptions& o, int n_
       "#!/bin/bash\n"
       "# Runs {spec} as a Slurm job array of {n} shards (written by `draftbench run --emit-slurm`).\n"
       "# Submit:  sbatch {out}/slurm.sh\n"
-      "# Then:    {bin} merge {spec} --out {out}/merged {out}/shard-*\n"
+      "# Then:    {bin} merge {spec} --out {out}/merged{max_points} {out}/shard-*\n"
       "# Each task runs one shard; a requeued task resumes where it stopped.\n"
       "#SBATCH --job-name=draftbench-{name}\n"
       "#SBATCH --array=0-{last}\n"
@@ -274,10 +277,11 @@ std::string slurm_script(const ExperimentSpec& spec, const RunOptions& o, int n_
       "shard_dir={out}/shard-${{SLURM_ARRAY_TASK_ID}}\n"
       "resume=()\n"
       "[[ -f $shard_dir/results.jsonl ]] && resume=(--resume)\n"
-      "{bin} run {spec} --shard ${{SLURM_ARRAY_TASK_ID}}/{n} --out \"$shard_dir\" \"${{resume[@]}}\"\n",
+      "{bin} run {spec} --shard ${{SLURM_ARRAY_TASK_ID}}/{n} --out \"$shard_dir\"{max_points} \"${{resume[@]}}\"\n",
       fmt::arg("spec", fs::absolute(spec.file).string()), fmt::arg("n", n_shards), fmt::arg("out", out.string()), fmt::arg("bin", draftbench),
       fmt::arg("name", spec.name), fmt::arg("last", n_shards - 1), fmt::arg("cpus", spec.threads > 0 ? spec.threads : 8),
       fmt::arg("checkout", fs::absolute(o.checkout).string()),
+      fmt::arg("max_points", o.max_points == kDefaultMaxPoints ? std::string() : fmt::format(" --max-points {}", o.max_points)),
       fmt::arg("gpu", spec.device == ForwardDevice::kCuda ? "#SBATCH --gres=gpu:1\n" : ""));
 }
 

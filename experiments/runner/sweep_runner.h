@@ -21,6 +21,7 @@ struct RunOptions {
   std::string only;      // "axis=value,axis=value": run only matching points (and their baselines)
   int shard = 0, n_shards = 1;  // run points whose index % n_shards == shard
   bool dry_run = false;  // print the points and an estimated time; run nothing
+  uint64_t max_points = kDefaultMaxPoints;  // the largest grid planned before expansion (--max-points)
 };
 
 // The points a run covers after --only and --shard, in order. Throws InputError for a

@@ -10,7 +10,11 @@
 #include <set>
 #include <span>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "engine/common/error.h"
+#include "engine/common/input_checks.h"
+#include "engine/common/input_file.h"
 #include "engine/drafters/make_drafter.h"
 #include "experiments/spec/spec_reader.h"
 
@@ -57,14 +61,7 @@ class SpecLoader {
       : r_(path), dir_(fs::path(path).parent_path()), root_(root), default_model_(default_model) {}
 
   ExperimentSpec load() {
-    YAML::Node doc;
-    try {
-      doc = YAML::LoadFile(r_.file());
-    } catch (const YAML::BadFile&) {
-      throw InputError(r_.file(), "", "cannot open the experiment spec");
-    } catch (const YAML::ParserException& e) {
-      throw InputError(r_.file(), fmt::format("line {}", e.mark.line + 1), fmt::format("not valid YAML or JSON: {}", e.msg));
-    }
+    const YAML::Node doc = parse_document();
     r_.only_keys(doc, "", {"schema_version", "name", "description", "model", "threads", "device", "chat", "datasets", "drafters", "sweep",
                            "repeats", "warmup", "baseline", "memory_budget", "time_limit", "paper"});
     ExperimentSpec s;
@@ -74,7 +71,7 @@ class SpecLoader {
     const int64_t version = r_.integer(doc["schema_version"], "schema_version", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
     if (version != kSchemaVersion)
       r_.fail(doc["schema_version"], "schema_version", fmt::format("unsupported schema version {} (expected {})", version, kSchemaVersion));
-    s.name = doc["name"] ? r_.text(doc["name"], "name") : fs::path(r_.file()).stem().string();
+    s.name = doc["name"] ? plain_name(doc["name"]) : fs::path(r_.file()).stem().string();
     if (doc["description"]) s.description = r_.text(doc["description"], "description");
     if (doc["model"]) {
       s.model = existing_path(doc["model"], "model");
@@ -86,7 +83,7 @@ class SpecLoader {
       s.default_model = true;
       if (!fs::exists(s.model)) r_.fail(doc["model"], "model", fmt::format("missing, and the default model {} is not there (expected a model path; scripts/setup.sh fetches the default one)", s.model));
     }
-    if (doc["threads"]) s.threads = static_cast<int>(r_.integer(doc["threads"], "threads", 0, 1024));
+    if (doc["threads"]) s.threads = static_cast<int>(r_.integer(doc["threads"], "threads", 0, max_threads()));
     if (doc["device"]) {
       const std::string device = r_.text(doc["device"], "device");
       const std::optional<ForwardDevice> d = forward_device_named(device);
@@ -118,6 +115,37 @@ class SpecLoader {
   fs::path dir_, root_;
   std::string default_model_;
 
+  // The spec file as a document: a regular file under kMaxSpecBytes, UTF-8, valid YAML,
+  // within the nesting and alias-expansion bounds of SpecReader::check_bounds.
+  YAML::Node parse_document() {
+    const std::string text = read_regular_file(r_.file(), "experiment spec", kMaxSpecBytes);
+    if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
+      const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+      throw InputError(r_.file(), fmt::format("line {}", line), fmt::format("byte {} is not valid UTF-8 (expected UTF-8 text)", bad));
+    }
+    YAML::Node doc;
+    try {
+      doc = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) {
+      throw InputError(r_.file(), fmt::format("line {}", e.mark.line + 1), "nested too deeply (expected a spec nested at most a few levels)");
+    } catch (const YAML::ParserException& e) {
+      throw InputError(r_.file(), fmt::format("line {}", e.mark.line + 1), fmt::format("not valid YAML or JSON: {}", printable(e.msg)));
+    }
+    r_.check_bounds(doc);
+    return doc;
+  }
+
+  // The report directory is reports/<name>: a name is one plain path component.
+  std::string plain_name(const YAML::Node& node) {
+    const std::string name = r_.text(node, "name");
+    const bool plain = name.size() <= 128 && name[0] != '.' &&
+                       name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+    if (!plain)
+      r_.fail(node, "name", fmt::format("'{}' (expected a plain name of letters, digits, '.', '_' and '-', not starting with '.', at most 128 bytes: "
+                                        "it names the output directory reports/<name>)", printable(name, 60)));
+    return name;
+  }
+
   // A size or a duration, failing as every other key does (file, line, key).
   double scaled(const YAML::Node& node, const std::string& key, Units units, double max, const char* expected) {
     const std::string text = r_.text(node, key);
@@ -127,15 +155,25 @@ class SpecLoader {
   }
 
   // Relative to the spec's directory first (a spec next to its data), then the checkout.
+  // A regular file or a directory (a checkpoint, drafter weights); a FIFO or a device is
+  // refused here, before anything opens it.
   std::string existing_path(const YAML::Node& node, const std::string& key) {
     const fs::path p = r_.text(node, key);
+    const auto found = [&](const fs::path& at) {
+      std::error_code ec;
+      const fs::file_status st = fs::status(at, ec);
+      if (ec || !fs::exists(st)) return false;
+      if (!fs::is_regular_file(st) && !fs::is_directory(st))
+        r_.fail(node, key, fmt::format("'{}' is not a regular file or a directory (expected a file or directory path)", printable(at.string())));
+      return true;
+    };
     if (p.is_absolute()) {
-      if (!fs::exists(p)) r_.fail(node, key, fmt::format("'{}' does not exist", p.string()));
+      if (!found(p)) r_.fail(node, key, fmt::format("'{}' does not exist", printable(p.string())));
       return p.string();
     }
     for (const fs::path& base : {dir_, root_})
-      if (fs::exists(base / p)) return (base / p).lexically_normal().string();
-    r_.fail(node, key, fmt::format("'{}' does not exist (looked in {} and {})", p.string(), dir_.empty() ? "." : dir_.string(), root_.string()));
+      if (found(base / p)) return (base / p).lexically_normal().string();
+    r_.fail(node, key, fmt::format("'{}' does not exist (looked in {} and {})", printable(p.string()), dir_.empty() ? "." : dir_.string(), root_.string()));
   }
 
   void read_datasets(const YAML::Node& node, ExperimentSpec& s) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/common/error.h"
+#include "engine/common/input_checks.h"
 
 namespace draftbench {
 
@@ -38,7 +39,7 @@ std::string shown(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a mapping";
-  return fmt::format("'{}'", node.Scalar());
+  return fmt::format("'{}'", printable(node.Scalar(), 60));
 }
 
 }  // namespace
@@ -46,9 +47,29 @@ std::string shown(const YAML::Node& node) {
 void SpecReader::fail(const YAML::Node& node, const std::string& path, const std::string& problem) const {
   const YAML::Mark mark = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
   // An empty path is the document itself: "spec.yaml: line 1: ..." without a key.
-  const std::string key = path.empty() ? "" : fmt::format("key {}", path);
+  const std::string key = path.empty() ? "" : fmt::format("key {}", printable(path, 200));
   const std::string what = mark.is_null() ? key : fmt::format("line {}{}{}", mark.line + 1, key.empty() ? "" : " ", key);
   throw InputError(file_, what, problem);
+}
+
+void SpecReader::check_bounds(const YAML::Node& doc) const {
+  int64_t budget = kMaxSpecNodes;
+  // Depth-first with an explicit stack, so the walk itself cannot overflow the C++ stack.
+  std::vector<std::pair<YAML::Node, int>> stack{{doc, 0}};
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (--budget < 0)
+      fail(node, "", fmt::format("expands to more than {} nodes (aliases repeated within aliases?; expected a spec of ordinary size)", kMaxSpecNodes));
+    if (depth > kMaxSpecDepth) fail(node, "", fmt::format("nested more than {} levels deep (expected a spec nested a few levels)", kMaxSpecDepth));
+    if (node.IsSequence())
+      for (const auto& item : node) stack.emplace_back(item, depth + 1);
+    else if (node.IsMap())
+      for (const auto& kv : node) {
+        stack.emplace_back(kv.first, depth + 1);
+        stack.emplace_back(kv.second, depth + 1);
+      }
+  }
 }
 
 void SpecReader::require_map(const YAML::Node& node, const std::string& path) const {
@@ -59,7 +80,7 @@ void SpecReader::require_map(const YAML::Node& node, const std::string& path) co
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     if (!seen.insert(key).second)
-      fail(kv.first, path.empty() ? key : path + "." + key, fmt::format("key '{}' appears twice (expected each key once)", key));
+      fail(kv.first, path.empty() ? key : path + "." + key, fmt::format("key '{}' appears twice (expected each key once)", printable(key, 60)));
   }
 }
 
@@ -68,7 +89,7 @@ void SpecReader::only_keys(const YAML::Node& node, const std::string& path, cons
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    fail(kv.first, path.empty() ? key : path + "." + key, fmt::format("unknown key '{}' (expected one of: {})", key, fmt::join(allowed, ", ")));
+    fail(kv.first, path.empty() ? key : path + "." + key, fmt::format("unknown key '{}' (expected one of: {})", printable(key, 60), fmt::join(allowed, ", ")));
   }
 }
 

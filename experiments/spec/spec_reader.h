@@ -20,6 +20,13 @@ class SpecReader {
   // node has no position (a key that is missing altogether).
   [[noreturn]] void fail(const YAML::Node& node, const std::string& path, const std::string& problem) const;
 
+  // Bounds a document before anything walks it: nesting at most kMaxSpecDepth deep, and at
+  // most kMaxSpecNodes nodes when aliases are expanded (a "billion laughs" alias bomb is a
+  // few lines that expand to 10^9 nodes). Fails naming the line where the bound was passed.
+  static constexpr int kMaxSpecDepth = 64;
+  static constexpr int64_t kMaxSpecNodes = 1000000;
+  void check_bounds(const YAML::Node& doc) const;
+
   void require_map(const YAML::Node& node, const std::string& path) const;
   // Every key of `node` is one of `allowed`; else "unknown key 'x' (expected one of: ...)".
   void only_keys(const YAML::Node& node, const std::string& path, const std::vector<std::string>& allowed) const;

@@ -1,6 +1,7 @@
 #include "experiments/spec/sweep_grid.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -82,8 +83,24 @@ std::vector<std::string> axes_read_by(const DrafterSpec& drafter) {
   return axes;
 }
 
-std::vector<SweepPoint> expand_sweep(const ExperimentSpec& spec) {
+uint64_t planned_grid_points(const ExperimentSpec& spec) {
+  uint64_t n = spec.datasets.size();
+  for (const Dimension& d : dimensions(spec.sweep)) {
+    if (d.size != 0 && n > UINT64_MAX / d.size) return UINT64_MAX;
+    n *= d.size;
+  }
+  return n;
+}
+
+std::vector<SweepPoint> expand_sweep(const ExperimentSpec& spec, uint64_t max_points) {
   const std::vector<Dimension> dims = dimensions(spec.sweep);
+  if (const uint64_t planned = planned_grid_points(spec); planned > max_points) {
+    std::string shape;
+    for (const Dimension& d : dims) shape += fmt::format("{} {} x ", d.size, fmt::join(d.axes, "+"));
+    throw InputError(spec.file, "key sweep",
+                     fmt::format("plans {} points ({}{} datasets) before exclusions (expected at most {}; `draftbench run --max-points N` raises the limit)",
+                                 planned == UINT64_MAX ? std::string("over 1.8e19") : std::to_string(planned), shape, spec.datasets.size(), max_points));
+  }
   std::vector<SweepPoint> grid;
   std::set<std::string> seen;
   std::vector<size_t> at(dims.size(), 0);

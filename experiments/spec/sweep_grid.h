@@ -4,6 +4,7 @@
 // autoregressive baseline every speedup needs added before the first point that uses it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,17 @@ struct SweepPoint {
   nlohmann::json to_json() const;
 };
 
-// Throws InputError (naming the spec file) when exclusions leave nothing to run.
-std::vector<SweepPoint> expand_sweep(const ExperimentSpec& spec);
+// The most grid points (the product of the swept dimensions and the datasets, before
+// exclusions) a sweep may plan without `run --max-points`. Each point is a measurement of
+// seconds to minutes; a grid past this is a typo, and expanding 10^14 points never ends.
+inline constexpr uint64_t kDefaultMaxPoints = 100000;
+
+// The grid's size as planned, before expansion (saturating at UINT64_MAX).
+uint64_t planned_grid_points(const ExperimentSpec& spec);
+
+// Throws InputError (naming the spec file) when the planned grid exceeds `max_points`
+// (checked before anything is expanded) or exclusions leave nothing to run.
+std::vector<SweepPoint> expand_sweep(const ExperimentSpec& spec, uint64_t max_points = kDefaultMaxPoints);
 
 // The axes a drafter of this kind reads (drafter, temperature, batch_size, max_new_tokens
 // and seed for all; beam and tree axes for those that use them).

@@ -4,6 +4,7 @@
 // shape, and that none of them overlaps the drafter-training corpus.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -252,8 +253,9 @@ TEST_CASE("malformed prompt files give one line naming the file, the place, the 
   const std::string q1 = "{\"question_id\": 1, \"category\": \"math\", \"turns\": [\"One?\"]}\n";
 
   SECTION("unreadable or empty files") {
-    REQUIRE_THROWS_WITH(load_prompt_set(dir / "missing.jsonl"), Equals(dir / "missing.jsonl" + ": cannot open the prompt file (missing or unreadable)"));
-    REQUIRE_THROWS_WITH(load_prompt_set(dir.str()), Equals(dir.str() + ": is a directory (expected a prompt file)"));
+    REQUIRE_THROWS_WITH(load_prompt_set(dir / "missing.jsonl"), Equals(dir / "missing.jsonl" + ": cannot open the prompt file: No such file or directory"));
+    REQUIRE_THROWS_WITH(load_prompt_set(dir.str()), Equals(dir.str() + ": is a directory (expected a regular file: the prompt file)"));
+    REQUIRE_THROWS_WITH(load_prompt_set("/dev/zero"), Equals("/dev/zero: is a character device (expected a regular file: the prompt file)"));
     CHECK_THAT(message(""), Equals(path + ": holds no prompts (the file is empty)"));
     CHECK_THAT(message(" \n\r\n\t\n"), Equals(path + ": holds no prompts (the file is empty)"));
     CHECK_THAT(message("[]\n"), Equals(path + ": holds no prompts"));
@@ -298,10 +300,12 @@ TEST_CASE("malformed prompt files give one line naming the file, the place, the 
                Equals(path + ": line 1 field 'turns' element 2: expected a non-empty string, got an empty one"));
     CHECK_THAT(message("{\"question_id\": 2, \"category\": \"math\", \"prompt\": \"Two?\"}\n", PromptFormat::mt_bench),
                Equals(path + ": line 1 field 'turns': missing; expected a non-empty array of non-empty strings"));
-    CHECK_THAT(message("{\"question_id\": 2, \"category\": \"math\", \"turns\": [\"Two?\"], \"reference\": \"4\"}\n"),
-               Equals(path + ": line 1 field 'reference': expected an array of strings, got a string"));
+    CHECK_THAT(message("{\"question_id\": 2, \"category\": \"math\", \"turns\": [\"Two?\"], \"reference\": 4}\n"),
+               Equals(path + ": line 1 field 'reference': expected a string, an array of strings or an array of arrays of strings, got an integer"));
     CHECK_THAT(message("{\"question_id\": 2, \"category\": \"math\", \"turns\": [\"Two?\"], \"reference\": [4]}\n"),
-               Equals(path + ": line 1 field 'reference' element 1: expected a string, got an integer"));
+               Equals(path + ": line 1 field 'reference' element 1: expected a string or an array of strings, got an integer"));
+    CHECK_THAT(message("{\"question_id\": 2, \"category\": \"rag\", \"turns\": [\"Two?\"], \"reference\": [[\"a\", null]]}\n"),
+               Equals(path + ": line 1 field 'reference' element 1 element 2: expected a string, got null"));
   }
   SECTION("AlpacaEval fields") {
     CHECK_THAT(message("[{\"instruction\": \"a\", \"dataset\": \"oasst\"}, {\"instruction\": \"\", \"dataset\": \"oasst\"}]"),
@@ -423,4 +427,49 @@ TEST_CASE("the shipped prompt sets share no prompt and no 8-word run with the dr
   REQUIRE(words.size() >= kShingleWords);
   leaked.back().turns = {"Please answer this: " + join(words, 0, kShingleWords) + "!"};
   CHECK_THAT(first_overlap(leaked, corpus), StartsWith("prompt leak-1 shares \"" + join(words, 0, kShingleWords) + "\""));
+}
+
+// The official benchmark files, in miniature: fixtures written in the exact record shapes of
+// FastChat's MT-Bench question.jsonl, Spec-Bench's question.jsonl (all 13 categories, the
+// rag rows with `reference` as a list of lists and a long prompt) and AlpacaEval's
+// alpaca_eval.json and a model_outputs.json (extra per-generator keys).
+TEST_CASE("official benchmark files load: MT-Bench, Spec-Bench (13 categories), AlpacaEval") {
+  const std::string fixtures = source_path("tests/datasets/fixtures");
+  SECTION("MT-Bench (FastChat question.jsonl)") {
+    const std::vector<PromptItem> items = load_prompt_set(fixtures + "/mt_bench_question.jsonl");
+    REQUIRE(items.size() == 3);
+    CHECK(items[0].id == "81");
+    CHECK(items[0].turns.size() == 2);
+    CHECK(items[0].reference.empty());
+    CHECK(items[2].category == "math");
+    CHECK(items[2].reference.size() == 2);
+  }
+  SECTION("Spec-Bench question.jsonl") {
+    const std::vector<PromptItem> items = load_prompt_set(fixtures + "/spec_bench_question.jsonl");
+    std::set<std::string> categories;
+    for (const PromptItem& item : items) categories.insert(item.category);
+    CHECK(categories == std::set<std::string>{"writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities",
+                                              "translation", "summarization", "qa", "math_reasoning", "rag"});
+    const PromptItem& rag = items.back();
+    REQUIRE(rag.category == "rag");
+    CHECK(rag.turns.at(0).size() > 2000);
+    REQUIRE(rag.reference.size() == 1);
+    CHECK(rag.reference[0] == "the Atacama\nAtacama Desert");
+    const auto qa = std::find_if(items.begin(), items.end(), [](const PromptItem& i) { return i.category == "qa"; });
+    REQUIRE(qa != items.end());
+    CHECK(qa->reference == std::vector<std::string>{"Canberra"});
+    const auto math = std::find_if(items.begin(), items.end(), [](const PromptItem& i) { return i.category == "math_reasoning"; });
+    REQUIRE(math != items.end());
+    CHECK(math->reference.size() == 1);
+  }
+  SECTION("AlpacaEval alpaca_eval.json and a model_outputs.json") {
+    for (const char* name : {"/alpaca_eval.json", "/model_outputs.json"}) {
+      INFO(name);
+      const std::vector<PromptItem> items = load_prompt_set(fixtures + name);
+      REQUIRE(items.size() == 3);
+      CHECK(items[0].category == "helpful_base");
+      CHECK(items[2].category == "vicuna");
+      CHECK(items[1].turns.at(0).find("haiku") != std::string::npos);
+    }
+  }
 }

@@ -73,9 +73,9 @@ TEST_CASE("results log: a torn last line (a killed append) is dropped and trunca
   test::TempDir dir("results_log_torn");
   const std::string path = dir / "results.jsonl";
   const std::string whole = two_records(path);
-  // Cut the second line anywhere before its newline: the first record must survive.
+  // Cut the second line anywhere inside its JSON: the first record must survive.
   const size_t second = whole.find('\n') + 1;
-  for (size_t cut : {second + 1, second + 40, whole.size() - 1}) {
+  for (size_t cut : {second + 1, second + 40, whole.size() - 2}) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << whole.substr(0, cut);
     ResultsLog log(path);
     REQUIRE(log.records().size() == 1);
@@ -84,6 +84,23 @@ TEST_CASE("results log: a torn last line (a killed append) is dropped and trunca
     log.append(record(1));  // and the run continues after it
     REQUIRE(read_all(path) == whole);
   }
+}
+
+TEST_CASE("results log: a whole last record without its newline is kept, and the newline restored") {
+  test::TempDir dir("results_log_no_newline");
+  const std::string path = dir / "results.jsonl";
+  const std::string whole = two_records(path);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << whole.substr(0, whole.size() - 1);
+  REQUIRE(ResultsLog::read(path).size() == 2);  // a read-only look keeps it too, and writes nothing
+  REQUIRE(std::filesystem::file_size(path) == whole.size() - 1);
+  {
+    ResultsLog log(path);
+    REQUIRE(log.records().size() == 2);
+    REQUIRE(log.records()[1] == record(1));
+    REQUIRE(read_all(path) == whole);
+    log.append(record(2));
+  }
+  REQUIRE(ResultsLog::read(path).size() == 3);
 }
 
 TEST_CASE("results log: an edited record or a garbled line is an error naming the line") {

@@ -186,7 +186,7 @@ TEST_CASE("every bad spec is rejected with its file, line, key and what was expe
 
 TEST_CASE("a spec file that is not there is an InputError naming it", "[spec]") {
   const fs::path missing = kBadSpecs / "no_such_spec.yaml";
-  REQUIRE_THROWS_MATCHES(load(missing), InputError, Catch::Message(missing.string() + ": cannot open the experiment spec"));
+  REQUIRE_THROWS_MATCHES(load(missing), InputError, Catch::Message(missing.string() + ": cannot open the experiment spec: No such file or directory"));
 }
 
 TEST_CASE("the quickstart spec loads, with the shipped drafters and its baselines", "[spec]") {
