@@ -1,5 +1,7 @@
-// Text <-> token ids for SentencePiece-style ("llama"/SPM) vocabularies: Gemma 3 and
-// Llama/Vicuna.
+// Text <-> token ids for two kinds of vocabulary, chosen when the Tokenizer is built:
+//  - SentencePiece-style ("llama"/SPM; Gemma 3, Llama/Vicuna): from_vocab, from_model_file;
+//  - byte-level BPE ("gpt2"; Qwen 2/2.5, Llama 3): from_bpe_vocab, from_tokenizer_json,
+//    implemented in bpe_tokenizer.h (step 2 below is byte-level BPE there).
 //
 // The ids must equal llama.cpp's for the same GGUF file, because draftbench compares
 // itself against llama.cpp on the same prompts. The pipeline (reference gguf_gemma3.md
@@ -23,6 +25,8 @@
 #include <vector>
 
 namespace draftbench {
+
+struct BpeVocabSpec;  // engine/tokenizer/bpe_tokenizer.h
 
 // What a GGUF file provides under tokenizer.ggml.* (model "llama").
 struct VocabSpec {
@@ -49,6 +53,11 @@ class Tokenizer {
   // Normalisation rules in the model (precompiled_charsmap) are ignored, as llama.cpp's
   // converter ignores them.
   static Tokenizer from_model_file(const std::string& path);
+  // A byte-level BPE vocabulary (GGUF "gpt2", or a tokenizer.json). Throws InputError
+  // naming `source` for an unusable one (bpe_tokenizer.h lists the checks).
+  static Tokenizer from_bpe_vocab(const BpeVocabSpec& spec, std::string_view source = "tokenizer vocabulary");
+  // A Hugging Face tokenizer.json with a byte-level BPE model (bpe_tokenizer.h).
+  static Tokenizer from_tokenizer_json(const std::string& path);
 
   // `add_bos`: prepend BOS, unless the text itself already starts with BOS (a chat
   // template that writes "<bos>" and parse_special=true), so BOS is never doubled.
