@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   runs.push_back(draftbench::cli::add_compare(app));
   runs.push_back(draftbench::cli::add_calibrate(app));
   runs.push_back(draftbench::cli::add_make_model(app));
+  runs.push_back(draftbench::cli::add_tokenize(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
