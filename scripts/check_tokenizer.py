@@ -39,7 +39,7 @@ CODE = [
 ]
 CONTRACTIONS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'LL", "'Re", "'VE", "'D"]
 SPACES = [" ", "  ", "   ", "\t", "\n", "\r\n", "\n\n", " \n", "\t\t", "        ", "\u00a0", "\u3000", "\u2028", "\u0085",
-          "\u2003", "\u200b", "\u202f", "\x0b", "\x0c"]
+          "\u2003", "\u200b", "\u202f", "\x0b", "\x0c", "\u180e", "\u1680", "\u2029"]
 # Blocks assigned long ago, so every Unicode table in play agrees on their categories.
 BLOCKS = [(0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x590, 0x5FF), (0x600, 0x6FF), (0x900, 0x97F),
           (0xE00, 0xE7F), (0x1E00, 0x1EFF), (0x2000, 0x206F), (0x2190, 0x22FF), (0x3040, 0x30FF), (0x4E00, 0x4FFF),

@@ -11,7 +11,8 @@
 namespace draftbench {
 namespace {
 
-// Unicode White_Space, in PCRE2 class syntax (without the brackets).
+// Unicode White_Space, in PCRE2 class syntax (without the brackets). PCRE2's `\s` would
+// add U+180E.
 constexpr std::string_view kSpace =
     "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}";
 

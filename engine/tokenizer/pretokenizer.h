@@ -6,9 +6,10 @@
 // table entry by its Split pattern. They are run with PCRE2 (UTF + UCP, JIT where the
 // library has it) because they need what std::regex cannot give: Unicode property
 // classes (\p{L} letters, \p{N} numbers) matched per code point rather than per byte,
-// and a negative lookahead `\s+(?!\S)` evaluated over code points. `\s` is spelt out as
-// the Unicode White_Space set (the definition llama.cpp and Hugging Face's tokenizers
-// use), because PCRE2's own `\s` leaves out U+0085.
+// and a negative lookahead `\s+(?!\S)` evaluated over code points rather than bytes.
+// `\s` is spelt out as the Unicode White_Space set, the definition llama.cpp and Hugging
+// Face's tokenizers use: PCRE2's own `\s` also matches U+180E (Mongolian vowel
+// separator), which is no longer White_Space.
 //
 // Thread safety: a PreTokenizer is immutable after construction; split() may be called
 // from many threads at once (each call makes its own match data).
