@@ -43,6 +43,7 @@ VocabSpec vocab_spec_from_gguf(const GgufFile& f) {
   v.eos_id = token_id(f, "tokenizer.ggml.eos_token_id", n);
   v.unk_id = token_id(f, "tokenizer.ggml.unknown_token_id", n);
   v.pad_id = token_id(f, "tokenizer.ggml.padding_token_id", n);
+  v.eot_id = token_id(f, "tokenizer.ggml.eot_token_id", n);
   return v;
 }
 
@@ -66,6 +67,7 @@ BpeVocabSpec bpe_vocab_spec_from_gguf(const GgufFile& f) {
   v.eos_id = token_id(f, "tokenizer.ggml.eos_token_id", n);
   v.unk_id = token_id(f, "tokenizer.ggml.unknown_token_id", n);
   v.pad_id = token_id(f, "tokenizer.ggml.padding_token_id", n);
+  v.eot_id = token_id(f, "tokenizer.ggml.eot_token_id", n);
   return v;
 }
 

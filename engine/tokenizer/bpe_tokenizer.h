@@ -48,6 +48,7 @@ struct BpeVocabSpec {
   bool add_bos = false;
   bool add_eos = false;
   int32_t bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;
+  int32_t eot_id = -1;  // end of turn: a stop token like EOS
 };
 
 // One GGUF merges entry "left right", split at the first space after the first byte

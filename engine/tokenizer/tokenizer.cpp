@@ -246,6 +246,7 @@ void Tokenizer::Impl::init_common(const Spec& spec, std::string_view source) {
   check_id(spec.eos_id, "eos token id");
   check_id(spec.unk_id, "unknown token id");
   check_id(spec.pad_id, "padding token id");
+  check_id(spec.eot_id, "end-of-turn token id");
 
   pieces = spec.pieces;
   types.assign(n, SentencePieceType::normal);
@@ -265,7 +266,8 @@ void Tokenizer::Impl::init_common(const Spec& spec, std::string_view source) {
   pad_id = spec.pad_id;
   // Keys view `pieces`, which no longer changes.
   for (size_t id = 0; id < n; ++id) id_by_text[pieces[id]] = static_cast<int32_t>(id);
-  if (spec.eos_id >= 0) stop_ids.push_back(spec.eos_id);
+  for (int32_t id : {spec.eos_id, spec.eot_id})
+    if (id >= 0) stop_ids.push_back(id);
   collect_stop_ids();
   index_special_tokens();
 }

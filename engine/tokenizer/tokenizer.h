@@ -38,6 +38,7 @@ struct VocabSpec {
   bool add_bos = true;
   bool add_eos = false;
   int32_t bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;
+  int32_t eot_id = -1;  // end of turn (GGUF tokenizer.ggml.eot_token_id): a stop token like EOS
 };
 
 class Tokenizer {
@@ -61,7 +62,8 @@ class Tokenizer {
 
   // `add_bos`: prepend BOS, unless the text itself already starts with BOS (a chat
   // template that writes "<bos>" and parse_special=true), so BOS is never doubled.
-  // Throws InputError if the text is not valid UTF-8, or if add_bos is set and the
+  // Throws InputError if the text is not valid UTF-8 (for either kind of vocabulary:
+  // engine/tokenizer/README.md says why), or if add_bos is set and the
   // vocabulary has no BOS. The vocabulary's own add_bos/add_eos flags are not applied
   // here; they are reported by add_bos_by_default()/add_eos_by_default().
   std::vector<int32_t> encode(std::string_view text, bool add_bos, bool parse_special) const;
@@ -73,10 +75,12 @@ class Tokenizer {
   // sequence if the ids do (use TextStreamer for streaming).
   std::string decode(std::span<const int32_t> ids, bool render_special = false) const;
 
-  // The bytes of one token, as llama.cpp renders it: NORMAL text with "▁" as a space;
+  // The bytes of one token, as llama.cpp renders it: NORMAL text with "▁" as a space
+  // (SentencePiece) or mapped back through the byte-to-unicode table (byte-level BPE);
   // USER_DEFINED text as-is; BYTE tokens the raw byte (so multi-byte characters can be
-  // split across tokens: use TextStreamer); CONTROL and UNKNOWN tokens empty unless
-  // `render_special`; UNUSED tokens empty. Throws std::out_of_range for a bad id.
+  // split across tokens, as they can between byte-level BPE tokens: use TextStreamer);
+  // CONTROL and UNKNOWN tokens empty unless `render_special`; UNUSED tokens empty.
+  // Throws std::out_of_range for a bad id.
   std::string token_to_piece(int32_t id, bool render_special = false) const;
 
   int32_t find_token(std::string_view piece) const;  // -1 if absent
@@ -86,8 +90,8 @@ class Tokenizer {
   int32_t eos_id() const;
   bool add_bos_by_default() const;
   bool add_eos_by_default() const;
-  // Tokens that end generation: EOS plus the tokens whose text is on llama.cpp's
-  // end-of-generation list ("<end_of_turn>", "</s>", "<|eot_id|>", "<|im_end|>", ...),
+  // Tokens that end generation: EOS, the vocabulary's EOT, and the tokens whose text is
+  // on llama.cpp's end-of-generation list ("<end_of_turn>", "</s>", "<|eot_id|>", "<|im_end|>", ...),
   // never hard-coded ids. Those tokens are also treated as CONTROL, as llama.cpp does.
   // For Gemma 3 this gives {<eos>, </s>, <end_of_turn>}: llama.cpp stops on the HTML
   // tag "</s>" too. Sorted, without duplicates.

@@ -121,6 +121,8 @@ TEST_CASE("bpe: pre-tokenizers split as their regular expressions say", "[bpe]")
   CHECK(split("qwen2", "Привет, мир!") == V{"Привет", ",", " мир", "!"});
   CHECK(split("qwen2", "a\u00A0b") == V{"a", "\u00A0b"});      // NBSP is not a letter: it leads the word
   CHECK(split("qwen2", "a\u0085 b") == V{"a", "\u0085", " b"});  // U+0085 is White_Space
+  // U+180E is not White_Space (PCRE2's own \s would take it, and split " \u180E" + "\u180Eb").
+  CHECK(split("qwen2", "a \u180E\u180Eb") == V{"a", " \u180E\u180E", "b"});
   CHECK(split("qwen2", "") == V{});
   CHECK(PreTokenizer::from_name("llama3", "f", "pre").name() == "llama-bpe");
 }
@@ -185,6 +187,7 @@ TEST_CASE("bpe: a gpt2 GGUF vocabulary loads through gguf_vocab and tokenizes li
     w.kv_ints("tokenizer.ggml.token_type", spec.types);
     w.kv_strings("tokenizer.ggml.merges", merges);
     w.kv("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(spec.eos_id));
+    w.kv("tokenizer.ggml.eot_token_id", static_cast<uint32_t>(spec.pieces.size() - 1));  // <tool>, for the test
     return w.bytes();
   };
   std::vector<std::string> merges;
@@ -195,6 +198,8 @@ TEST_CASE("bpe: a gpt2 GGUF vocabulary loads through gguf_vocab and tokenizes li
   const std::string text = "<|im_start|>hello world, hello!<|im_end|>";
   CHECK(from_file.encode(text, false, true) == from_spec.encode(text, false, true));
   CHECK(from_file.eos_id() == spec.eos_id);
+  CHECK(from_file.is_stop(static_cast<int32_t>(spec.pieces.size()) - 1));  // the file's EOT
+  CHECK_FALSE(from_spec.is_stop(static_cast<int32_t>(spec.pieces.size()) - 1));
   CHECK_FALSE(from_file.add_bos_by_default());
   merges[3] = "hello";
   const auto bad = gguf_bytes(merges);
