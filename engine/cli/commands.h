@@ -26,6 +26,7 @@ Run add_report(CLI::App& app);
 Run add_compare(CLI::App& app);
 Run add_calibrate(CLI::App& app);
 Run add_make_model(CLI::App& app);
+Run add_tokenize(CLI::App& app);
 
 // Where the README's set-up command puts the default model: models/ of the checkout,
 // found from the working directory or from the binary's place in build/<preset>/.

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   runs.push_back(draftbench::cli::add_compare(app));
   runs.push_back(draftbench::cli::add_calibrate(app));
   runs.push_back(draftbench::cli::add_make_model(app));
+  runs.push_back(draftbench::cli::add_tokenize(app));
   // CLI11 reports an unknown first word as "a subcommand is required": name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;

@@ -37,11 +37,11 @@ std::unique_ptr<Model> Model::load(const std::string& path) {
   m->gguf_.emplace(GgufFile::open(path));
   m->config_ = model_config_from_gguf(*m->gguf_);
   m->weights_ = model_weights_from_gguf(*m->gguf_, m->config_);
-  VocabSpec vocab = vocab_spec_from_gguf(*m->gguf_);
-  if (static_cast<int64_t>(vocab.pieces.size()) != m->config_.n_vocab)
+  Tokenizer tokenizer = tokenizer_from_gguf(*m->gguf_);
+  if (tokenizer.vocab_size() != m->config_.n_vocab)
     throw InputError(path, "key 'tokenizer.ggml.tokens'",
-                     std::to_string(vocab.pieces.size()) + " tokens but token_embd has " + std::to_string(m->config_.n_vocab) + " rows");
-  m->tokenizer_.emplace(Tokenizer::from_vocab(vocab));
+                     std::to_string(tokenizer.vocab_size()) + " tokens but token_embd has " + std::to_string(m->config_.n_vocab) + " rows");
+  m->tokenizer_.emplace(std::move(tokenizer));
   return m;
 }
 

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "engine/common/error.h"
+#include "engine/tokenizer/bpe_tokenizer.h"
 #include "engine/tokenizer/sentencepiece_model_proto.h"
 
 namespace draftbench {
@@ -138,10 +139,20 @@ struct Tokenizer::Impl {
   bool add_space_prefix = false, add_bos = true, add_eos = false;
   int32_t bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;
 
-  sentencepiece::SentencePieceProcessor processor;
+  // The subword step: exactly one of the two is set.
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> processor;  // SentencePiece vocabularies
+  std::unique_ptr<const BpeModel> bpe;                               // byte-level BPE vocabularies
 
   int32_t size() const { return static_cast<int32_t>(pieces.size()); }
   std::vector<Fragment> partition_special_tokens(std::string_view text, bool parse_special) const;
+  // What both kinds of vocabulary share (VocabSpec and BpeVocabSpec have these fields):
+  // checks, pieces, types, special ids, the text index, stop tokens and the special-token
+  // partition's index. Throws InputError naming `source`.
+  template <class Spec>
+  void init_common(const Spec& spec, std::string_view source);
+  void collect_stop_ids();
+  void index_special_tokens();
+  void load_sentencepiece(const VocabSpec& spec, std::string_view source);
 };
 
 // llama.cpp's partition, computed without rescanning the text once per candidate:
@@ -216,14 +227,11 @@ Tokenizer& Tokenizer::operator=(const Tokenizer&) = default;
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 
-Tokenizer Tokenizer::from_vocab(const VocabSpec& spec, std::string_view source) {
+template <class Spec>
+void Tokenizer::Impl::init_common(const Spec& spec, std::string_view source) {
   const size_t n = spec.pieces.size();
   if (n == 0) throw InputError(source, "tokens", "the vocabulary is empty");
   if (n >= static_cast<size_t>(INT32_MAX)) throw InputError(source, "tokens", "too many tokens");
-  if (!spec.scores.empty() && spec.scores.size() != n) {
-    throw InputError(source, "scores",
-                     std::to_string(spec.scores.size()) + " scores for " + std::to_string(n) + " tokens");
-  }
   if (!spec.types.empty() && spec.types.size() != n) {
     throw InputError(source, "token types",
                      std::to_string(spec.types.size()) + " types for " + std::to_string(n) + " tokens");
@@ -238,28 +246,121 @@ Tokenizer Tokenizer::from_vocab(const VocabSpec& spec, std::string_view source) 
   check_id(spec.eos_id, "eos token id");
   check_id(spec.unk_id, "unknown token id");
   check_id(spec.pad_id, "padding token id");
+  check_id(spec.eot_id, "end-of-turn token id");
 
-  auto impl = std::make_shared<Impl>();
-  impl->pieces = spec.pieces;
-  impl->types.resize(n, SentencePieceType::normal);
+  pieces = spec.pieces;
+  types.assign(n, SentencePieceType::normal);
   for (size_t id = 0; id < spec.types.size(); ++id) {
     const int32_t type = spec.types[id];
     if (type < 1 || type > 6) {
       throw InputError(source, "token types",
                        "token " + std::to_string(id) + " has type " + std::to_string(type) + ", expected 1..6");
     }
-    impl->types[id] = static_cast<SentencePieceType>(type);
+    types[id] = static_cast<SentencePieceType>(type);
   }
-  impl->add_space_prefix = spec.add_space_prefix;
-  impl->add_bos = spec.add_bos;
-  impl->add_eos = spec.add_eos;
-  impl->bos_id = spec.bos_id;
-  impl->eos_id = spec.eos_id;
-  impl->unk_id = spec.unk_id;
-  impl->pad_id = spec.pad_id;
+  add_bos = spec.add_bos;
+  add_eos = spec.add_eos;
+  bos_id = spec.bos_id;
+  eos_id = spec.eos_id;
+  unk_id = spec.unk_id;
+  pad_id = spec.pad_id;
+  // Keys view `pieces`, which no longer changes.
+  for (size_t id = 0; id < n; ++id) id_by_text[pieces[id]] = static_cast<int32_t>(id);
+  for (int32_t id : {spec.eos_id, spec.eot_id})
+    if (id >= 0) stop_ids.push_back(id);
+  collect_stop_ids();
+  index_special_tokens();
+}
 
-  // Keys view impl->pieces, which no longer changes.
-  for (size_t id = 0; id < n; ++id) impl->id_by_text[impl->pieces[id]] = static_cast<int32_t>(id);
+// End-of-generation tokens are found by text (kEndOfGenerationTexts).
+void Tokenizer::Impl::collect_stop_ids() {
+  const bool is_gemma4_vocab = id_by_text.contains("<|tool_response>");
+  for (std::string_view text : kEndOfGenerationTexts) {
+    const auto it = id_by_text.find(text);
+    if (it == id_by_text.end()) continue;
+    if (is_gemma4_vocab && text == "</s>") {
+      types[it->second] = SentencePieceType::normal;
+      continue;
+    }
+    stop_ids.push_back(it->second);
+    types[it->second] = SentencePieceType::control;
+  }
+  std::sort(stop_ids.begin(), stop_ids.end());
+  stop_ids.erase(std::unique(stop_ids.begin(), stop_ids.end()), stop_ids.end());
+}
+
+// Special-token candidates in llama.cpp's search order.
+void Tokenizer::Impl::index_special_tokens() {
+  const size_t n = pieces.size();
+  std::vector<int32_t> candidates;
+  for (size_t id = 0; id < n; ++id) {
+    const SentencePieceType type = types[id];
+    const bool special = type == SentencePieceType::control || type == SentencePieceType::user_defined ||
+                         type == SentencePieceType::unknown;
+    if (special && !pieces[id].empty() && id_by_text.at(pieces[id]) == static_cast<int32_t>(id)) {
+      candidates.push_back(static_cast<int32_t>(id));
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](int32_t a, int32_t b) { return pieces[a].size() > pieces[b].size(); });
+  special_rank.assign(n, -1);
+  for (size_t rank = 0; rank < candidates.size(); ++rank) {
+    const std::string& text = pieces[candidates[rank]];
+    special_rank[candidates[rank]] = static_cast<int32_t>(rank);
+    special_by_text[text] = candidates[rank];
+    auto& lengths = special_lengths_by_first_byte[static_cast<uint8_t>(text[0])];
+    if (std::find(lengths.begin(), lengths.end(), text.size()) == lengths.end()) {
+      lengths.push_back(static_cast<uint32_t>(text.size()));
+    }
+  }
+}
+
+// The SentencePiece model: BPE over the same ids. Everything but the byte tokens is
+// NORMAL so SentencePiece merges into any vocabulary text, as llama.cpp does; texts
+// llama.cpp could never produce (empty, or shadowed by a later duplicate) and the
+// UNKNOWN piece SentencePiece requires get unreachable stand-ins.
+void Tokenizer::Impl::load_sentencepiece(const VocabSpec& spec, std::string_view source) {
+  const size_t n = pieces.size();
+  SentencePieceModel model;
+  model.model_type = SentencePieceModelType::bpe;
+  model.byte_fallback = true;
+  model.normalizer_name = "identity";
+  model.add_dummy_prefix = spec.add_space_prefix;
+  model.remove_extra_whitespaces = false;
+  model.escape_whitespaces = true;
+  model.pieces.reserve(n + 1);
+  for (size_t id = 0; id < n; ++id) {
+    SentencePiecePiece piece;
+    piece.score = spec.scores.empty() ? 0.0f : spec.scores[id];
+    const std::string& text = pieces[id];
+    if (text.empty() || id_by_text.at(text) != static_cast<int32_t>(id)) {
+      piece.piece = unreachable_piece(text.empty() ? "empty" : "duplicate", id);
+    } else {
+      piece.piece = text;
+      if (types[id] == SentencePieceType::byte) piece.type = SentencePieceType::byte;
+    }
+    model.pieces.push_back(std::move(piece));
+  }
+  const std::string unknown_text = unreachable_piece("unknown", n);
+  model.pieces.push_back({unknown_text, 0.0f, SentencePieceType::unknown});
+  model.unk_id = static_cast<int32_t>(n);
+  model.unk_piece = unknown_text;
+  model.bos_id = model.eos_id = model.pad_id = -1;  // BOS/EOS are added by encode(), not SentencePiece
+
+  processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  const auto status = processor->LoadFromSerializedProto(serialize_sentencepiece_model(model));
+  if (!status.ok()) throw InputError(source, "SentencePiece model", status.ToString());
+}
+
+Tokenizer Tokenizer::from_vocab(const VocabSpec& spec, std::string_view source) {
+  const size_t n = spec.pieces.size();
+  if (!spec.scores.empty() && spec.scores.size() != n) {
+    throw InputError(source, "scores",
+                     std::to_string(spec.scores.size()) + " scores for " + std::to_string(n) + " tokens");
+  }
+  auto impl = std::make_shared<Impl>();
+  impl->init_common(spec, source);
+  impl->add_space_prefix = spec.add_space_prefix;
 
   // Byte tokens must be spelt "<0xXX>" (SentencePiece looks them up by that spelling),
   // and byte fallback needs all 256: llama.cpp would stop on a missing one too.
@@ -281,79 +382,21 @@ Tokenizer Tokenizer::from_vocab(const VocabSpec& spec, std::string_view source) 
       throw InputError(source, "tokens", "byte-fallback token " + text + " (type 6, byte) is missing");
     }
   }
+  impl->load_sentencepiece(spec, source);
+  return Tokenizer(std::move(impl));
+}
 
-  // End-of-generation tokens are found by text (kEndOfGenerationTexts).
-  if (spec.eos_id >= 0) impl->stop_ids.push_back(spec.eos_id);
-  const bool is_gemma4_vocab = impl->id_by_text.contains("<|tool_response>");
-  for (std::string_view text : kEndOfGenerationTexts) {
-    const auto it = impl->id_by_text.find(text);
-    if (it == impl->id_by_text.end()) continue;
-    if (is_gemma4_vocab && text == "</s>") {
-      impl->types[it->second] = SentencePieceType::normal;
-      continue;
-    }
-    impl->stop_ids.push_back(it->second);
-    impl->types[it->second] = SentencePieceType::control;
-  }
-  std::sort(impl->stop_ids.begin(), impl->stop_ids.end());
-  impl->stop_ids.erase(std::unique(impl->stop_ids.begin(), impl->stop_ids.end()), impl->stop_ids.end());
-
-  // Special-token candidates in llama.cpp's search order.
-  std::vector<int32_t> candidates;
-  for (size_t id = 0; id < n; ++id) {
-    const SentencePieceType type = impl->types[id];
-    const bool special = type == SentencePieceType::control || type == SentencePieceType::user_defined ||
-                         type == SentencePieceType::unknown;
-    if (special && !impl->pieces[id].empty() && impl->id_by_text.at(impl->pieces[id]) == static_cast<int32_t>(id)) {
-      candidates.push_back(static_cast<int32_t>(id));
+Tokenizer Tokenizer::from_bpe_vocab(const BpeVocabSpec& spec, std::string_view source) {
+  auto impl = std::make_shared<Impl>();
+  impl->init_common(spec, source);
+  for (size_t id = 0; id < spec.types.size(); ++id) {
+    if (spec.types[id] == static_cast<int32_t>(SentencePieceType::byte)) {
+      throw InputError(source, "token types",
+                       "token " + std::to_string(id) + " has type 6 (byte), which byte-level BPE vocabularies do not use");
     }
   }
-  std::stable_sort(candidates.begin(), candidates.end(), [&](int32_t a, int32_t b) {
-    return impl->pieces[a].size() > impl->pieces[b].size();
-  });
-  impl->special_rank.assign(n, -1);
-  for (size_t rank = 0; rank < candidates.size(); ++rank) {
-    const std::string& text = impl->pieces[candidates[rank]];
-    impl->special_rank[candidates[rank]] = static_cast<int32_t>(rank);
-    impl->special_by_text[text] = candidates[rank];
-    auto& lengths = impl->special_lengths_by_first_byte[static_cast<uint8_t>(text[0])];
-    if (std::find(lengths.begin(), lengths.end(), text.size()) == lengths.end()) {
-      lengths.push_back(static_cast<uint32_t>(text.size()));
-    }
-  }
-
-  // The SentencePiece model: BPE over the same ids. Everything but the byte tokens is
-  // NORMAL so SentencePiece merges into any vocabulary text, as llama.cpp does; texts
-  // llama.cpp could never produce (empty, or shadowed by a later duplicate) and the
-  // UNKNOWN piece SentencePiece requires get unreachable stand-ins.
-  SentencePieceModel model;
-  model.model_type = SentencePieceModelType::bpe;
-  model.byte_fallback = true;
-  model.normalizer_name = "identity";
-  model.add_dummy_prefix = spec.add_space_prefix;
-  model.remove_extra_whitespaces = false;
-  model.escape_whitespaces = true;
-  model.pieces.reserve(n + 1);
-  for (size_t id = 0; id < n; ++id) {
-    SentencePiecePiece piece;
-    piece.score = spec.scores.empty() ? 0.0f : spec.scores[id];
-    const std::string& text = impl->pieces[id];
-    if (text.empty() || impl->id_by_text.at(text) != static_cast<int32_t>(id)) {
-      piece.piece = unreachable_piece(text.empty() ? "empty" : "duplicate", id);
-    } else {
-      piece.piece = text;
-      if (impl->types[id] == SentencePieceType::byte) piece.type = SentencePieceType::byte;
-    }
-    model.pieces.push_back(std::move(piece));
-  }
-  const std::string unknown_text = unreachable_piece("unknown", n);
-  model.pieces.push_back({unknown_text, 0.0f, SentencePieceType::unknown});
-  model.unk_id = static_cast<int32_t>(n);
-  model.unk_piece = unknown_text;
-  model.bos_id = model.eos_id = model.pad_id = -1;  // BOS/EOS are added by encode(), not SentencePiece
-
-  const auto status = impl->processor.LoadFromSerializedProto(serialize_sentencepiece_model(model));
-  if (!status.ok()) throw InputError(source, "SentencePiece model", status.ToString());
+  impl->byte_value.assign(impl->pieces.size(), -1);
+  impl->bpe = std::make_unique<const BpeModel>(spec, impl->id_by_text, source);
   return Tokenizer(std::move(impl));
 }
 
@@ -397,7 +440,11 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos, bool
       ids.push_back(fragment.token);
       continue;
     }
-    const auto status = vocab.processor.Encode(text.substr(fragment.offset, fragment.length), &fragment_ids);
+    if (vocab.bpe) {
+      vocab.bpe->encode(text.substr(fragment.offset, fragment.length), ids);
+      continue;
+    }
+    const auto status = vocab.processor->Encode(text.substr(fragment.offset, fragment.length), &fragment_ids);
     if (!status.ok()) throw std::runtime_error("tokenizer: SentencePiece encode failed: " + status.ToString());
     for (int id : fragment_ids) {
       // Only the stand-in UNKNOWN piece lies past the vocabulary, and byte fallback with
@@ -419,7 +466,7 @@ std::string Tokenizer::token_to_piece(int32_t id, bool render_special) const {
   }
   const std::string& text = vocab.pieces[id];
   switch (vocab.types[id]) {
-    case SentencePieceType::normal: return unescape_spaces(text);
+    case SentencePieceType::normal: return vocab.bpe ? unicode_to_bytes(text) : unescape_spaces(text);
     case SentencePieceType::user_defined: return text;
     case SentencePieceType::unknown:
     case SentencePieceType::control: return render_special ? text : std::string();

@@ -1,5 +1,7 @@
-// Text <-> token ids for SentencePiece-style ("llama"/SPM) vocabularies: Gemma 3 and
-// Llama/Vicuna.
+// Text <-> token ids for two kinds of vocabulary, chosen when the Tokenizer is built:
+//  - SentencePiece-style ("llama"/SPM; Gemma 3, Llama/Vicuna): from_vocab, from_model_file;
+//  - byte-level BPE ("gpt2"; Qwen 2/2.5, Llama 3): from_bpe_vocab, from_tokenizer_json,
+//    implemented in bpe_tokenizer.h (step 2 below is byte-level BPE there).
 //
 // The ids must equal llama.cpp's for the same GGUF file, because draftbench compares
 // itself against llama.cpp on the same prompts. The pipeline (reference gguf_gemma3.md
@@ -24,6 +26,8 @@
 
 namespace draftbench {
 
+struct BpeVocabSpec;  // engine/tokenizer/bpe_tokenizer.h
+
 // What a GGUF file provides under tokenizer.ggml.* (model "llama").
 struct VocabSpec {
   std::vector<std::string> pieces;
@@ -34,6 +38,7 @@ struct VocabSpec {
   bool add_bos = true;
   bool add_eos = false;
   int32_t bos_id = -1, eos_id = -1, unk_id = -1, pad_id = -1;
+  int32_t eot_id = -1;  // end of turn (GGUF tokenizer.ggml.eot_token_id): a stop token like EOS
 };
 
 class Tokenizer {
@@ -49,10 +54,16 @@ class Tokenizer {
   // Normalisation rules in the model (precompiled_charsmap) are ignored, as llama.cpp's
   // converter ignores them.
   static Tokenizer from_model_file(const std::string& path);
+  // A byte-level BPE vocabulary (GGUF "gpt2", or a tokenizer.json). Throws InputError
+  // naming `source` for an unusable one (bpe_tokenizer.h lists the checks).
+  static Tokenizer from_bpe_vocab(const BpeVocabSpec& spec, std::string_view source = "tokenizer vocabulary");
+  // A Hugging Face tokenizer.json with a byte-level BPE model (bpe_tokenizer.h).
+  static Tokenizer from_tokenizer_json(const std::string& path);
 
   // `add_bos`: prepend BOS, unless the text itself already starts with BOS (a chat
   // template that writes "<bos>" and parse_special=true), so BOS is never doubled.
-  // Throws InputError if the text is not valid UTF-8, or if add_bos is set and the
+  // Throws InputError if the text is not valid UTF-8 (for either kind of vocabulary:
+  // engine/tokenizer/README.md says why), or if add_bos is set and the
   // vocabulary has no BOS. The vocabulary's own add_bos/add_eos flags are not applied
   // here; they are reported by add_bos_by_default()/add_eos_by_default().
   std::vector<int32_t> encode(std::string_view text, bool add_bos, bool parse_special) const;
@@ -64,10 +75,12 @@ class Tokenizer {
   // sequence if the ids do (use TextStreamer for streaming).
   std::string decode(std::span<const int32_t> ids, bool render_special = false) const;
 
-  // The bytes of one token, as llama.cpp renders it: NORMAL text with "▁" as a space;
+  // The bytes of one token, as llama.cpp renders it: NORMAL text with "▁" as a space
+  // (SentencePiece) or mapped back through the byte-to-unicode table (byte-level BPE);
   // USER_DEFINED text as-is; BYTE tokens the raw byte (so multi-byte characters can be
-  // split across tokens: use TextStreamer); CONTROL and UNKNOWN tokens empty unless
-  // `render_special`; UNUSED tokens empty. Throws std::out_of_range for a bad id.
+  // split across tokens, as they can between byte-level BPE tokens: use TextStreamer);
+  // CONTROL and UNKNOWN tokens empty unless `render_special`; UNUSED tokens empty.
+  // Throws std::out_of_range for a bad id.
   std::string token_to_piece(int32_t id, bool render_special = false) const;
 
   int32_t find_token(std::string_view piece) const;  // -1 if absent
@@ -77,8 +90,8 @@ class Tokenizer {
   int32_t eos_id() const;
   bool add_bos_by_default() const;
   bool add_eos_by_default() const;
-  // Tokens that end generation: EOS plus the tokens whose text is on llama.cpp's
-  // end-of-generation list ("<end_of_turn>", "</s>", "<|eot_id|>", "<|im_end|>", ...),
+  // Tokens that end generation: EOS, the vocabulary's EOT, and the tokens whose text is
+  // on llama.cpp's end-of-generation list ("<end_of_turn>", "</s>", "<|eot_id|>", "<|im_end|>", ...),
   // never hard-coded ids. Those tokens are also treated as CONTROL, as llama.cpp does.
   // For Gemma 3 this gives {<eos>, </s>, <end_of_turn>}: llama.cpp stops on the HTML
   // tag "</s>" too. Sorted, without duplicates.
