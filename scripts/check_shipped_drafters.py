@@ -60,7 +60,8 @@ def main():
                     failures.append(f"{d}/{file}: SHA-256 differs from provenance.json")
         kind = provenance["train"]["provenance"]["drafter"]
         distilled = provenance["train"]["provenance"]["options"]["labels"] == "distilled"
-        args = ["--drafter", kind] + ([] if shipped and name == kind else ["--drafter-weights", d])
+        # The shipped sizes, verified whole: tokens per step then measure the drafter, not sizing.
+        args = ["--drafter", kind, "--sizing", "fixed"] + ([] if shipped and name == kind else ["--drafter-weights", d])
         for prompt in prompts:
             got = generate(a, prompt, args)
             if got["tokens"] != baseline[prompt]:

@@ -26,7 +26,9 @@ def main():
     a = p.parse_args()
 
     base = generate(a, "--device", "emulated", "--drafter", "autoregressive")
-    spec = generate(a, "--device", "emulated", "--drafter", "redrafter")
+    # Fixed sizes: automatic sizing would first calibrate a cost model on the emulator, which
+    # measures the emulator, not a device, and takes minutes.
+    spec = generate(a, "--device", "emulated", "--drafter", "redrafter", "--sizing", "fixed")
     cpu = generate(a, "--device", "cpu", "--drafter", "autoregressive")
     assert base["device"] == "emulated" and spec["device"] == "emulated" and cpu["device"] == "cpu", (base, spec, cpu)
     assert len(base["tokens"]) == int(NEW_TOKENS), base
@@ -53,6 +55,7 @@ datasets:
   - {{name: mt, path: {root}/datasets/mt_bench_style/question.jsonl, limit: 1}}
 sweep:
   drafter: [autoregressive, redrafter]
+  sizing: fixed
   max_new_tokens: 6
 warmup: 0
 """)

@@ -201,12 +201,15 @@ TEST_CASE("the quickstart spec loads, with the shipped drafters and its baseline
   CHECK(fs::exists(spec.datasets[0].path));
   for (const char* kind : {"medusa", "eagle", "redrafter"})
     CHECK(fs::path(spec.drafter(kind).weights) == fs::path(kRoot) / "models" / "drafters" / kind);
+  // The hybrid reads Medusa's shipped weights; the n-gram drafter has none.
+  CHECK(fs::path(spec.drafter("medusa+ngram").weights) == fs::path(kRoot) / "models" / "drafters" / "medusa");
+  CHECK(spec.drafter("ngram").weights.empty());
   CHECK(spec.sweep.axes.at("max_new_tokens").size() == 1);  // one length for every point
 
-  // 4 drafters x 2 temperatures; the autoregressive points are in the grid already, so no
+  // 6 drafters x 2 temperatures; the autoregressive points are in the grid already, so no
   // baseline is added, and each comes before the points that divide by it.
   const std::vector<SweepPoint> points = draftbench::expand_sweep(spec);
-  REQUIRE(points.size() == 8);
+  REQUIRE(points.size() == 12);
   std::vector<std::string> seen;
   for (const SweepPoint& p : points) {
     CHECK_FALSE(p.added_baseline);

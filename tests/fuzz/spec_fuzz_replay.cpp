@@ -21,7 +21,7 @@ std::vector<std::string> seeds() {
   namespace fs = std::filesystem;
   const fs::path root = DRAFTBENCH_SOURCE_DIR;
   std::vector<fs::path> files;
-  for (const fs::path dir : {root / "experiments", root / "experiments" / "paper", root / "tests" / "experiments" / "bad_specs"})
+  for (const fs::path& dir : {root / "experiments", root / "experiments" / "paper", root / "tests" / "experiments" / "bad_specs"})
     for (const auto& e : fs::directory_iterator(dir))
       if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".json")) files.push_back(e.path());
   std::sort(files.begin(), files.end());
