@@ -8,11 +8,14 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/common/error.h"
+#include "engine/drafters/make_drafter.h"
 #include "engine/model/synthetic_model.h"
 #include "experiments/spec/experiment_spec.h"
 #include "experiments/spec/sweep_grid.h"
@@ -308,4 +311,23 @@ sweep: {drafter: eagle_static, tree: experiments/trees/medusa_cpu_15.json, depth
   CHECK(points[0].added_baseline);
   CHECK(fs::path(points[1].params["tree"].get<std::string>()) == fs::path(kRoot) / "experiments" / "trees" / "medusa_cpu_15.json");
   CHECK_FALSE(points[1].params.contains("depth"));
+}
+
+TEST_CASE("the report schema lists exactly the drafter kinds of the kind table", "[spec]") {
+  std::ifstream f(std::string(kRoot) + "/reports/schema/report.schema.json");
+  const nlohmann::json schema = nlohmann::json::parse(f);
+  std::vector<std::string> in_schema;
+  // The one `kind` enum: a report point's drafter kind.
+  const std::function<void(const nlohmann::json&)> find = [&](const nlohmann::json& j) {
+    if (j.is_object()) {
+      if (j.contains("kind") && j["kind"].is_object() && j["kind"].contains("enum")) in_schema = j["kind"]["enum"].get<std::vector<std::string>>();
+      for (const auto& [key, value] : j.items()) find(value);
+    } else if (j.is_array()) {
+      for (const auto& value : j) find(value);
+    }
+  };
+  find(schema);
+  std::vector<std::string> in_table;
+  for (const draftbench::DrafterKind& k : draftbench::drafter_kinds()) in_table.emplace_back(k.name);
+  CHECK(in_schema == in_table);
 }
