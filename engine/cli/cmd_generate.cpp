@@ -174,7 +174,7 @@ Run add_generate(CLI::App& app) {
   sub->add_flag("--ignore-eos", a->ignore_eos, "Do not stop at end-of-sequence tokens");
   sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file (autoregressive, one prompt)");
   DrafterOptions& d = a->drafter;
-  d.sizing = "auto";
+  d.sizing = DrafterOptions::kUserSizing;
   sub->add_option("--drafter", d.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
   sub->add_option("--drafter-weights", d.weights_dir, "Drafter directory (drafter.json or a reference config.json, plus safetensors); "
                   "default with the default model: the shipped models/drafters/<drafter>");

@@ -76,7 +76,11 @@ TreeSizer::Choice TreeSizer::choose(const Draft& draft, bool sampling, std::vect
   std::iota(order_.begin(), order_.end(), 1);
   // Most valuable first; a child's value never exceeds its parent's and ties go to the lower
   // index, so every prefix of the order is closed under parents.
-  std::stable_sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) { return value_[static_cast<size_t>(a)] > value_[static_cast<size_t>(b)]; });
+  // (std::sort with the index as tie-break: stable_sort would allocate a buffer every step.)
+  std::sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) {
+    const double va = value_[static_cast<size_t>(a)], vb = value_[static_cast<size_t>(b)];
+    return va != vb ? va > vb : a < b;
+  });
   const int32_t limit = std::min(n - 1, max_nodes_);
   Choice best{0, 1.0, autoregressive_seconds(sampling)};
   double expected = 1;

@@ -35,8 +35,9 @@ struct DrafterOptions {
   // The drafters with weights and the hybrids: "auto" verifies, each step, the part of the
   // drafted tree that pays on this machine (sized_drafter.h), the sizes above bounding what
   // is drafted; "fixed" verifies exactly the sizes above (ablations, the paper's tables).
-  // Hybrids always size automatically. `generate` and specs default to auto; this struct to
-  // fixed, so that code asking for sizes gets exactly those.
+  // Hybrids always size automatically. `generate` and specs default to kUserSizing; this
+  // struct to fixed, so that code asking for sizes gets exactly those.
+  static constexpr const char* kUserSizing = "auto";
   std::string sizing = "fixed";
   // What auto sizing weighs; set by the caller (obtain_cost_model) where
   // drafter_wants_cost_model(options).

@@ -1,7 +1,6 @@
 #include "engine/drafters/sized_drafter.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
 #include "engine/common/error.h"

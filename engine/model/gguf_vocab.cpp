@@ -25,6 +25,16 @@ void require_model(const GgufFile& f, std::string_view expected, std::string_vie
     throw InputError(f.path(), fmt::format("key '{}'", kModelKey), fmt::format("tokenizer '{}' is not {} (expected '{}')", model, what, expected));
 }
 
+// The special token ids both vocabulary kinds read (absent: -1).
+template <class Spec>
+void read_special_ids(const GgufFile& f, size_t n, Spec& v) {
+  v.bos_id = token_id(f, "tokenizer.ggml.bos_token_id", n);
+  v.eos_id = token_id(f, "tokenizer.ggml.eos_token_id", n);
+  v.unk_id = token_id(f, "tokenizer.ggml.unknown_token_id", n);
+  v.pad_id = token_id(f, "tokenizer.ggml.padding_token_id", n);
+  v.eot_id = token_id(f, "tokenizer.ggml.eot_token_id", n);
+}
+
 }  // namespace
 
 VocabSpec vocab_spec_from_gguf(const GgufFile& f) {
@@ -39,11 +49,7 @@ VocabSpec vocab_spec_from_gguf(const GgufFile& f) {
   v.add_space_prefix = f.get_bool("tokenizer.ggml.add_space_prefix", true);
   v.add_bos = f.get_bool("tokenizer.ggml.add_bos_token", true);
   v.add_eos = f.get_bool("tokenizer.ggml.add_eos_token", false);
-  v.bos_id = token_id(f, "tokenizer.ggml.bos_token_id", n);
-  v.eos_id = token_id(f, "tokenizer.ggml.eos_token_id", n);
-  v.unk_id = token_id(f, "tokenizer.ggml.unknown_token_id", n);
-  v.pad_id = token_id(f, "tokenizer.ggml.padding_token_id", n);
-  v.eot_id = token_id(f, "tokenizer.ggml.eot_token_id", n);
+  read_special_ids(f, n, v);
   return v;
 }
 
@@ -63,11 +69,7 @@ BpeVocabSpec bpe_vocab_spec_from_gguf(const GgufFile& f) {
   // GPT-2-style vocabularies add no BOS unless the file says so (llama.cpp's default).
   v.add_bos = f.get_bool("tokenizer.ggml.add_bos_token", false);
   v.add_eos = f.get_bool("tokenizer.ggml.add_eos_token", false);
-  v.bos_id = token_id(f, "tokenizer.ggml.bos_token_id", n);
-  v.eos_id = token_id(f, "tokenizer.ggml.eos_token_id", n);
-  v.unk_id = token_id(f, "tokenizer.ggml.unknown_token_id", n);
-  v.pad_id = token_id(f, "tokenizer.ggml.padding_token_id", n);
-  v.eot_id = token_id(f, "tokenizer.ggml.eot_token_id", n);
+  read_special_ids(f, n, v);
   return v;
 }
 

@@ -27,7 +27,7 @@ nlohmann::json default_value(const std::string& axis) {
   if (axis == "depth") return d.depth;
   if (axis == "top_k") return d.top_k;
   if (axis == "total_tokens") return d.total_tokens;
-  if (axis == "sizing") return "auto";  // specs size automatically unless they say fixed
+  if (axis == "sizing") return DrafterOptions::kUserSizing;
   if (axis == "distilled") return true;
   if (axis == "max_new_tokens") return decode.max_new_tokens;
   DB_CHECK(axis == "seed");
@@ -73,9 +73,9 @@ nlohmann::json SweepPoint::to_json() const {
 
 std::vector<std::string> axes_read_by(const DrafterSpec& drafter) {
   std::vector<std::string> axes = {"drafter", "temperature", "batch_size", "max_new_tokens", "seed"};
-  const std::string k = drafter_weights_kind(drafter.kind);  // a hybrid reads its model drafter's axes
-  const DrafterKind* weights = find_drafter_kind(k);
-  if (k != drafter.kind || (weights && weights->needs_weights)) axes.push_back("sizing");
+  // Every kind with weights (hybrids too) reads `sizing`; a hybrid reads its model drafter's axes.
+  if (const DrafterKind* kind = find_drafter_kind(drafter.kind); kind && kind->needs_weights) axes.push_back("sizing");
+  const std::string k = drafter_weights_kind(drafter.kind);
   if (k == "redrafter") axes.insert(axes.end(), {"beam_width", "beam_length", "tree_attention", "distilled"});
   if (k == "medusa") axes.insert(axes.end(), {"tree", "distilled"});
   if (k == "eagle" && drafter.eagle_static_tree) axes.insert(axes.end(), {"tree", "distilled"});

@@ -10,6 +10,7 @@
 #include "engine/decoding/decoder.h"
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/transformer.h"
+#include "tests/support/cost_curves.h"
 #include "tests/support/default_model.h"
 #include "tests/support/temp_dir.h"
 
@@ -150,12 +151,7 @@ TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chain
   require_lossless(o, 3, "ngram 1..4, 3 tokens, 3 branches");
   // Auto sizing on a cost curve under which the budget moves between 0 and several tokens
   // as acceptance comes and goes.
-  auto cost = std::make_shared<CostModel>();
-  for (int32_t n = 1; n <= 64; n *= 2) {
-    cost->sizes.push_back(n);
-    cost->forward_s.push_back(0.010 + 0.002 * (n - 1));
-    cost->head_s.push_back(0.005 + 0.002 * (n - 1));
-  }
+  auto cost = std::make_shared<CostModel>(test::cost_curve(0.010, 0.005, 0.002));
   o.draft_tokens = 0;
   o.ngram_branches = 1;
   o.cost = cost;
@@ -168,15 +164,7 @@ TEST_CASE("real model: automatic sizing and every hybrid are lossless at tempera
   // The shipped (trained) drafters, so that drafts are often accepted deep and the sizer's
   // choices move: under cheap rows it keeps large trees, under CPU-like rows small ones or
   // none (autoregressive steps, the model drafter skipped).
-  auto curve = [](double per_token) {
-    auto cost = std::make_shared<CostModel>();
-    for (int32_t n = 1; n <= 64; n *= 2) {
-      cost->sizes.push_back(n);
-      cost->forward_s.push_back(0.004 + per_token * (n - 1));
-      cost->head_s.push_back(0.005 + per_token * (n - 1));
-    }
-    return cost;
-  };
+  auto curve = [](double per_token) { return std::make_shared<CostModel>(test::cost_curve(0.004, 0.005, per_token)); };
   const auto cheap = curve(0.00002), cpu_like = curve(0.0015);
   for (const std::string kind : {"medusa", "eagle", "redrafter"}) {
     for (const std::string hybrid : {"", "+ngram"}) {

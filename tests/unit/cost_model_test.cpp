@@ -9,25 +9,11 @@
 
 #include "engine/common/error.h"
 #include "engine/decoding/cost_model.h"
+#include "tests/support/cost_curves.h"
 #include "tests/support/temp_dir.h"
 
 using namespace draftbench;
-
-namespace {
-
-// A step of n tokens costs base + per_token * (n - 1) in the forward and in the head alike.
-CostModel linear_cost(double base, double per_token) {
-  CostModel m;
-  m.context = 256;
-  for (int32_t n = 1; n <= 64; n *= 2) {
-    m.sizes.push_back(n);
-    m.forward_s.push_back(base + per_token * (n - 1));
-    m.head_s.push_back(base / 2 + per_token * (n - 1));
-  }
-  return m;
-}
-
-}  // namespace
+using draftbench::test::linear_cost;
 
 TEST_CASE("cost model: interpolation, JSON round trip, and malformed input rejected", "[sizing]") {
   const CostModel m = linear_cost(0.010, 0.001);

@@ -149,17 +149,37 @@ SampleStats sample_and_compare(const Model& m, Transformer& tf, Drafter& drafter
   return s;
 }
 
+// The tiny Llama of tests/support written to `dir` and loaded, one thread, the test prompt.
+struct TinyTarget {
+  explicit TinyTarget(const TempDir& dir)
+      : model((write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf"), Model::load(dir / "tiny.gguf"))),
+        pool(1),
+        tf(model->config(), model->weights(), pool),
+        prompt(model->tokenizer().encode("the cat and the dog", true, false)) {}
+  std::unique_ptr<Model> model;
+  ThreadPool pool;
+  Transformer tf;
+  std::vector<int32_t> prompt;
+};
+
+// What lookups need: the prompt, its greedy continuation g1 g2 g3 and the prompt again, so
+// that "dog" (then "dog g1", ...) finds g1 g2 g3 to propose.
+std::vector<int32_t> repeated_prompt(const Model& m, Transformer& tf, const std::vector<int32_t>& prompt) {
+  std::vector<int32_t> repeated = prompt;
+  for (int i = 0; i < kGenerated; ++i) repeated.push_back(top_tokens(last_logits(m, tf, repeated), 1)[0]);
+  repeated.insert(repeated.end(), prompt.begin(), prompt.end());
+  return repeated;
+}
+
 }  // namespace
 
 TEST_CASE("decoder sampling: every drafter leaves the target distribution of the first tokens unchanged", "[decoder][sampling]") {
   TempDir dir("decoder_sampling");
-  const TinyLlama tiny = make_tiny_llama();
-  write_llama_gguf(tiny, dir / "tiny.gguf");
-  const auto model = Model::load(dir / "tiny.gguf");
-  const Model& m = *model;
-  ThreadPool pool(1);
-  Transformer tf(m.config(), m.weights(), pool);
-  const std::vector<int32_t> prompt = m.tokenizer().encode("the cat and the dog", true, false);
+  TinyTarget target(dir);
+  const Model& m = *target.model;
+  ThreadPool& pool = target.pool;
+  Transformer& tf = target.tf;
+  const std::vector<int32_t>& prompt = target.prompt;
   const auto exact = exact_distribution(m, tf, prompt);
   REQUIRE(exact.size() == 27);
 
@@ -172,11 +192,8 @@ TEST_CASE("decoder sampling: every drafter leaves the target distribution of the
     CHECK(s.accepted > static_cast<int64_t>(kSamples));
   }
   {
-    // Training-free lookups need repeats: the prompt, its greedy continuation g1 g2 g3 and
-    // the prompt again, so that "dog" (then "dog g1", ...) finds g1 g2 g3 to propose.
-    std::vector<int32_t> repeated = prompt;
-    for (int i = 0; i < kGenerated; ++i) repeated.push_back(top_tokens(last_logits(m, tf, repeated), 1)[0]);
-    repeated.insert(repeated.end(), prompt.begin(), prompt.end());
+    // Training-free lookups need repeats (repeated_prompt).
+    const std::vector<int32_t> repeated = repeated_prompt(m, tf, prompt);
     DrafterOptions o;
     o.kind = "ngram";
     o.draft_tokens = 4;
@@ -209,17 +226,13 @@ TEST_CASE("decoder sampling: every drafter leaves the target distribution of the
 
 TEST_CASE("decoder sampling: automatic sizing and the hybrids leave the target distribution unchanged", "[decoder][sampling]") {
   TempDir dir("decoder_sampling_sized");
-  const TinyLlama tiny = make_tiny_llama();
-  write_llama_gguf(tiny, dir / "tiny.gguf");
-  const auto model = Model::load(dir / "tiny.gguf");
-  const Model& m = *model;
-  ThreadPool pool(1);
-  Transformer tf(m.config(), m.weights(), pool);
-  const std::vector<int32_t> prompt = m.tokenizer().encode("the cat and the dog", true, false);
+  TinyTarget target(dir);
+  const Model& m = *target.model;
+  ThreadPool& pool = target.pool;
+  Transformer& tf = target.tf;
+  const std::vector<int32_t>& prompt = target.prompt;
   // As above: a prompt the lookup can draft from, so that its drafts are tried and taken.
-  std::vector<int32_t> repeated = prompt;
-  for (int i = 0; i < kGenerated; ++i) repeated.push_back(top_tokens(last_logits(m, tf, repeated), 1)[0]);
-  repeated.insert(repeated.end(), prompt.begin(), prompt.end());
+  const std::vector<int32_t> repeated = repeated_prompt(m, tf, prompt);
   const auto exact = exact_distribution(m, tf, repeated);
   // Rows nearly free: the sizer keeps most of what is drafted, so verification sees trees.
   auto cost = std::make_shared<CostModel>();

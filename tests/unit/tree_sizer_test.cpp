@@ -9,22 +9,12 @@
 
 #include "engine/decoding/tree_sizer.h"
 #include "engine/drafters/sized_drafter.h"
+#include "tests/support/cost_curves.h"
 
 using namespace draftbench;
+using draftbench::test::linear_cost;
 
 namespace {
-
-// A step of n tokens costs base + per_token * (n - 1) in the forward and in the head alike.
-CostModel linear_cost(double base, double per_token) {
-  CostModel m;
-  m.context = 256;
-  for (int32_t n = 1; n <= 64; n *= 2) {
-    m.sizes.push_back(n);
-    m.forward_s.push_back(base + per_token * (n - 1));
-    m.head_s.push_back(base / 2 + per_token * (n - 1));
-  }
-  return m;
-}
 
 // A chain of `length` draft tokens 1, 2, ... below root 0, each with this confidence.
 Draft chain(int32_t length, float confidence, uint8_t origin = kDraftedByModel) {
