@@ -23,7 +23,10 @@
 namespace draftbench {
 
 struct CostModel {
-  static constexpr int kVersion = 2;
+  // Changes when the costs change meaning or the kernels behind them change in kind (3: the
+  // LM head in its row-interleaved layout), so that a cache from an older build is measured
+  // again rather than trusted.
+  static constexpr int kVersion = 3;
   std::vector<int32_t> sizes;     // tree tokens and head rows measured, ascending, sizes[0] = 1
   std::vector<double> forward_s;  // one sequence's forward over sizes[i] tree tokens (hidden states only)
   std::vector<double> head_s;     // one pass of the LM head over sizes[i] rows

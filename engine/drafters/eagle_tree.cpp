@@ -22,7 +22,7 @@
 namespace draftbench {
 
 EagleDrafter::EagleDrafter(Parts parts, const Model& target, ThreadPool& pool)
-    : parts_(std::move(parts)), target_(target), pool_(pool), transformer_(parts_.config, parts_.weights, pool) {
+    : parts_(std::move(parts)), target_(target), pool_(pool), transformer_(parts_.config, parts_.weights, pool, HeadLayout::kFile) {
   DB_CHECK(!parts_.draft_vocab.empty() && parts_.fc.n_out == parts_.config.n_embd && parts_.fc.n_in == 2 * parts_.config.n_embd);
   const auto& v = parts_.draft_vocab;
   bool whole = static_cast<int64_t>(v.size()) == parts_.config.n_vocab;

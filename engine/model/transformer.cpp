@@ -18,8 +18,14 @@
 
 namespace draftbench {
 
-Transformer::Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool)
-    : c_(config), w_(weights), pool_(pool), layers_(weights.layers) {
+Transformer::Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool, HeadLayout head)
+    : c_(config), w_(weights), pool_(pool), layers_(weights.layers), head_(weights.output) {
+  if (head == HeadLayout::kFastest && head_layout_bytes(head_) > 0) {
+    head_buffer_ = HugePageBuffer(head_layout_bytes(head_));
+    head_ = to_head_layout(head_, head_buffer_.data());
+    // Only the embedding lookup reads the file's copy now (tied heads), a row at a time.
+    if (w_.in_mapped_file) release_mapped_pages({w_.output.data, head_buffer_.size()});
+  }
   const auto each_matrix = [&](auto f) {
     for (LayerWeights& L : layers_)
       for (WeightMatrix* m : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) f(*m);
@@ -169,7 +175,7 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   result.logits.resize(static_cast<size_t>(n_logit_rows * result.logit_width));
   if (n_logit_rows > 0) {
     if (subset) {
-      matmul_rows(w_.output, batch.vocab_subset, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(w_.output, n_logit_rows));
+      matmul_rows(head_, batch.vocab_subset, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(head_, n_logit_rows));
       soft_cap_logits(c_, result.logits.data(), n_logit_rows * result.logit_width);
     } else {
       logits_from_hidden(picked.data(), n_logit_rows, result.logits.data());
@@ -190,14 +196,14 @@ void Transformer::compute_rope_angles(const std::vector<ForwardRow>& rows) {
 }
 
 void Transformer::logits_from_hidden(const float* hidden, int64_t n, float* logits) {
-  matmul(w_.output, hidden, n, logits, pool_, scratch(w_.output, n));
+  matmul(head_, hidden, n, logits, pool_, scratch(head_, n));
   soft_cap_logits(c_, logits, n * c_.n_vocab);
 }
 
 void Transformer::argmax_from_hidden(const float* hidden, int64_t n, int32_t* ids) {
-  const size_t need = matmul_argmax_scratch_bytes(w_.output, n, pool_.size());
+  const size_t need = matmul_argmax_scratch_bytes(head_, n, pool_.size());
   if (quant_scratch_.size() < need) quant_scratch_.resize(need);
-  matmul_argmax(w_.output, hidden, n, c_.final_logit_softcap, ids, pool_, quant_scratch_);
+  matmul_argmax(head_, hidden, n, c_.final_logit_softcap, ids, pool_, quant_scratch_);
 }
 
 }  // namespace draftbench

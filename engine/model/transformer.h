@@ -9,12 +9,19 @@
 
 #include "engine/model/forward_pass.h"
 #include "engine/model/forward_rows.h"
+#include "kernels/runtime/huge_page_buffer.h"
 
 namespace draftbench {
 
+// kFastest: the LM head in kernels/matmul/weight_repack.h's head layout where this CPU has
+// one (its own float contract: logits differ from the file layout's in the last bits).
+// kFile: the file's layout, whose contract the device pass shares; for a second pass over
+// the same head (EAGLE's draft layer) whose products go through draft vocabularies.
+enum class HeadLayout { kFastest, kFile };
+
 class Transformer final : public ForwardPass {
  public:
-  Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool);
+  Transformer(const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool, HeadLayout head = HeadLayout::kFastest);
 
   // As ForwardPass::forward, and more than the device pass takes: nodes below a
   // sequence's n_cached are not run (their K/V are already in scratch); given
@@ -42,6 +49,8 @@ class Transformer final : public ForwardPass {
   // another layout (kernels/matmul/weight_repack.h) repacked into repacked_ once.
   std::vector<LayerWeights> layers_;
   std::vector<uint8_t> repacked_;
+  WeightMatrix head_;  // w_.output, or its copy in the head layout in head_buffer_
+  HugePageBuffer head_buffer_;
   // Activations, sized for the largest batch seen; grown only when a larger one comes.
   int64_t capacity_rows_ = 0;
   Activations<std::vector<float>> a_;

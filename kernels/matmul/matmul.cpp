@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/quant/q8_0_rows16.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
@@ -9,11 +10,10 @@
 namespace draftbench {
 namespace {
 
-// Weight rows per task: a multiple of the 8-row kernels, small enough that one tile of
-// weights stays in L2 while every activation row passes over it. (Q4_0/Q5_0 tiles used to
-// be repacked to Q8_0 from 4 activation rows on; dot_rows_batch, which unpacks each block
-// once for four activation rows, made that 1.1-3x slower than not repacking.)
+// A multiple of the 8-row kernels, small enough that one tile of weights stays in L2 while
+// every activation row passes over it.
 constexpr int64_t kRowTile = 64;
+constexpr size_t kInterleavedTileBytes = 256 * 1024;
 
 const uint8_t* quantize_rows(const WeightMatrix& w, const float* x, int64_t n_x, ThreadPool& pool, std::span<uint8_t> scratch) {
   const size_t xq_bytes = activation_row_bytes(w.type, w.n_in);
@@ -27,6 +27,12 @@ const uint8_t* quantize_rows(const WeightMatrix& w, const float* x, int64_t n_x,
 
 }  // namespace
 
+int64_t matmul_row_tile(const WeightMatrix& w) {
+  if (w.type != GgmlType::Q8_0r16) return kRowTile;
+  const int64_t groups = static_cast<int64_t>(kInterleavedTileBytes / (w.row_bytes() * kQ8_0r16Rows));
+  return std::max<int64_t>(groups, 1) * kQ8_0r16Rows;
+}
+
 size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x, int /*n_threads*/) {
   return activation_row_bytes(w.type, w.n_in) * static_cast<size_t>(std::max<int64_t>(n_x, 1));
 }
@@ -36,9 +42,10 @@ void matmul(const WeightMatrix& w, const float* x, int64_t n_x, float* y, Thread
   const uint8_t* xq = quantize_rows(w, x, n_x, pool, scratch);
   const size_t xq_bytes = activation_row_bytes(w.type, w.n_in);
   const size_t row_bytes = w.row_bytes();
-  pool.parallel_for(w.n_out, kRowTile, [&](int64_t b, int64_t e, int) {
-    for (int64_t r0 = b; r0 < e; r0 += kRowTile)
-      dot_rows_batch(w.type, w.data + static_cast<size_t>(r0) * row_bytes, row_bytes, std::min(kRowTile, e - r0), xq, xq_bytes, n_x, w.n_in,
+  const int64_t tile = matmul_row_tile(w);
+  pool.parallel_for(w.n_out, tile, [&](int64_t b, int64_t e, int) {
+    for (int64_t r0 = b; r0 < e; r0 += tile)
+      dot_rows_batch(w.type, w.data + static_cast<size_t>(r0) * row_bytes, row_bytes, std::min(tile, e - r0), xq, xq_bytes, n_x, w.n_in,
                      y + r0, static_cast<size_t>(w.n_out));
   });
 }

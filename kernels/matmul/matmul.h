@@ -22,6 +22,12 @@ struct WeightMatrix {
   size_t row_bytes() const { return ggml_row_bytes(type, n_in); }
 };
 
+// Weight rows per task of the products: 64 (a tile of weights stays in L2 while every
+// activation row passes over it), or for the row-interleaved Q8_0r16 as many whole groups
+// as fill a quarter of L2, so that its kernel prepares the activation rows once per few
+// hundred rows rather than per 64.
+int64_t matmul_row_tile(const WeightMatrix& w);
+
 // Bytes of scratch matmul needs for n_x activation rows on a pool of n_threads.
 size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x, int n_threads);
 

@@ -7,7 +7,7 @@
 //   matmul_argmax_ref  per row: the whole y_i through dot_row_ref (activations quantised by
 //                      quantize_activation_row_ref), soft-capped, then argmax_ref;
 //   matmul_argmax      matmul's products (activation rows quantised once, output rows split
-//                      in 64-row tiles over the pool, dot_rows_batch per tile) into a tile
+//                      in matmul_row_tile's tiles over the pool, dot_rows_batch per tile) into a tile
 //                      that stays in L1; each tile row is soft-capped and scanned while
 //                      there, and each thread keeps a running best per activation row.
 //

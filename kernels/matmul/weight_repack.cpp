@@ -4,6 +4,7 @@
 
 #include "kernels/quant/block_repack.h"
 #include "kernels/quant/q5_0_repack.h"
+#include "kernels/quant/q8_0_rows16.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
 
@@ -34,6 +35,21 @@ WeightMatrix repack(const WeightMatrix& w, uint8_t* dst) {
   // Rows are whole groups, so the matrix repacks as one run of blocks.
   repack_values(to, w.data, w.n_in * w.n_out, dst);
   return WeightMatrix{to, w.n_in, w.n_out, dst};
+}
+
+GgmlType head_layout_type(const WeightMatrix& w) {
+  const bool fits = w.type == GgmlType::Q8_0 && w.n_out % kQ8_0r16Rows == 0 && w.n_in % 64 == 0 && w.n_in / 32 <= kQ8_0r16MaxBlocks;
+  return fits && backend_is("avx512vnni") ? GgmlType::Q8_0r16 : w.type;
+}
+
+size_t head_layout_bytes(const WeightMatrix& w) {
+  return head_layout_type(w) != w.type ? w.row_bytes() * static_cast<size_t>(w.n_out) : 0;
+}
+
+WeightMatrix to_head_layout(const WeightMatrix& w, uint8_t* dst) {
+  DB_CHECK(head_layout_type(w) == GgmlType::Q8_0r16);
+  interleave_q8_0_rows16(w.data, w.row_bytes(), w.n_out, w.n_in / 32, dst);
+  return WeightMatrix{GgmlType::Q8_0r16, w.n_in, w.n_out, dst};
 }
 
 }  // namespace draftbench

@@ -34,4 +34,14 @@ size_t repacked_bytes(const WeightMatrix& w);
 // result points into).
 WeightMatrix repack(const WeightMatrix& w, uint8_t* dst);
 
+// The LM head's layout. Q8_0 becomes Q8_0r16 (quant/q8_0_rows16.h) where the AVX-512 VNNI
+// kernels run and the rows come in whole groups of sixteen: verification multiplies several
+// rows by the whole head, and there Q8_0r16 takes one conversion and one multiply-add per
+// block for sixteen rows. Unlike repack's layouts it has a float contract of its own, so a
+// head in it gives logits that differ from the file layout's in the last bits (the same
+// whatever the batch: every decoding path of one forward pass uses the same head).
+GgmlType head_layout_type(const WeightMatrix& w);
+size_t head_layout_bytes(const WeightMatrix& w);  // 0 when w stays as it is
+WeightMatrix to_head_layout(const WeightMatrix& w, uint8_t* dst);
+
 }  // namespace draftbench

@@ -154,6 +154,7 @@ void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n) {
     case GgmlType::Q5_K: dq_q5_k(static_cast<const BlockQ5_K*>(src), dst, nb); break;
     case GgmlType::Q6_K: dq_q6_k(static_cast<const BlockQ6_K*>(src), dst, nb); break;
     case GgmlType::Q8_1: case GgmlType::Q8_K: DB_CHECK(!"activation-only type has no file dequantisation"); break;
+    case GgmlType::Q8_0r16: DB_CHECK(!"a Q8_0r16 row is spread over its group: dequantise the file's Q8_0 rows"); break;
   }
 }
 

@@ -15,6 +15,7 @@ enum class GgmlType : uint32_t {
   // 1006 was Q5_0x2, Q5_0 in block pairs, retired with the block lanes for Q5_0.
   Q5_0x4 = 1007,  // draftbench's own: Q5_0 repacked in fours (q5_0_repack.h), never in a file
   Q4_Kt = 1012,   // likewise, Q4_K with each block's codes transposed (q4_k_transpose.h)
+  Q8_0r16 = 1016, // likewise, Q8_0 rows interleaved in sixteens (q8_0_rows16.h): the LM head
 };
 
 struct GgmlTypeInfo {
@@ -36,6 +37,7 @@ inline constexpr GgmlTypeInfo kGgmlTypes[] = {
     {GgmlType::Q5_K, "Q5_K", 256, 176, true}, {GgmlType::Q6_K, "Q6_K", 256, 210, true},
     {GgmlType::Q8_K, "Q8_K", 256, 292, false},
     {GgmlType::Q5_0x4, "Q5_0x4", 128, 88, false}, {GgmlType::Q4_Kt, "Q4_Kt", 256, 144, false},
+    {GgmlType::Q8_0r16, "Q8_0r16", 32, 34, false},  // per row; a row's bytes are spread over its group
 };
 
 // Returns nothing for ids we do not support (including real ggml types such as Q2_K/IQ*).

@@ -39,7 +39,7 @@ void round_to_bf16(const float* x, uint16_t* y, int64_t n) {
 GgmlType activation_type_for(GgmlType weight_type) {
   if (const auto from = repacked_from(weight_type)) return activation_type_for(*from);
   switch (weight_type) {
-    case GgmlType::Q4_0: case GgmlType::Q5_0: case GgmlType::Q8_0: return GgmlType::Q8_0;
+    case GgmlType::Q4_0: case GgmlType::Q5_0: case GgmlType::Q8_0: case GgmlType::Q8_0r16: return GgmlType::Q8_0;
     case GgmlType::Q4_1: case GgmlType::Q5_1: return GgmlType::Q8_1;
     case GgmlType::Q4_K: case GgmlType::Q5_K: case GgmlType::Q6_K: return GgmlType::Q8_K;
     case GgmlType::BF16: return GgmlType::BF16;  // vdpbf16ps's operands (vec_dot.h)

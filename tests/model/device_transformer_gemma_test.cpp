@@ -34,7 +34,7 @@ TEST_CASE("real model: emulated device forward agrees with the CPU forward, and 
     return r.logits;
   };
   ThreadPool pool(2);
-  Transformer cpu(c, m.weights(), pool);
+  Transformer cpu(c, m.weights(), pool, HeadLayout::kFile);  // the device shares the file layout's contracts
   auto device = cuda::make_emulated_kernels();
   DeviceTransformer gpu(c, m.weights(), *device);
   const auto want = run(cpu, KvCache(c, 1, 64), tokens, TokenTree::chain(n));
