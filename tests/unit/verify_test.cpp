@@ -1,4 +1,4 @@
-// Verification rules (method.md §5). Greedy: hand-built trees, and random trees against
+// Verification rules (engine/DESIGN.md §5). Greedy: hand-built trees, and random trees against
 // autoregressive greedy decoding on a model whose logits are a fixed random function of the
 // whole prefix. Sampling: the exact rules must leave the target's distribution unchanged,
 // checked by decoding the first kGenerated tokens many times with drafts of every shape the
