@@ -1,5 +1,5 @@
 // The LM head as speculative verification runs it (full suite only: Gemma's head is 178 MB
-// of Q8_0, 5 ms a pass from DRAM at one row):
+// of Q8_0, read from DRAM on every pass):
 //   lm_head/<model>/logits/rows:<n>   matmul, n full logit rows (logits_from_hidden)
 //   lm_head/<model>/argmax/rows:<n>   matmul_argmax, n ids and no logit rows (greedy)
 // n = 1, 2, 3, 4, 8, ..., 64: how the cost of one pass grows with the rows it serves is what
