@@ -33,20 +33,17 @@ ci_pass() {  # ci_pass OUT.json [extra kernel_bench flags]
   $py scripts/bench_merge.py "$out" "${parts[@]}"
   rm -f "${parts[@]}"
 }
-# Thresholds by family, from passes of one binary on this 2-core shared VM:
+# Thresholds by family, set by how much passes of one binary vary on a 2-core shared VM
+# (kernels/bench/README.md, "The regression gate", has the figures):
 # - kernels on both cores (real time, /threads:2) share them with whatever else runs, and a
 #   burst on the other core doubles their time: gated only on a doubling;
 # - the single-thread mat-vecs stream their weights from DRAM, whose share another tenant
-#   moves by up to 20% for a whole pass (lower quartiles of one binary differed by up to
-#   1.2x): 25%, and so the sampling kernels, which stream a 1 MiB row of logits; tree attention (2 MiB of K/V per head group, shared L3) moved by 12%: 20%;
+#   moves for whole passes: 25%, and so the sampling kernels, which stream a 1 MiB row of
+#   logits; tree attention (2 MiB of K/V per head group, shared L3): 20%;
 # - kernels of a few microseconds or less on one thread, in L1/L2 (dedup_pack; rms_norm,
-#   rope and the gated activations at one token) run at up to twice their time for a few
-#   hundred ms or a whole process on this VM, while neither probe moves (another tenant on
-#   the core, presumably): dedup_pack's lower quartile read +11% to +79% against a baseline
-#   the same binary had recorded minutes earlier, through both confirmations, in two gate
-#   runs of three; rope_neox_apply at one token took 61-65 ns in some processes and
-#   100-188 ns in others, with the arrays at fixed offsets and with ASLR off alike: gated
-#   on a doubling (the injected slowdown of rms_norm is 5-11x);
+#   rope and the gated activations at one token) can run at up to twice their time for a
+#   whole process while neither probe moves: gated on a doubling (the injected slowdown of
+#   rms_norm is well past that);
 # - everything else: GATE_THRESHOLD, default 10%.
 # A GATE_THRESHOLD above a family's threshold raises that family's too: a caller that asks for
 # a coarse gate (the injected-slowdown test's) gets it on every kernel.
@@ -62,7 +59,7 @@ gate_flags=(--threshold "$threshold" --threshold-for "/threads:[2-9]|/rows:[0-9]
 [[ ${GATE_STRICT:-0} == 1 ]] && gate_flags+=(--strict-machine)
 compare() { $py scripts/bench_compare.py "${gate_flags[@]}" "$@"; }
 
-# gate BASE.json OUT.json: the short pass, compared with BASE. On this shared machine another
+# gate BASE.json OUT.json: the short pass, compared with BASE. On a shared machine another
 # tenant's burst of cache, memory or sibling-thread load can slow some kernels by 15-50% for
 # tens of seconds, and the calibration kernels do not always feel it. So a flagged kernel
 # counts only if it regresses again in each of two fresh passes of just the flagged

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Grow a static Medusa candidate tree ("choices") from per-head top-k accuracies.
 
-Medusa's procedure (reference/medusa_eagle_specbench.md §1.3): start from [[0]] and
+Medusa's procedure (engine/DESIGN.md §2.2): start from [[0]] and
 repeatedly add the neighbour of an accepted path -- its next sibling rank, or its first
 child -- with the highest expected acceptance, the product over depths of the probability
 that the path's rank at that depth is the right token. Ties go to the first neighbour found,

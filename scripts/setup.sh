@@ -61,8 +61,8 @@ for line in open(sys.argv[1]):
         sys.exit(1)
 PYEOF
     log "installing Python packages from $1 (first time only; llama-cpp-python, if listed, compiles for minutes)"
-    # llama.cpp from source, CPU only, without its AMX path (it crashes on this CPU
-    # generation with GCC 12; see scripts/requirements-reference.txt).
+    # llama.cpp from source, CPU only, without its AMX path (it crashes on AMX CPUs when
+    # built with GCC 12; see scripts/requirements-reference.txt).
     CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF" \
     CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
     CXXFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \

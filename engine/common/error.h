@@ -1,4 +1,4 @@
-// Two tiers of errors (style.md point 10):
+// Two tiers of errors (engine/DESIGN.md §10):
 //  - InputError: untrusted input (model files, prompts, CLI values) is wrong. Carries
 //    where (file), what (field/tensor/key) and what was expected; the CLI prints it
 //    as one line and exits non-zero.

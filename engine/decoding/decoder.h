@@ -1,4 +1,4 @@
-// The speculative decoding loop (method.md §1) for a batch of sequences, shared by every
+// The speculative decoding loop (engine/DESIGN.md §1) for a batch of sequences, shared by every
 // drafter and by the autoregressive baseline:
 //
 //   prefill all prompts -> first root per sequence -> drafter.begin

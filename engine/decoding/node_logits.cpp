@@ -8,7 +8,7 @@ namespace draftbench {
 
 namespace {
 
-// A row added to a pass against a pass of its own, as decoding measured them (node_logits.h).
+// A row added to a pass against a pass of its own (node_logits.h).
 constexpr double kRowCostInPasses = 0.3;
 // Before any path is seen: p = 0.25, worth eight chances, so that lookahead stays 0 until the
 // paths say otherwise and a few lucky first steps do not make it overshoot.

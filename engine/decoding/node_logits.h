@@ -1,13 +1,12 @@
 // The target's LM head at the nodes of the trees a decoding step verifies, computed from the
 // nodes' final-norm hidden states in as few passes over the head as the walk allows.
 //
-// Which rows, from measurements (kernels/bench/README.md, "The LM head by rows"; AMD EPYC Zen 4,
-// 2 threads): a pass over Gemma 3 270M's head (262,144 x 640 Q8_0, 178 MB) takes about 5.2 ms
-// for one row, 6.1 for two, 7.1 for three, 8.8 for four, and past that the products are
-// compute-bound at about 1.6 ms a row (64 rows: 103 ms). Verification reads only the accepted
-// path: greedy its argmaxes, exact sampling its rows (siblings are judged by their parent's
-// row). So computing every node of a 60-node EAGLE tree (~100 ms) would cost more than the
-// step's forward, while one pass per visited node costs 5 ms each. A step therefore computes,
+// Which rows: a pass over a small model's LM head costs little more for a few rows than for
+// one, and past a few rows it becomes compute-bound, each row adding its own share
+// (kernels/bench/README.md, "The LM head by rows", has the figures). Verification reads only
+// the accepted path: greedy its argmaxes, exact sampling its rows (siblings are judged by
+// their parent's row). So computing every node of a large tree would cost more than the
+// step's forward, and one pass per visited node repeats the weight stream. A step computes,
 // in one pass for all its trees, each root and the `lookahead` nodes of the path the drafter
 // ranked first below it (the first child at every level: every shipped drafter orders
 // siblings best first), and a node verification asks for beyond those is computed on demand
@@ -17,18 +16,8 @@
 // How deep: a node at depth j of the first-child path is worth a row when the walk is likely
 // to reach it, p^j >= 0.3, where p is the share of the chances verification had so far to
 // follow a first child (a path node with children) that it took, and 0.3 is what a row added
-// to a pass costs against a pass of its own, as decoding measured them: 8 MT-Bench-style
-// prompts, --chat, 64 tokens, 2 threads, every node's path fixed at 0, 1 and 2 nodes deep,
-// two interleaved rounds; the verify phase grew 1.1-2.6 ms (median 1.5) for the first row
-// added, and the accept phase shrank by about p x 4-6 ms. The shipped EAGLE, ReDrafter and
-// Medusa have p = 0.29-0.32 at temperature 0 (0.09-0.16 at 1; on 24 such prompts), right at
-// the break-even: lookahead 0 and 1 gave the same verify + accept time within 0.8 ms (EAGLE
-// 75.8 / 77.6 ms against 75.9 / 77.7, ReDrafter 35.2 / 35.2 against 35.1 / 35.4, Medusa 28.5 /
-// 28.0 against 29.3 / 27.9), 2 was 0.5-3.6 ms worse; this rule reads 0 or 1 for them, as
-// their paths go. The n-gram drafter's chains are mostly accepted whole (p near 1): in two
-// more rounds, a pass per accepted token gave verify + accept 20.4 / 19.9 ms a step (123 /
-// 126 tokens/s), lookahead 1 15.2 / 15.0, and this rule (at 2-10 by each prompt's end) 14.3 /
-// 14.0 (167 / 173 tokens/s).
+// to a pass costs against a pass of its own on a 2-thread CPU (kernels/bench/README.md, "The
+// LM head by rows", records the decoding runs that set it and how the shipped drafters fare).
 //
 // Greedy verification reads argmaxes only: with HeadOutput::argmax the passes run the fused
 // LM-head argmax (ForwardPass::argmax_from_hidden) and no logit row is written.

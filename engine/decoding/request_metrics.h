@@ -1,4 +1,4 @@
-// The per-request figures of method.md §8, computed one way for the CLI, the experiment
+// The per-request figures of engine/DESIGN.md §8, computed one way for the CLI, the experiment
 // runner and the tests: tokens/step, TPS, time to first token, tree sizes, compression
 // ratio, accepted-length histogram and the step-time breakdown.
 #pragma once

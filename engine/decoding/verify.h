@@ -1,4 +1,4 @@
-// Verification and acceptance of a drafted token tree (method.md §5), as pure functions of
+// Verification and acceptance of a drafted token tree (engine/DESIGN.md §5), as pure functions of
 // the tree, the target's logits at its nodes and (for sampling) the uniforms of a
 // counter-based key: no model, no batch, no global state.
 //
@@ -6,7 +6,7 @@
 //   tree, tokens  [n_nodes]; node 0 is the root — the token the target already chose, not a
 //                 draft — and every other node a draft token, parents first. Nodes other than
 //                 0 with parent -1 are copies of the root (beams verified without tree
-//                 attention, method.md §3): they must carry the root's token and stand for
+//                 attention, engine/DESIGN.md §3): they must carry the root's token and stand for
 //                 node 0; their children count as the root's children.
 //   target        [n_nodes][n_vocab] logits; row v is the target's prediction AT node v, i.e.
 //                 of v's children (and of the bonus token when the path ends at v).
@@ -76,7 +76,7 @@ struct DraftDistributions {
   }
 };
 
-// Beams laid over the packed tree (ReDrafter, method.md §3): nodes[b * beam_length + j] is
+// Beams laid over the packed tree (ReDrafter, engine/DESIGN.md §3): nodes[b * beam_length + j] is
 // the node holding beam b's j-th token, j = 0 being the root (node 0 or a root copy).
 // Shape [n_beams][beam_length]; exactly PackedBeams::unpacker.
 struct BeamPaths {
@@ -153,7 +153,7 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
                             const SampledDrafts& drafts, const SamplingContext& sampling, VerifyScratch& scratch,
                             Acceptance& out);
 
-// LOSSY — the ReDrafter reference code's rule (reference/redrafter.md §1.5), kept only for
+// LOSSY — the ReDrafter reference code's rule (engine/DESIGN.md §5.3), kept only for
 // comparison; label it lossy wherever it is used. Per beam b and position an independent
 // uniform u (uniform({seed, request, step, node}, 1 + b): beams sharing a node draw apart, as
 // in the reference), accept while u < p(x) / q(x); take the beam with the most accepted

@@ -1,4 +1,4 @@
-// LOSSY — Medusa's typical acceptance (reference/medusa_eagle_specbench.md §1.6), kept for
+// LOSSY — Medusa's typical acceptance (engine/DESIGN.md §5.3), kept for
 // comparison with the Medusa paper; every output that uses it says so.
 //
 // With p = softmax(target logits / T) at a node and H = -sum p log(p + 1e-5), a draft child x

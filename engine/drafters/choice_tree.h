@@ -1,4 +1,4 @@
-// A static candidate tree given as paths of top-k ranks ("medusa choices", method.md §2):
+// A static candidate tree given as paths of top-k ranks ("medusa choices", engine/DESIGN.md §2.2):
 // [[0], [1], [0, 0], [0, 1], ...] — each path names a node by the rank of its token at each
 // depth. Medusa takes the token at depth d from head d-1's ranking (independent of the
 // parent); EAGLE's static tree takes it from the draft distribution at the parent.

@@ -1,4 +1,4 @@
-// The output side shared by ReDrafter and Medusa (method.md §2): residual blocks
+// The output side shared by ReDrafter and Medusa (engine/DESIGN.md §2.1-2.2): residual blocks
 // x + SiLU(W x + b) (one fused kernel, kernels/matmul/linear_silu.h), then an output layer
 // over the draft vocabulary — the drafter's own [n_draft_vocab][dim] matrix, or the
 // target's LM head restricted to the draft vocabulary's rows (Medusa's large-vocabulary variant, EAGLE, and ReDrafter when exit_dim == n_embd).

@@ -1,4 +1,4 @@
-// The drafter interface (architecture.md): every method, and the autoregressive baseline,
+// The drafter interface (engine/DESIGN.md §9): every method, and the autoregressive baseline,
 // runs through the same Decoder loop, so speed and losslessness are comparable by
 // construction.
 //

@@ -9,7 +9,7 @@
 //     EAGLE's public files are PyTorch pickles: convert them with safetensors' torch API).
 // Tensor names are the references' in both cases (see each drafter's header).
 //
-// The optional draft vocabulary (method.md §6) is the I32/I64 tensor `draft_vocab`:
+// The optional draft vocabulary (engine/DESIGN.md §6) is the I32/I64 tensor `draft_vocab`:
 // [n_draft_vocab] distinct target token ids; row i of a draft output layer is token
 // draft_vocab[i].
 #pragma once

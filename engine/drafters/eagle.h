@@ -1,4 +1,4 @@
-// The EAGLE-style drafter (method.md §2; reference/medusa_eagle_specbench.md §2.1-2.5):
+// The EAGLE-style drafter (engine/DESIGN.md §2.3):
 // EAGLE-1 weights drafting an EAGLE-2 dynamic tree (or an EAGLE-1 static choice tree).
 //
 // Model: input_i = fc([embed(x_{i+1}), f_i]) (embedding first; fc [H][2H] + bias), where

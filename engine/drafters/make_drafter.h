@@ -17,7 +17,7 @@ namespace draftbench {
 struct DrafterOptions {
   std::string kind = "autoregressive";  // a name of drafter_kinds()
   std::string weights_dir;              // required for the kinds that need weights
-  // ReDrafter (method.md §2-3): beam_length includes the root.
+  // ReDrafter (engine/DESIGN.md §2.1, §3): beam_length includes the root.
   int beam_width = 8, beam_length = 5;
   bool tree_attention = true;  // off: every beam verified as its own chain
   int top_k_warp = 0;          // > 0: keep only the top-k draft logits per step (reference: 50); 0 = off

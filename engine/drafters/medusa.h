@@ -1,4 +1,4 @@
-// Medusa (method.md §2; reference/medusa_eagle_specbench.md §1): K heads read the target's
+// Medusa (engine/DESIGN.md §2.2): K heads read the target's
 // final-norm hidden state h that chose the root; head k predicts the token k + 2 positions
 // ahead. Head = residual blocks x + SiLU(W x + b) (DraftHead) then an output layer over the
 // draft vocabulary — its own (Medusa-1) or the target's LM head rows (Medusa's "version 2").

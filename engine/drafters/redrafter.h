@@ -1,4 +1,4 @@
-// ReDrafter (method.md §2-3; reference/redrafter.md §1.2-1.4): a recurrent draft head
+// ReDrafter (engine/DESIGN.md §2.1, §3): a recurrent draft head
 // driven by the target's hidden state h and its own input embeddings, drafting by beam
 // search, verified through dynamic tree attention (dedup_prefix + pack_beams) or, with
 // tree attention off, as beam_width separate chains.
@@ -6,7 +6,7 @@
 // Per draft step t (1 .. beam_length-1), for every beam:
 //   s_t = SiLU(rnn_w e_t + rnn_u s_{t-1} + b_u)      (rnn; s_0 = 0, as the reference code)
 //         s_{t-1} + e_t                              (rnn = false: cumulative embeddings)
-//   x   = [h, s_t]   (concatenation in the reference code's order; method.md writes [s_t, h])
+//   x   = [h, s_t]   (the reference code's order; the paper writes [s_t, h])
 //   x   = input_proj x + b   when exit_dim != 2 * n_embd
 //   log q = log_softmax(head(x))  over the draft vocabulary, after an optional top-k warp
 // where e_t is the target's input embedding of the beam's last token. `initial_state:

@@ -2,7 +2,7 @@
 // be tokenized with parse_special=true so that "<start_of_turn>", "</s>" etc. become their
 // special tokens.
 //
-// gemma (HF Gemma 3 tokenizer_config chat_template, reference gguf_gemma3.md §4.3):
+// gemma (HF Gemma 3 tokenizer_config chat_template; engine/tokenizer/README.md):
 //   <bos><start_of_turn>user\n{system}\n\n{user}<end_of_turn>\n
 //   <start_of_turn>model\n{assistant}<end_of_turn>\n ... <start_of_turn>model\n
 //   Gemma has no system role: the system text opens the first user turn. Every content,

@@ -4,8 +4,8 @@
 //    implemented in bpe_tokenizer.h (step 2 below is byte-level BPE there).
 //
 // The ids must equal llama.cpp's for the same GGUF file, because draftbench compares
-// itself against llama.cpp on the same prompts. The pipeline (reference gguf_gemma3.md
-// §4.2) is therefore llama.cpp's:
+// itself against llama.cpp on the same prompts. The pipeline
+// (engine/tokenizer/README.md) is therefore llama.cpp's:
 //   1. Special-token partition: CONTROL, USER_DEFINED and UNKNOWN tokens are searched for
 //      literally in the text, longest first, and split out as whole tokens. USER_DEFINED
 //      ones always; CONTROL and UNKNOWN ones only when `parse_special` is set.

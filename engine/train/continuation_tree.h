@@ -1,4 +1,4 @@
-// The frozen target's view of one training sequence (method.md §7): its final-norm hidden
+// The frozen target's view of one training sequence (engine/DESIGN.md §7): its final-norm hidden
 // state at every position, and its own greedy continuation c_1..c_C after every trained
 // position t — what a distilled drafter learns to predict.
 //

@@ -1,4 +1,4 @@
-// Training data for drafters, as `draftbench distill` writes it (method.md §7): a directory
+// Training data for drafters, as `draftbench distill` writes it (engine/DESIGN.md §7): a directory
 // with `manifest.json` and shards `shard-NNNNN.safetensors`.
 //
 // A shard holds whole sequences (chat-templated conversations), concatenated:

@@ -1,5 +1,5 @@
-// Training a drafter on `draftbench distill` data (method.md §7; the reference recipes in
-// reference/redrafter.md §1.7 and medusa_eagle_specbench.md §1.1, §2.3): `draftbench train`.
+// Training a drafter on `draftbench distill` data (engine/DESIGN.md §7, with the
+// reference recipes draftbench follows): `draftbench train`.
 //
 // The target LLM stays frozen and outside the autograd graph: its input embeddings come from
 // the engine (embed_tokens, Gemma's sqrt(n_embd) scaling included) and its LM-head rows of the

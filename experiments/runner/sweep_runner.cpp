@@ -117,8 +117,8 @@ std::vector<SweepPoint> select_points(const ExperimentSpec& spec, const RunOptio
   return out;
 }
 
-// A rough model of a point's wall time, fitted to table5's run on this 2-core machine
-// (Gemma 3 270M, 2026-11-23; the fit was 3x low for ReDrafter before): a single-token step
+// A rough model of a point's wall time, fitted to experiments/paper/table5.yaml run with
+// Gemma 3 270M on a 2-core CPU (experiments/README.md, "Time estimates"): a single-token step
 // streams the weights at about 7 GB/s; a speculative step costs a fixed 1.45 of that (the
 // batched-row kernels, the drafter, the lazily computed logits of the accepted nodes), 0.45
 // of it per further sequence in the batch, and 0.14 of it per verified token, and ReDrafter's dynamic tree attention keeps about

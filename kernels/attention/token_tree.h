@@ -1,6 +1,6 @@
 // A tree of tokens to run through the model in one forward pass: parent index per node
 // (-1 for the root), stored parents-first. A prompt or a single decoding step is a chain.
-// DFS entry/exit times give the O(N) ancestor test used by attention (method.md §4).
+// DFS entry/exit times give the O(N) ancestor test used by attention (engine/DESIGN.md §4).
 #pragma once
 
 #include <cstdint>

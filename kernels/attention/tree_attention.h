@@ -1,5 +1,5 @@
 // Attention of one query token over its sequence's committed context plus its ancestors
-// in a token tree, with the DFS-interval ancestor test (method.md §4): tree node i is an
+// in a token tree, with the DFS-interval ancestor test (engine/DESIGN.md §4): tree node i is an
 // ancestor-or-self of node j iff start[i] <= start[j] && end[j] <= end[i]. Memory is O(N)
 // in the number of tree nodes; no N x N mask exists anywhere.
 //

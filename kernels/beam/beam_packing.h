@@ -1,4 +1,4 @@
-// ReDrafter's dynamic tree attention (method.md §3) on the CPU, as flat passes over the
+// ReDrafter's dynamic tree attention (engine/DESIGN.md §3) on the CPU, as flat passes over the
 // beam array instead of a trie: the beams of one draft all have the same length, so the
 // shared prefixes are found by comparing beams pairwise, exactly the paper's tensor
 // algorithm, and the result is a parents-first token tree for TokenTree::from_parents.

@@ -1,4 +1,5 @@
-// Dynamic tree attention's packing (method.md §3) per step and sequence, over a BW x BL grid:
+// Dynamic tree attention's packing (engine/DESIGN.md §3) per step and sequence, over a
+// BW x BL grid:
 //   dedup_pack/bw:<W>/bl:<L>      dedup_prefix + pack_beams (what the decoder runs)
 //   dedup_prefix/…, pack_beams/…  the halves, to see which dominates (full suite)
 // Beams share their root and draw from a 50-token vocabulary, so prefixes are shared near

@@ -8,9 +8,8 @@
 // ridge AND the kernel actually streams at half the measured bandwidth or more; otherwise
 // its speed follows the core, not DRAM. The label picks the calibration kernel that
 // scripts/bench_compare.py normalises it by, so it must name what really limits it: a
-// kernel whose few KiB stay in L1 can outrun half the DRAM bandwidth, and normalised by
-// the memory probe it read 29-37% slower in a pass where only DRAM got faster (rms_norm,
-// rope at 64 tokens, Zen 3).
+// kernel whose few KiB stay in L1 can outrun half the DRAM bandwidth, yet normalising it by
+// the memory probe would make a faster DRAM look like a slower kernel.
 #pragma once
 
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
 // The LM head as speculative verification runs it (full suite only: Gemma's head is 178 MB
-// of Q8_0, 5 ms a pass from DRAM at one row):
+// of Q8_0, read from DRAM on every pass):
 //   lm_head/<model>/logits/rows:<n>   matmul, n full logit rows (logits_from_hidden)
 //   lm_head/<model>/argmax/rows:<n>   matmul_argmax, n ids and no logit rows (greedy)
 //   lm_head/<model>/<output>/Q8_0r16/rows:<n>  the same over the head layout the engine uses

@@ -1,4 +1,4 @@
-// dedup_prefix and pack_beams (kernels/beam/beam_packing.h, method.md §3) for a batch of
+// dedup_prefix and pack_beams (kernels/beam/beam_packing.h, engine/DESIGN.md §3) for a batch of
 // beam sets, one block per sequence: the block program shared by the CUDA kernel and the
 // CPU emulation. It is the paper's tensor algorithm: the common-prefix length of every
 // pair of beams, then each position's owner (the first beam whose common prefix with it

@@ -1,4 +1,4 @@
-// The acceptance walk over a batch of drafted token trees (method.md §5), one block per
+// The acceptance walk over a batch of drafted token trees (engine/DESIGN.md §5), one block per
 // tree: the block programs shared by the CUDA kernels and the CPU emulation. References:
 // verify_greedy and verify_sampling_one_hot (engine/decoding/verify.h), whose tree
 // convention this follows — node 0 is the root, nodes > 0 with parent -1 are root copies

@@ -11,9 +11,9 @@ namespace {
 
 // The CMake option DRAFTBENCH_INJECT_SLOWDOWN (off by default) makes this kernel take the
 // sum of squares twelve times: the kernel-benchmark gate's self-test needs one kernel that is
-// measurably slower, and only that one (tests/kernels/bench_gate_test.sh). Four passes made
-// it 2.6x slower, twelve 5-11x; the gate holds this kernel at one row to a doubling
-// (scripts/bench_kernels.sh).
+// measurably slower, and only that one (tests/kernels/bench_gate_test.sh). Twelve passes
+// put it well past the doubling the gate holds this kernel to at one row
+// (scripts/bench_kernels.sh; kernels/bench/README.md, "The regression gate").
 #ifdef DRAFTBENCH_INJECT_SLOWDOWN
 constexpr int kSumPasses = 12;
 #else

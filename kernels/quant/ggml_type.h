@@ -12,7 +12,7 @@ namespace draftbench {
 enum class GgmlType : uint32_t {
   F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q8_1 = 9,
   Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15, BF16 = 30,
-  // 1006 was Q5_0x2, Q5_0 in block pairs, retired with the block lanes for Q5_0.
+  // Ids from 1000 up: draftbench's own in-memory layouts, never read from or written to a file.
   Q5_0x4 = 1007,  // draftbench's own: Q5_0 repacked in fours (q5_0_repack.h), never in a file
   Q4_Kt = 1012,   // likewise, Q4_K with each block's codes transposed (q4_k_transpose.h)
   Q8_0r16 = 1016, // likewise, Q8_0 rows interleaved in sixteens (q8_0_rows16.h): the LM head

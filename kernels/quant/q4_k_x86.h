@@ -1,24 +1,22 @@
 // Q4_K weights against Q8_K activation rows, for the x86 builds (each including translation
 // unit gets the block lanes of its ISA): the mat-vec and several activation rows per pass
 // over a weight row (prefill, tree verification: up to 8 in the AVX-512 build, 4 in AVX2),
-// each weight block pair's scales and codes unpacked once for all of them. The kernel this
-// replaced spent per block a scalar scale decode, two horizontal sums and scalar float
-// steps, and two multiplies per 32-value sub-block: about 25 cycles a block here,
-// compute-bound at 40% of one thread's memory bandwidth. This one:
+// each weight block pair's scales and codes unpacked once for all of them, so that the
+// per-block work (scale decode, horizontal sums, float steps) does not make the mat-vec
+// compute-bound:
 //   - blocks go in pairs: both blocks' scales decode in one register (vector code), and
 //     their horizontal sums, the mins' sums (prepared once per activation row) and the
 //     float products share instructions;
 //   - AVX-512 VNNI: per sub-block j, vpdpbusd gives eight lane sums S_j (|S_j| <= 4 x 15 x
 //     128, so they fit int16); a sub-block pair packs into words and one vpmaddwd applies
 //     both 6-bit scales: three multiplies per pair instead of four;
-//   - AVX2: vpmaddubsw and vpmaddwd by the broadcast scale per sub-block, as before;
+//   - AVX2: vpmaddubsw and vpmaddwd by the broadcast scale per sub-block;
 //   - Q4_Kt (q4_k_transpose.h, what the engine runs on AVX2): the codes transposed so that
 //     every 32-byte plane holds four values of each sub-block; the activation's codes are
 //     transposed alike when a row is prepared. The planes' vpmaddubsw sums then add in 16
 //     bits and one vpmaddwd scales all eight sub-blocks: 9 multiplies a block instead of
-//     16, and no scale broadcasts. Scratch ablations on warm weights (Zen 3) had put the
-//     Q4_K kernel at about 29 cycles a block, limited by its instruction count (loads of
-//     the broadcast masks, then the vector ports), and Q4_Kt at 1.21-1.47x its speed.
+//     16, and no scale broadcasts, where the Q4_K kernel is limited by its instruction
+//     count (kernels/bench/README.md, "Why the kernels look as they do").
 // The integer sums are exact, and the float steps are the reference's (vec_dot_ref.cpp's
 // dot_q4_k), per block in block order: sum += isum x (d x y.d), then sum -= imin x (dmin x
 // y.d). Results are bit-identical to dot_rows_ref.

@@ -83,7 +83,8 @@ inline void q5_0x4_codes(const BlockQ5_0x4& g, __m256i (&q)[4]) {
 
 // Group g of R weight rows against X prepared activation rows, into acc[r][x] (the set of
 // g's parity). The 16-bit adds are the AVX2 form in both builds: the VNNI build's
-// vpdpbusd chain would give the same integers, but this is the form measured.
+// vpdpbusd chain would give the same integers, and one form means one code path to
+// benchmark and test.
 template <int R, int X>
 inline void q5_0x4_group(const BlockQ5_0x4* const* w, const PreparedQ5_0x4Row* a, int64_t g, __m256 (&acc)[R][X]) {
   const __m256i ones = _mm256_set1_epi16(1);
@@ -120,9 +121,9 @@ void q5_0x4_row_batch(const BlockQ5_0x4* const* w, const PreparedQ5_0x4Row* a, i
 // Q5_0x4 weight rows row_at(0 .. n_rows) against n_x activation rows xq_stride bytes apart,
 // into y[x * y_stride + r]: kQ5_0x4BatchRows activation rows at a time are prepared, then
 // every weight row passes over them. For one activation row, two weight rows side by side:
-// their independent chains ran 1.2x faster than one row's, with weights from DRAM or warm
-// (a scratch copy, Gemma's 640-value rows). False, and nothing done, for rows longer than
-// the prepared activation.
+// two independent dependency chains keep the vector ports busier than one row's
+// (kernels/bench/README.md, "Why the kernels look as they do"). False, and nothing done,
+// for rows longer than the prepared activation.
 template <typename RowAt>
 bool q5_0x4_rows(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
   const int64_t ng = n / 128;

@@ -96,7 +96,7 @@ void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int6
 }
 
 // Lambdas, not functions: each is its own type, so the kernels inline them (a function
-// pointer passed through the batching lambda was left as a call, 30% slower).
+// pointer passed through the batching lambda stays an indirect call in the inner loop).
 inline constexpr auto unpack_q8_0 = [](const BlockQ8_0* b) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b->qs)); };
 inline constexpr auto unpack_q5_0 = [](const BlockQ5_0* b) { return or_clear_bits_0xf0(unpack_nibbles_16(b->qs), b->qh); };
 inline constexpr auto unpack_q4_0 = [](const BlockQ4_0* b) { return _mm256_sub_epi8(unpack_nibbles_16(b->qs), _mm256_set1_epi8(8)); };
@@ -111,7 +111,7 @@ void row_q5_0_batch(const BlockQ5_0* w, const uint8_t* xq, size_t xq_stride, int
   __m256 acc[2][X];  // the two sets: even and odd groups
   for (int x = 0; x < X; ++x) acc[0][x] = acc[1][x] = _mm256_setzero_ps();
   // The four blocks' scales as floats, blocks past count 0. Inserted as words: stored to
-  // memory and loaded as one vector they missed store forwarding, 2.6x the time.
+  // memory and loaded as one vector they would miss store forwarding.
   const auto scales = [](const auto* blocks, int count) {
     const auto d = [&](int k) { return static_cast<short>(k < count ? blocks[k].d : 0); };
     return _mm_cvtph_ps(_mm_setr_epi16(d(0), d(1), d(2), d(3), 0, 0, 0, 0));
@@ -190,8 +190,8 @@ bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t
 }
 
 // Q6_K (Q4_K: q4_k_x86.h), one weight row at a time like the 32-value blocks: a row is one
-// sequential stream, which the hardware prefetcher follows (eight rows side by side were
-// eight streams 1.7 KB apart and left ffn_down waiting on memory at 16% of the roofline).
+// sequential stream, which the hardware prefetcher follows; several rows side by side are
+// as many streams a row apart, which it does not (kernels/bench/README.md).
 // Per super-block the integer sum is exact, so only the reference's float steps matter:
 // one multiply-add per block, done in scalar float exactly as there.
 

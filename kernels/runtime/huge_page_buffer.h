@@ -1,8 +1,8 @@
 // A zero-filled byte buffer on 2 MiB boundaries, with transparent huge pages requested
-// (madvise; this machine's THP setting is "madvise"). Streaming hundreds of MiB through
-// 4 KiB pages costs a TLB miss every 4 KiB, and how many of those the page walker hides
-// depends on where the kernel happened to place the pages: timings then differ by 10-15%
-// from one process to the next. With 2 MiB pages they do not.
+// (madvise, which the kernel honours in THP's "madvise" and "always" modes). Streaming
+// hundreds of MiB through 4 KiB pages costs a TLB miss every 4 KiB, and how many of those
+// the page walker hides depends on where the kernel happened to place the pages, so
+// timings would vary from one process to the next. With 2 MiB pages they do not.
 #pragma once
 
 #include <sys/mman.h>

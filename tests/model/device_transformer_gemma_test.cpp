@@ -46,13 +46,11 @@ TEST_CASE("real model: emulated device forward agrees with the CPU forward, and 
   CHECK(std::memcmp(got.data(), want.data(), V * sizeof(float)) == 0);
   // Later positions differ where the CUDA attention sums its exponentials in its own
   // order: an ulp there flips int8 codes of the next product's quantised activations
-  // (each worth 1/127 of its block's largest value), and 18 layers carry that on. Measured
-  // 0.046 of the largest logit under block lanes (2026-11-23), 0.021 under Q5_0's group
-  // lanes (2026-11-25). Near the top the two sides' errors differ by about 0.3% of the
-  // largest logit, so the greedy choice is checked wherever the CPU's top two logits are
-  // more than 0.5% of the largest apart (12 of the 14 positions). With group lanes,
-  // position 8's were 21.153 and 21.113 (0.19% apart), and the device chose the second
-  // (21.049 against 21.030).
+  // (each worth 1/127 of its block's largest value), and 18 layers carry that on; the bound
+  // 0.1 leaves room above the difference seen (kernels/bench/README.md, "Why the kernels
+  // look as they do"). Near the top the two sides' errors differ by about 0.3% of the
+  // largest logit, so the greedy choice is checked only where the CPU's top two logits are
+  // more than 0.5% of the largest apart; closer pairs may legitimately swap.
   const double relative = test::relative_difference(got, want);
   INFO("relative difference " << relative);
   CHECK(relative < 0.1);

@@ -1,4 +1,4 @@
-// Dynamic tree attention (method.md §3): the paper's worked example as a golden fixture,
+// Dynamic tree attention (engine/DESIGN.md §3): the paper's worked example as a golden fixture,
 // then the fast dedup_prefix against the map-based reference and the packed tree's
 // invariants on random beams of every shape up to beam_width 70, beam_length 8, with
 // vocabularies small enough that prefixes collide often.

@@ -112,7 +112,7 @@ struct Beam {
   double score;
 };
 
-// Beam search exactly as method.md §2 states it, with no shared code.
+// Beam search exactly as engine/DESIGN.md §2.1 states it, with no shared code.
 std::vector<Beam> reference_beam_search(const ReferenceRedrafter& r, const Model& m, const std::vector<float>& h, int32_t root, int W, int L) {
   std::vector<Beam> beams{Beam{{root}, std::vector<float>(static_cast<size_t>(r.H), 0.0f), 0.0}};
   for (int t = 1; t < L; ++t) {

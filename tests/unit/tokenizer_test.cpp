@@ -1,7 +1,7 @@
 // Tokenizer, TextStreamer, SentencePiece ModelProto and chat templates on a tiny
 // hand-built vocabulary (no model file needed). The central check is differential: a
-// plain re-implementation of llama.cpp's SPM tokenization (reference gguf_gemma3.md
-// §4.2) must give the same ids as the SentencePiece-backed Tokenizer on random text.
+// plain re-implementation of llama.cpp's SPM tokenization (engine/tokenizer/README.md,
+// "SentencePiece BPE") must give the same ids as the SentencePiece-backed Tokenizer on random text.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// Verification rules (method.md §5). Greedy: hand-built trees, and random trees against
+// Verification rules (engine/DESIGN.md §5). Greedy: hand-built trees, and random trees against
 // autoregressive greedy decoding on a model whose logits are a fixed random function of the
 // whole prefix. Sampling: the exact rules must leave the target's distribution unchanged,
 // checked by decoding the first kGenerated tokens many times with drafts of every shape the
@@ -14,10 +14,11 @@
 //    detected with power ~1.
 //  - Joint over the 216 sequences (df <= 215 after pooling cells expecting < 5, critical
 //    <= 329): power 0.99 needs lambda ~ 195, i.e. d2 >= 2e-4.
-//  Checked by mutation (not kept): accepting with probability 1.01 p instead of p — a 1%
-//  relative error in the acceptance rule — fails every case of both exact rules at 1M samples
-//  (at 300k it failed only some); dropping the renormalisation of the residual, of q after a
-//  draw without replacement, or the per-beam draw order all give chi-square in the thousands.
+//  What that power catches (by hand-applied mutations of the rules): accepting with
+//  probability 1.01 p instead of p — a 1% relative error in the acceptance rule — fails every
+//  case of both exact rules at 1M samples (300k catches it only in some cases, hence 1M);
+//  dropping the renormalisation of the residual, of q after a draw without replacement, or
+//  the per-beam draw order all give chi-square in the thousands.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <array>

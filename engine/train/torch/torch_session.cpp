@@ -65,7 +65,7 @@ class Session final : public TorchSession {
   Session(const SessionSpec& spec, const TargetRows& target) : spec_(spec), output_(target) {
     // Every step allocates and frees the same few large tensors (logits: batch x steps x
     // draft vocabulary). glibc serves those with fresh mmaps, so each step paid page faults
-    // and kernel zeroing on hundreds of MB (a third of ReDrafter's step time, measured);
+    // and kernel zeroing on hundreds of MB (a large share of a small drafter's step time);
     // from the heap, freed blocks are reused. Process-wide, but this process is training.
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);

@@ -1,8 +1,8 @@
 // train_drafter: data, draft vocabulary, the AdamW loop with a warm-up + cosine schedule,
 // logs, per-epoch checkpoints and the final export (drafter_training.h).
 //
-// Recipe defaults and where they come from (reference/redrafter.md §1.7,
-// medusa_eagle_specbench.md §1.1, §2.3):
+// Recipe defaults and where they come from (the public ReDrafter, Medusa and EAGLE
+// trainers; table in engine/DESIGN.md §7):
 //   - AdamW, lr 1e-3, cosine decay to 0 after a 10% linear warm-up, 2 epochs: ReDrafter's
 //     and Medusa's recipe. Weight decay 0 (both train under HF Trainer's default).
 //     betas (0.9, 0.999) for ReDrafter and Medusa, (0.9, 0.95) for EAGLE (its recipe).

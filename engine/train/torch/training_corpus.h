@@ -99,7 +99,7 @@ class TrainingCorpus {
   std::vector<uint32_t> train_sequences_, valid_sequences_;
 };
 
-// The draft vocabulary (method.md §6): the most frequent response tokens, ordered by count
+// The draft vocabulary (engine/DESIGN.md §6): the most frequent response tokens, ordered by count
 // (descending, ties to the lower id), with every stop token included (they take the places
 // of the least frequent tokens; a stop token the corpus never shows comes last). Tokens
 // never seen are not added: a corpus with fewer distinct response tokens than `size` gives a
