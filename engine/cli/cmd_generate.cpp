@@ -100,6 +100,7 @@ int run_generate(GenerateArgs a) {
   opt.sampling = SamplingParams{a.temperature, a.sampling_top_k, a.top_p};
   opt.seed = a.seed;
   opt.ignore_eos = a.ignore_eos;
+  opt.cost = a.drafter.cost;
   const bool lossy = !opt.sampling.greedy() && is_lossy(opt.rule);
   if (lossy) fmt::print(stderr, "warning: --verification {} is LOSSY: outputs do not follow the target distribution\n", a.verification);
 

@@ -62,6 +62,10 @@ std::string model_identity(const std::string& path) {
 
 double CostModel::forward(int32_t tokens) const { return interpolate(sizes, forward_s, tokens); }
 double CostModel::head(int32_t rows) const { return interpolate(sizes, head_s, rows); }
+double CostModel::head_row_in_passes() const {
+  const double one = head(1);
+  return one > 0 ? std::clamp((head(8) - one) / 7.0 / one, 0.01, 1.0) : 1.0;
+}
 
 nlohmann::json CostModel::to_json() const {
   return {{"version", kVersion}, {"context", context}, {"sizes", sizes}, {"forward_s", forward_s}, {"head_s", head_s}, {"sample_s", sample_s}};

@@ -47,6 +47,9 @@ struct CostModel {
   // of the LM head's rows, and `tokens` tokens through `share` of the target's layers.
   double head_share(int32_t rows, double share) const { return rows > 0 ? head(rows) * share : 0.0; }
   double forward_share(int32_t tokens, double share) const { return tokens > 0 ? forward(tokens) * share : 0.0; }
+  // What one more row in a pass of the LM head costs against a pass of its own: the mean
+  // row from one to eight rows over the one-row pass, within [0.01, 1].
+  double head_row_in_passes() const;
 
   nlohmann::json to_json() const;
   // Throws InputError naming `where` for anything but a well-formed model.

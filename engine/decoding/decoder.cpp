@@ -106,7 +106,8 @@ std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_
   std::vector<Sequence> seqs(static_cast<size_t>(n));
   DistributionScratch dist_scratch;
   VerifyScratch verify_scratch;  // shared: [n_vocab] arrays, restored after each use
-  NodeLogits node_logits(target_, model_.config().n_vocab, E, options.head_lookahead);
+  NodeLogits node_logits(target_, model_.config().n_vocab, E, options.head_lookahead,
+                         options.cost ? options.cost->head_row_in_passes() : NodeLogits::kDefaultRowCostInPasses);
   const HeadOutput head_output = options.sampling.greedy() ? HeadOutput::argmax : HeadOutput::logits;
   drafter_.reset(n);
 

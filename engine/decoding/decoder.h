@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/decoding/cost_model.h"
 #include "engine/decoding/sampling.h"
 #include "engine/drafters/drafter.h"
 #include "engine/model/kv_cache.h"
@@ -47,6 +48,9 @@ struct DecodeOptions {
   // computed in the same LM-head pass (engine/decoding/node_logits.h); unset: chosen step by
   // step from the paths accepted so far. Only time depends on it, never a token.
   std::optional<int32_t> head_lookahead;
+  // This machine's costs, when the caller has them: the LM-head rows a step computes at once
+  // are weighed with them (node_logits.h). Only time depends on it, never a token.
+  std::shared_ptr<const CostModel> cost;
   // Called with (sequence, token) as each token is emitted, for streaming; may be empty.
   std::function<void(int, int32_t)> on_token;
 };

@@ -8,8 +8,6 @@ namespace draftbench {
 
 namespace {
 
-// A row added to a pass against a pass of its own (node_logits.h).
-constexpr double kRowCostInPasses = 0.3;
 // Before any path is seen: p = 0.25, worth eight chances, so that lookahead stays 0 until the
 // paths say otherwise and a few lucky first steps do not make it overshoot.
 constexpr double kPriorFollowed = 2.0, kPriorChances = 8.0;
@@ -17,16 +15,16 @@ constexpr int32_t kMaxLookahead = 16;
 
 }  // namespace
 
-NodeLogits::NodeLogits(ForwardPass& target, int64_t n_vocab, int64_t n_embd, std::optional<int32_t> fixed_lookahead)
-    : target_(target), n_vocab_(n_vocab), n_embd_(n_embd), fixed_lookahead_(fixed_lookahead) {
-  DB_CHECK(n_vocab >= 1 && n_embd >= 1 && fixed_lookahead.value_or(0) >= 0);
+NodeLogits::NodeLogits(ForwardPass& target, int64_t n_vocab, int64_t n_embd, std::optional<int32_t> fixed_lookahead, double row_cost_in_passes)
+    : target_(target), n_vocab_(n_vocab), n_embd_(n_embd), fixed_lookahead_(fixed_lookahead), row_cost_in_passes_(row_cost_in_passes) {
+  DB_CHECK(n_vocab >= 1 && n_embd >= 1 && fixed_lookahead.value_or(0) >= 0 && row_cost_in_passes > 0);
 }
 
 int32_t NodeLogits::lookahead() const {
   if (fixed_lookahead_) return *fixed_lookahead_;
   const double p = (followed_ + kPriorFollowed) / (chances_ + kPriorChances);
   int32_t depth = 0;
-  for (double reach = p; reach >= kRowCostInPasses && depth < kMaxLookahead; reach *= p) ++depth;
+  for (double reach = p; reach >= row_cost_in_passes_ && depth < kMaxLookahead; reach *= p) ++depth;
   return depth;
 }
 

@@ -14,10 +14,12 @@
 // (batch-invariant kernels), so the choice changes time only, never a token.
 //
 // How deep: a node at depth j of the first-child path is worth a row when the walk is likely
-// to reach it, p^j >= 0.3, where p is the share of the chances verification had so far to
-// follow a first child (a path node with children) that it took, and 0.3 is what a row added
-// to a pass costs against a pass of its own on a 2-thread CPU (kernels/bench/README.md, "The
-// LM head by rows", records the decoding runs that set it and how the shipped drafters fare).
+// to reach it, p^j >= c, where p is the share of the chances verification had so far to
+// follow a first child (a path node with children) that it took, and c is what a row added
+// to a pass costs against a pass of its own: from the machine's cost model
+// (CostModel::head_row_in_passes) when the decoder has one, else 0.3, the file layout's
+// figure on a 2-thread CPU (kernels/bench/README.md, "The LM head by rows", records the
+// decoding runs that set it and how the shipped drafters fare).
 //
 // Greedy verification reads argmaxes only: with HeadOutput::argmax the passes run the fused
 // LM-head argmax (ForwardPass::argmax_from_hidden) and no logit row is written.
@@ -44,7 +46,9 @@ class NodeLogits {
  public:
   // fixed_lookahead: first-child nodes below a root (or an on-demand node) computed in its
   // pass; unset: chosen from the paths observed, as above.
-  NodeLogits(ForwardPass& target, int64_t n_vocab, int64_t n_embd, std::optional<int32_t> fixed_lookahead = std::nullopt);
+  NodeLogits(ForwardPass& target, int64_t n_vocab, int64_t n_embd, std::optional<int32_t> fixed_lookahead = std::nullopt,
+             double row_cost_in_passes = kDefaultRowCostInPasses);
+  static constexpr double kDefaultRowCostInPasses = 0.3;
   NodeLogits(const NodeLogits&) = delete;  // the tree views point back at it
   NodeLogits& operator=(const NodeLogits&) = delete;
 
@@ -100,6 +104,7 @@ class NodeLogits {
   ForwardPass& target_;
   int64_t n_vocab_, n_embd_;
   std::optional<int32_t> fixed_lookahead_;
+  double row_cost_in_passes_;
   double chances_ = 0, followed_ = 0;  // path nodes with a first child; of those, followed to it
   HeadOutput output_ = HeadOutput::argmax;
   std::vector<Tree> trees_;

@@ -206,6 +206,7 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
 
   Decoder decoder(c.model, c.target, *drafter);
   DecodeOptions opt;
+  opt.cost = options.cost;
   opt.max_new_tokens = max_new_tokens;
   opt.sampling.temperature = static_cast<float>(point.params["temperature"].get<double>());
   opt.seed = point.params["seed"].get<uint64_t>();

@@ -33,6 +33,15 @@ TEST_CASE("cost model: interpolation, JSON round trip, and malformed input rejec
   CHECK_THROWS_AS(CostModel::from_json(bad, "x"), InputError);
 }
 
+TEST_CASE("cost model: a head row's cost in passes is the mean row from one to eight, clamped", "[sizing]") {
+  CostModel m = test::cost_curve(0.004, 0.005, 0.0005);  // head 5 ms + 0.5 ms a row
+  CHECK(m.head_row_in_passes() == Approx(0.1));
+  m = test::cost_curve(0.004, 0.005, 0.01);  // a row dearer than a pass
+  CHECK(m.head_row_in_passes() == 1.0);
+  m = test::cost_curve(0.004, 0.005, 0.0);  // free rows
+  CHECK(m.head_row_in_passes() == 0.01);
+}
+
 TEST_CASE("cost model cache: keyed by model, CPU, threads and device; stale or corrupt is never used", "[sizing]") {
   const test::TempDir dir("cost_cache");
   const CostKey key{"abc", "cpu X", "cpu", 2};

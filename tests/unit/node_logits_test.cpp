@@ -172,6 +172,26 @@ TEST_CASE("NodeLogits: the lookahead follows how often verification takes the fi
   REQUIRE(step(root_only) == 1);
 }
 
+TEST_CASE("NodeLogits: cheaper head rows buy a deeper lookahead at the same acceptance", "[node_logits]") {
+  CountingHead head;
+  const TokenTree chain = TokenTree::chain(4);
+  std::mt19937 rng(45);
+  const std::vector<float> hidden = random_hidden(chain.size(), rng);
+  const std::vector<int32_t> path = {0, 1};  // the first child taken, then not its own
+  auto lookahead_at = [&](double row_cost) {
+    NodeLogits logits(head, kVocab, kEmbd, std::nullopt, row_cost);
+    for (int i = 0; i < 30; ++i) {
+      logits.begin_step(HeadOutput::argmax);
+      logits.add_tree(hidden.data(), chain);
+      logits.observe_path(0, path);  // two chances a step, one taken: p = 32 / 68 = 0.47 with the prior
+    }
+    return logits.lookahead();
+  };
+  CHECK(lookahead_at(0.3) == 1);   // 0.47 >= 0.3 > 0.47^2
+  CHECK(lookahead_at(0.08) == 3);  // 0.47^3 = 0.104 >= 0.08 > 0.47^4
+  CHECK(lookahead_at(1.0) == 0);
+}
+
 TEST_CASE("Decoder: the LM-head lookahead changes no token, greedy or sampled", "[node_logits][decoder]") {
   TempDir dir("node_logits");
   write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
