@@ -5,15 +5,11 @@
 //     fit its kernels' prepared activations (whole groups, at most kQ5_0x4MaxValues =
 //     16384 values: every Q5_0 matrix of Gemma 3 270M, and the Llama FFN inputs up to 13B):
 //     each register a quarter of four blocks, so their products add before they widen
-//     (block_lanes.h's group lanes): on Zen 3 the one-thread mat-vec reads 0.81-0.83 of the
-//     bandwidth (the block-lane Q5_0x4 before it 0.65-0.66, two alternating rounds),
-//     two-thread batches of 16-64 rows 1.4-1.7x;
+//     (block_lanes.h's group lanes);
 //   - Q4_K becomes Q4_Kt where the AVX2 kernels run (quant/q4_k_transpose.h), any length:
-//     on Zen 3 the one-thread mat-vec from DRAM 1.14-1.3x (1.0-1.75x over six noisy runs),
-//     the two-thread matmul 1.16-1.39x for one activation row and 0.9-1.6x for 4-256 (four
-//     runs, most 1.05-1.3x).
-//     The AVX-512 build keeps Q4_K (its VNNI kernel was not measured against Q4_Kt: no
-//     such CPU here).
+//     each block's codes transposed so every register holds values of every sub-block.
+//     The AVX-512 build keeps Q4_K, whose VNNI kernel takes the file layout.
+// kernels/bench/README.md records what each layout gained.
 // Elsewhere a matrix stays as it is (the repacked type would take the reference kernel).
 #pragma once
 

@@ -29,11 +29,11 @@ inline constexpr int kBlockLaneSets = 2;
 // group after group. A short last group's missing blocks add nothing. fold_block_lanes
 // combines the lanes.
 // - Why: per block, the block lanes' float steps (convert, multiply, add over eight lanes)
-//   and the integer steps around them were half of an AVX2 Q5_0 kernel's work, which read
-//   0.65-0.73 of the bandwidth on Zen 3, compute-bound. Group lanes take those steps once
-//   per four blocks, and a layout with a quarter of every block of a group in each
-//   register (Q5_0x4) adds the four blocks' 16-bit products before widening them: 0.81-0.83
-//   of the bandwidth (kernel_bench, two alternating rounds against the block-lane kernel).
+//   and the integer steps around them were half of an AVX2 Q5_0 kernel's work, which left it
+//   compute-bound below the bandwidth. Group lanes take those steps once per four blocks,
+//   and a layout with a quarter of every block of a group in each register (Q5_0x4) adds
+//   the four blocks' 16-bit products before widening them (kernels/bench/README.md has the
+//   figures).
 inline constexpr int kGroupBlocks = 4;
 
 // Both contracts are one scheme over units of G blocks, block lanes being G = 1 and group

@@ -12,15 +12,13 @@ namespace {
 
 // Row `lane` of the group at `group` against one activation row: the header's contract.
 float lane_dot(const uint8_t* group, int lane, const BlockQ8_0* x, int64_t nb) {
-  const uint16_t* d = q8_0r16_scales(group);
-  const uint8_t* codes = q8_0r16_codes(group, nb);
   float y = 0.0f;
   for (int64_t b = 0; b < nb; ++b) {
-    const uint8_t* block = codes + static_cast<size_t>(b) * kQ8_0r16BlockCodeBytes;
+    const uint8_t* block = q8_0r16_codes(group, b);
     int32_t s = 0;
     for (int k = 0; k < 8; ++k)
       for (int j = 0; j < 4; ++j) s += (static_cast<int32_t>(block[k * kQ8_0r16ChunkBytes + 4 * lane + j]) - 128) * x[b].qs[4 * k + j];
-    y = std::fma(static_cast<float>(s), fp16_to_fp32(d[b * kQ8_0r16Rows + lane]) * fp16_to_fp32(x[b].d), y);
+    y = std::fma(static_cast<float>(s), fp16_to_fp32(q8_0r16_scales(group, b)[lane]) * fp16_to_fp32(x[b].d), y);
   }
   return y;
 }
@@ -33,18 +31,16 @@ bool has_vnni() {
 }  // namespace
 
 void interleave_q8_0_rows16(const uint8_t* rows, size_t row_bytes, int64_t n_rows, int64_t nb, uint8_t* dst) {
-  DB_CHECK(n_rows % kQ8_0r16Rows == 0 && row_bytes == static_cast<size_t>(nb) * sizeof(BlockQ8_0));
+  DB_CHECK(n_rows % kQ8_0r16Rows == 0 && nb % 2 == 0 && row_bytes == static_cast<size_t>(nb) * sizeof(BlockQ8_0));
   const size_t group_bytes = q8_0r16_group_bytes(nb);
   for (int64_t g = 0; g < n_rows / kQ8_0r16Rows; ++g) {
     uint8_t* group = dst + static_cast<size_t>(g) * group_bytes;
-    auto* d = reinterpret_cast<uint16_t*>(group);
-    uint8_t* codes = group + static_cast<size_t>(nb) * kQ8_0r16Rows * sizeof(uint16_t);
     for (int lane = 0; lane < kQ8_0r16Rows; ++lane)
       for (int64_t b = 0; b < nb; ++b) {
         BlockQ8_0 in;
         std::memcpy(&in, rows + static_cast<size_t>(g * kQ8_0r16Rows + lane) * row_bytes + static_cast<size_t>(b) * sizeof(BlockQ8_0), sizeof in);
-        d[b * kQ8_0r16Rows + lane] = in.d;
-        uint8_t* block = codes + static_cast<size_t>(b) * kQ8_0r16BlockCodeBytes;
+        const_cast<uint16_t*>(q8_0r16_scales(group, b))[lane] = in.d;
+        uint8_t* block = const_cast<uint8_t*>(q8_0r16_codes(group, b));
         for (int k = 0; k < 8; ++k)
           for (int j = 0; j < 4; ++j) block[k * kQ8_0r16ChunkBytes + 4 * lane + j] = static_cast<uint8_t>(in.qs[4 * k + j] + 128);
       }

@@ -10,11 +10,12 @@
 // for sixteen rows.
 //
 // Layout: group g (rows 16g .. 16g + 15) takes 16 row_bytes, so a run of whole groups sits
-// where the same rows' Q8_0 bytes would. A group is its sixteen rows' fp16 scales, block by
-// block ([nb][16]), then its codes block by block, each block eight 64-byte chunks: chunk k
-// is values 4k .. 4k + 3 of the block in each row, rows in order, each code stored as
-// code + 128 (unsigned, as vpdpbusd takes its first operand). With nb even and the matrix
-// 64-byte aligned, every chunk is one cache line.
+// where the same rows' Q8_0 bytes would. Rows have an even number of blocks, and a group is
+// its blocks in pairs: the codes of block 2u, those of block 2u + 1, then the two blocks'
+// sixteen fp16 scales each. A block's codes are eight 64-byte chunks: chunk k is values
+// 4k .. 4k + 3 of the block in each row, rows in order, each code stored as code + 128
+// (unsigned, as vpdpbusd takes its first operand). So one activation row reads each group
+// as one forward stream, and in a 64-byte aligned matrix every chunk is one cache line.
 //
 // The float contract (not block_lanes.h's): with x a Q8_0 activation row,
 //   y = 0; for b = 0 .. nb - 1 in order:  y = fma(float(s_b), d_w(b) * d_x(b), y)
@@ -39,11 +40,22 @@ inline constexpr int64_t kQ8_0r16MaxBlocks = 256;
 inline constexpr size_t kQ8_0r16ChunkBytes = 4 * kQ8_0r16Rows;
 inline constexpr size_t kQ8_0r16BlockCodeBytes = 8 * kQ8_0r16ChunkBytes;
 
-inline size_t q8_0r16_group_bytes(int64_t nb) { return static_cast<size_t>(nb) * kQ8_0r16Rows * sizeof(BlockQ8_0); }
-inline const uint16_t* q8_0r16_scales(const uint8_t* group) { return reinterpret_cast<const uint16_t*>(group); }
-inline const uint8_t* q8_0r16_codes(const uint8_t* group, int64_t nb) { return group + static_cast<size_t>(nb) * kQ8_0r16Rows * sizeof(uint16_t); }
+inline constexpr size_t kQ8_0r16ScaleBytes = kQ8_0r16Rows * sizeof(uint16_t);
+inline constexpr size_t kQ8_0r16PairBytes = 2 * (kQ8_0r16BlockCodeBytes + kQ8_0r16ScaleBytes);
+static_assert(kQ8_0r16PairBytes == 2 * kQ8_0r16Rows * sizeof(BlockQ8_0));
 
-// n_rows Q8_0 rows of nb blocks (row_bytes apart, n_rows a multiple of 16) into Q8_0r16 at dst.
+inline size_t q8_0r16_group_bytes(int64_t nb) { return static_cast<size_t>(nb) * kQ8_0r16Rows * sizeof(BlockQ8_0); }
+// Block b of a group: its codes, and its sixteen scales (row order).
+inline const uint8_t* q8_0r16_codes(const uint8_t* group, int64_t b) {
+  return group + static_cast<size_t>(b / 2) * kQ8_0r16PairBytes + static_cast<size_t>(b % 2) * kQ8_0r16BlockCodeBytes;
+}
+inline const uint16_t* q8_0r16_scales(const uint8_t* group, int64_t b) {
+  return reinterpret_cast<const uint16_t*>(group + static_cast<size_t>(b / 2) * kQ8_0r16PairBytes + 2 * kQ8_0r16BlockCodeBytes +
+                                           static_cast<size_t>(b % 2) * kQ8_0r16ScaleBytes);
+}
+
+// n_rows Q8_0 rows of nb blocks (row_bytes apart; n_rows a multiple of 16, nb even) into
+// Q8_0r16 at dst.
 void interleave_q8_0_rows16(const uint8_t* rows, size_t row_bytes, int64_t n_rows, int64_t nb, uint8_t* dst);
 
 // y[x * y_stride + r] = row r . activation row x for the n_rows rows (a multiple of 16) of

@@ -66,10 +66,8 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
 
 // One weight row against a prepared activation row. Q4_0 takes unsigned codes with the
 // offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
-// two or four rows side by side, whatever the prefetching, ran 1.3-3.5x slower here (their
-// weights arrived late). A block pair's products are one add onto both lane sets.
-// (Q5_0 had this kernel and a pair layout, Q5_0x2, until it took group lanes: on Zen 4
-// they read 0.46-0.51 and 0.59-0.67 of one thread's bandwidth, compute-bound.)
+// rows side by side are streams far apart, whose weights arrive late (kernels/bench/README.md,
+// "Why the kernels look as they do"). A block pair's products are one add onto both lane sets.
 template <typename Block>
 float row_2blocks(const Block* w, const PreparedRow& a, int64_t nb) {
   constexpr bool kSigned = std::is_same_v<Block, BlockQ8_0>;
