@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/decoding/cost_model.h"
 #include "engine/model/forward_pass.h"
@@ -12,6 +13,13 @@
 namespace draftbench::cli {
 
 using Run = std::function<int()>;
+
+// Every subcommand registered on `app` (one of them required), in main()'s order; the runs
+// to try after parsing (each returns < 0 when its subcommand was not the one given).
+std::vector<Run> add_commands(CLI::App& app, const std::string& command_line);
+// For a first word that is neither an option nor a command: the one-line error naming it
+// and the commands; else empty.
+std::string unknown_command(const CLI::App& app, const std::string& first_word);
 
 Run add_generate(CLI::App& app);
 Run add_bench(CLI::App& app);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <ranges>
 
 #include "engine/common/error.h"
 
@@ -137,9 +136,36 @@ double target_prob_of(int32_t token, const VerifyScratch& scratch) {
 
 // q's entries that take part in the rules: those of positive probability. An entry of
 // probability 0 takes none, even for a token q lists again (which must count once).
-auto positive_entries(std::span<const TokenProb> q) {
-  return q | std::views::filter([](const TokenProb& tp) { return tp.p != 0.0; });
-}
+// A hand-written filter rather than std::views::filter, which clang 14 (the fuzz preset's
+// compiler) rejects in libstdc++ 12.
+class PositiveEntries {
+ public:
+  explicit PositiveEntries(std::span<const TokenProb> q) : q_(q) {}
+  class Iterator {
+   public:
+    Iterator(const TokenProb* at, const TokenProb* end) : at_(at), end_(end) { skip_zeros(); }
+    const TokenProb& operator*() const { return *at_; }
+    Iterator& operator++() {
+      ++at_;
+      skip_zeros();
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return at_ != other.at_; }
+
+   private:
+    void skip_zeros() {
+      while (at_ != end_ && at_->p == 0.0) ++at_;
+    }
+    const TokenProb* at_;
+    const TokenProb* end_;
+  };
+  Iterator begin() const { return {q_.data(), q_.data() + q_.size()}; }
+  Iterator end() const { return {q_.data() + q_.size(), q_.data() + q_.size()}; }
+
+ private:
+  std::span<const TokenProb> q_;
+};
+PositiveEntries positive_entries(std::span<const TokenProb> q) { return PositiveEntries(q); }
 
 // Writes q into q_by_token and marks its tokens for locate_marked_tokens; returns its mass
 // (q need only be proportional). A token listed twice with positive probability would be

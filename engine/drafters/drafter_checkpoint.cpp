@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <span>
+#include <string_view>
 #include <filesystem>
 
 #include "engine/common/error.h"
@@ -32,7 +35,43 @@ std::string infer_kind(const nlohmann::json& config, const TensorSource& source)
   return "";
 }
 
+// The keys drafter.json may hold: the header, provenance (`training` is a free-form record
+// of how the weights were made, read by people, not by the loaders), and each kind's fields
+// as its loader reads them and write_random_* / the trainer write them. A key outside these
+// is a typo or a field of another kind that would otherwise be silently ignored.
+void reject_unknown_keys(const nlohmann::json& config, const std::string& path, const std::string& kind) {
+  static constexpr std::string_view kCommon[] = {"format", "version", "drafter", "training", "seed", "trained"};
+  static constexpr std::string_view kRedrafter[] = {"exit_dim", "num_draft_layers", "rnn", "initial_state", "head"};
+  static constexpr std::string_view kMedusa[] = {"num_heads", "num_layers", "head"};
+  static constexpr std::string_view kEagle[] = {"n_embd", "n_ff", "n_heads", "n_kv_heads", "head_dim", "rope_base", "rms_eps", "fc_bias", "final_norm"};
+  const std::span<const std::string_view> own = kind == "redrafter" ? std::span(kRedrafter) : kind == "medusa" ? std::span(kMedusa)
+                                               : kind == "eagle"    ? std::span(kEagle)
+                                                                    : std::span<const std::string_view>();
+  if (own.empty()) return;  // an unknown kind is reported by the caller
+  for (const auto& [key, value] : config.items()) {
+    if (std::find(std::begin(kCommon), std::end(kCommon), key) != std::end(kCommon) || std::find(own.begin(), own.end(), key) != own.end()) continue;
+    std::string expected;
+    for (std::string_view k : own) expected += (expected.empty() ? "" : ", ") + std::string(k);
+    throw InputError(path, fmt::format("key '{}'", printable_text(key)),
+                     fmt::format("unknown in a {} drafter.json (expected {}, or the header: format, version, drafter, training)", kind, expected));
+  }
+}
+
 }  // namespace
+
+int64_t drafter_size_field(const DrafterCheckpoint& checkpoint, const char* key, std::optional<int64_t> fallback, int64_t lo, int64_t hi) {
+  const ConfigFields& f = checkpoint.fields();
+  const int64_t v = fallback ? f.integer_or(key, *fallback) : f.integer(key);
+  if (v < lo || v > hi) throw InputError(checkpoint.config_path(), ConfigFields::field(key), fmt::format("{} is out of range (expected {} to {})", v, lo, hi));
+  return v;
+}
+
+void check_size_against_tensor(const DrafterCheckpoint& checkpoint, const char* key, int64_t value, const std::string& tensor, size_t dim) {
+  const std::vector<int64_t> shape = checkpoint.shape_of(tensor);
+  if (dim >= shape.size() || shape[dim] == value) return;
+  throw InputError(checkpoint.config_path(), ConfigFields::field(key),
+                   fmt::format("{} does not match the weights: tensor '{}' is {} (expected {} there)", value, tensor, shape_str(shape), value));
+}
 
 std::vector<int32_t> default_draft_vocab(const Model& target, int64_t n) {
   const int64_t n_vocab = target.config().n_vocab;
@@ -75,7 +114,7 @@ void write_native_drafter(const std::string& dir, const nlohmann::json& config, 
 }
 
 DrafterCheckpoint::DrafterCheckpoint(const std::string& dir)
-    : dir_(dir), config_path_(config_path_in(dir)), source_(dir), binder_(source_, owned_) {
+    : dir_(dir), config_path_(config_path_in(dir)), source_(dir), binder_(source_, owned_, /*check_finite=*/true) {
   config_ = read_json_file(config_path_, "the drafter config");
   if (!config_.is_object()) throw InputError(config_path_, "", fmt::format("holds {} (expected a JSON object)", printable_json(config_)));
   fields_ = std::make_unique<ConfigFields>(config_, config_path_);
@@ -86,6 +125,7 @@ DrafterCheckpoint::DrafterCheckpoint(const std::string& dir)
     if (const int64_t v = fields_->integer("version"); v != kDrafterFormatVersion)
       throw InputError(config_path_, "field 'version'", fmt::format("{} is not supported (expected {}; re-export the drafter)", v, kDrafterFormatVersion));
     kind_ = fields_->string_or("drafter", "");
+    reject_unknown_keys(config_, config_path_, kind_);
   } else {
     kind_ = infer_kind(config_, source_);
   }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,18 @@ nlohmann::json native_drafter_config(const std::string& kind);
 void write_native_drafter(const std::string& dir, const nlohmann::json& config, SafetensorsWriter& tensors,
                           const std::vector<int32_t>& draft_vocab, int64_t target_vocab);
 
+class DrafterCheckpoint;
+
+// A size from the config in [lo, hi] (the fallback when absent, or a required field without
+// one); else InputError naming the config file and the field, never the weights.
+int64_t drafter_size_field(const DrafterCheckpoint& checkpoint, const char* key, std::optional<int64_t> fallback, int64_t lo, int64_t hi);
+// When the checkpoint holds `tensor` and its dimension `dim` is not `value`, the config's field
+// `key` disagrees with the weights: InputError naming the field, with the tensor's shape. A
+// size that decides which tensors exist (a layer count) is blamed this way on the field.
+void check_size_against_tensor(const DrafterCheckpoint& checkpoint, const char* key, int64_t value, const std::string& tensor, size_t dim);
+
+// Native drafter.json is checked key by key: an unknown key is an InputError naming the file
+// and the key (a reference config.json carries many keys the drafters do not read).
 class DrafterCheckpoint {
  public:
   // Throws InputError naming the directory or file and what is missing or malformed.
@@ -61,7 +74,10 @@ class DrafterCheckpoint {
   const ConfigFields& fields() const { return *fields_; }
   const nlohmann::json& config() const { return config_; }
 
+  // Binding checks every float tensor for NaN and infinities (WeightBinder's check_finite).
   WeightBinder& bind() { return binder_; }
+  // The tensor's shape without marking it used; empty when the checkpoint has none.
+  std::vector<int64_t> shape_of(const std::string& name) const { return source_.shape_of(name); }
   // The draft vocabulary checked against the target's vocabulary (in range, distinct), or
   // every target id in order when the checkpoint has none.
   std::vector<int32_t> draft_vocab(int64_t n_vocab);

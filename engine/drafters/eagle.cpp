@@ -132,6 +132,12 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
   // Bound in place: make_drafter keeps the checkpoint (mapping and converted copies) alive
   // as long as the drafter.
   WeightBinder& keep = checkpoint.bind();
+  // A wrong size in the config is the config's fault, not the weights'.
+  check_size_against_tensor(checkpoint, checkpoint.native() ? "n_ff" : "intermediate_size", s.n_ff, L + "mlp.gate_proj.weight", 0);
+  if (const std::vector<int64_t> q = checkpoint.shape_of(L + "self_attn.q_proj.weight"); !q.empty() && q[0] != QD)
+    throw InputError(checkpoint.config_path(), checkpoint.native() ? "fields 'n_heads', 'head_dim'" : "fields 'num_attention_heads', 'head_dim'",
+                     fmt::format("{} heads of {} do not match the weights: tensor '{}self_attn.q_proj.weight' is {} (expected {} rows)", c.n_heads,
+                                 c.head_dim, L, shape_str(q), QD));
 
   p.fc = keep.matrix("fc.weight", H, 2 * H, "[hidden_size, 2 * hidden_size]");
   if (s.fc_bias) p.fc_bias = keep.vector("fc.bias", H, "[hidden_size]");

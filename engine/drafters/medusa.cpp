@@ -31,18 +31,38 @@ struct MedusaLayout {
   bool own_output = false;
 };
 
+// drafter.json's counts decide which tensors are read, so a wrong one would surface as a
+// missing or unexpected tensor: count what the weights hold first and blame the field.
+void check_counts(const DrafterCheckpoint& checkpoint, const MedusaLayout& layout) {
+  auto count = [](auto exists) {
+    int n = 0;
+    while (n <= 64 && exists(n)) ++n;
+    return n;
+  };
+  auto exists = [&](const std::string& name) { return !checkpoint.shape_of(name).empty(); };
+  const int layers = count([&](int l) { return exists(block_weight_name(0, l)); });
+  if (layers != layout.num_layers)
+    throw InputError(checkpoint.config_path(), "field 'num_layers'",
+                     fmt::format("{} does not match the weights, whose head 0 holds {} residual blocks ({{head}}.{{layer}}.linear.weight)",
+                                 layout.num_layers, layers));
+  if (layers == 0 && !layout.own_output) return;  // heads without tensors: nothing to count
+  const int heads = count([&](int h) { return exists(layers > 0 ? block_weight_name(h, 0) : output_name(h, 0)); });
+  if (heads != layout.num_heads)
+    throw InputError(checkpoint.config_path(), "field 'num_heads'", fmt::format("{} does not match the weights, which hold {} heads", layout.num_heads, heads));
+}
+
 MedusaLayout native_layout(DrafterCheckpoint& checkpoint) {
   const ConfigFields& f = checkpoint.fields();
   MedusaLayout layout;
-  const int64_t heads = f.integer("num_heads"), layers = f.integer_or("num_layers", 1);
-  if (heads < 1 || heads > 64) throw InputError(checkpoint.config_path(), "field 'num_heads'", fmt::format("{} (expected 1..64)", heads));
-  if (layers < 0 || layers > 64) throw InputError(checkpoint.config_path(), "field 'num_layers'", fmt::format("{} (expected 0..64)", layers));
+  const int64_t heads = drafter_size_field(checkpoint, "num_heads", std::nullopt, 1, 64);
+  const int64_t layers = drafter_size_field(checkpoint, "num_layers", 1, 0, 64);
   layout.num_heads = static_cast<int>(heads);
   layout.num_layers = static_cast<int>(layers);
   const std::string head = f.string_or("head", "own");
   if (head != "own" && head != "target")
     throw InputError(checkpoint.config_path(), "field 'head'", fmt::format("'{}' (expected \"own\" or \"target\")", printable_text(head)));
   layout.own_output = head == "own";
+  check_counts(checkpoint, layout);
   return layout;
 }
 

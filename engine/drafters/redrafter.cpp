@@ -246,6 +246,18 @@ class Redrafter final : public Drafter {
 
 const char* initial_state_name(InitialState s) { return s == InitialState::zero ? "zero" : "embedding"; }
 
+// The config's sizes decide which tensors are read, so a wrong one would surface as a
+// missing or unexpected tensor: compare them with the weights first and blame the field.
+void check_layer_count(const DrafterCheckpoint& ckpt, int64_t n_layers, int64_t exit_dim) {
+  int64_t in_weights = 0;
+  while (in_weights <= 64 && !ckpt.shape_of(fmt::format("lm_head.{}.linear.weight", in_weights)).empty()) ++in_weights;
+  if (in_weights != n_layers)
+    throw InputError(ckpt.config_path(), "field 'num_draft_layers'",
+                     fmt::format("{} does not match the weights, which hold {} residual blocks (lm_head.{{i}}.linear.weight)", n_layers, in_weights));
+  check_size_against_tensor(ckpt, "exit_dim", exit_dim, "input_proj.weight", 0);
+  if (n_layers > 0) check_size_against_tensor(ckpt, "exit_dim", exit_dim, "lm_head.0.linear.weight", 0);
+}
+
 }  // namespace
 
 std::unique_ptr<Drafter> make_redrafter(DrafterCheckpoint& ckpt, const DrafterOptions& options, const Model& target, ThreadPool& pool) {
@@ -262,10 +274,9 @@ std::unique_ptr<Drafter> make_redrafter(DrafterCheckpoint& ckpt, const DrafterOp
     if (const int64_t hs = f.integer("hidden_size"); hs != H)
       throw InputError(ckpt.config_path(), "field 'hidden_size'", fmt::format("{} does not match the target's hidden size {}", hs, H));
   }
-  w.exit_dim = f.integer_or("exit_dim", 2 * H);
-  if (w.exit_dim < 1) throw InputError(ckpt.config_path(), "field 'exit_dim'", fmt::format("{} (expected a positive size)", w.exit_dim));
-  const int64_t n_layers = f.integer_or("num_draft_layers", 2);
-  if (n_layers < 0 || n_layers > 64) throw InputError(ckpt.config_path(), "field 'num_draft_layers'", fmt::format("{} (expected 0..64)", n_layers));
+  w.exit_dim = drafter_size_field(ckpt, "exit_dim", 2 * H, 1, int64_t{1} << 20);
+  const int64_t n_layers = drafter_size_field(ckpt, "num_draft_layers", 2, 0, 64);
+  check_layer_count(ckpt, n_layers, w.exit_dim);
   w.rnn = f.boolean_or("rnn", true);
   const std::string init = f.string_or("initial_state", "zero");
   if (init != "zero" && init != "embedding")

@@ -11,9 +11,13 @@
 
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
+#include "engine/common/sigbus_guard.h"
 
 namespace draftbench {
 
+// Every mapping is guarded (engine/common/sigbus_guard.h) from mmap to munmap, keyed by its
+// address (a move hands the same mapping on): if the file shrinks while mapped, the read that
+// fails ends the process with one line naming the file instead of a bare SIGBUS.
 MappedFile::MappedFile(const std::string& path) : path_(path) {
   // Regular files only: a FIFO would block the open, a device cannot be mapped as a model.
   const int fd = open_regular_file(path, "model or weights file");
@@ -27,11 +31,13 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
       throw InputError(path, "", std::string("mmap failed: ") + std::strerror(errno));
     }
     data_ = static_cast<const uint8_t*>(p);
+    guard_mapping(data_, size_, path);
   }
   ::close(fd);
 }
 
 MappedFile::~MappedFile() {
+  unguard_mapping(data_);
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
@@ -40,6 +46,7 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
+    unguard_mapping(data_);
     if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
     path_ = std::move(other.path_);
     data_ = std::exchange(other.data_, nullptr);

@@ -4,10 +4,9 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 #include "kernels/quant/dequantize.h"
 
 namespace draftbench {
@@ -19,12 +18,10 @@ constexpr const char* kIndexFile = "model.safetensors.index.json";
 }  // namespace
 
 json read_json_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", fmt::format("cannot open {}", what));
-  std::stringstream text;
-  text << in.rdbuf();
+  // Regular files only and bounded: a FIFO or /dev/zero here is a one-line error, not a hang.
+  const std::string text = read_regular_file(path, std::string_view(what).starts_with("the ") ? what + 4 : what, kMaxSmallJsonBytes);
   try {
-    return json::parse(text.str());
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(path, "", fmt::format("not valid JSON (parse error at byte {})", e.byte));
   }
@@ -97,6 +94,13 @@ void TensorSource::reject_unused(const std::string& kind) const {
   }
 }
 
+std::vector<int64_t> TensorSource::shape_of(const std::string& name) const {
+  const auto it = where_.find(name);
+  if (it == where_.end()) return {};
+  const SafetensorsTensor* t = shards_[it->second].find_tensor(name);
+  return t ? t->shape : std::vector<int64_t>{};
+}
+
 std::vector<std::string> TensorSource::names() const {
   std::vector<std::string> out;
   for (const auto& [name, shard] : where_) out.push_back(name);
@@ -145,6 +149,7 @@ WeightMatrix WeightBinder::matrix(const std::string& name, int64_t n_out, int64_
   const auto [file, t] = require(name);
   check_shape(*file, *t, {n_out, n_in}, dims);
   const GgmlType type = file->float_type(*t);
+  if (check_finite_) check_finite(*file, *t, type);
   return WeightMatrix{type, n_in, n_out, aligned(*t, type)};
 }
 
@@ -152,6 +157,7 @@ const float* WeightBinder::vector(const std::string& name, int64_t n, const char
   const auto [file, t] = require(name);
   check_shape(*file, *t, {n}, dims);
   const GgmlType type = file->float_type(*t);
+  if (check_finite_) check_finite(*file, *t, type);
   if (type == GgmlType::F32 && reinterpret_cast<uintptr_t>(t->data) % alignof(float) == 0) return reinterpret_cast<const float*>(t->data);
   std::vector<float>& out = owned_.emplace_back(static_cast<size_t>(n));
   if (type == GgmlType::F32) {
@@ -179,6 +185,22 @@ std::vector<int64_t> WeightBinder::integers(const std::string& name) {
     }
   }
   return out;
+}
+
+// NaN and infinities are the values whose exponent bits are all ones, in each float format.
+void WeightBinder::check_finite(const SafetensorsFile& file, const SafetensorsTensor& t, GgmlType type) const {
+  const size_t width = type == GgmlType::F32 ? 4 : 2;
+  const uint32_t exponent = type == GgmlType::F32 ? 0x7F800000u : type == GgmlType::F16 ? 0x7C00u : 0x7F80u;
+  const size_t n = t.n_bytes / width;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, t.data + i * width, width);  // little-endian, as safetensors stores it
+    if ((bits & exponent) != exponent) continue;
+    const bool nan = (bits & ~exponent & (width == 4 ? 0x7FFFFFFFu : 0x7FFFu)) != 0;
+    throw InputError(file.path(), "tensor '" + printable_text(t.name) + "'",
+                     fmt::format("element {} is {} (expected finite weights: the file is corrupt or its training diverged)", i,
+                                 nan ? "NaN" : "infinite"));
+  }
 }
 
 TensorSource::Found WeightBinder::require(const std::string& name) {

@@ -63,6 +63,8 @@ class TensorSource {
   // `kind` completes "unexpected in a ... checkpoint".
   void reject_unused(const std::string& kind) const;
   std::vector<std::string> names() const;
+  // The named tensor's shape, or empty when there is none; does not mark it used.
+  std::vector<int64_t> shape_of(const std::string& name) const;
 
   std::vector<SafetensorsFile> take_shards() { return std::move(shards_); }
 
@@ -77,9 +79,14 @@ class TensorSource {
 };
 
 // Binds tensors, checking shape and dtype. Converted or realigned copies go to `owned`.
+// With `check_finite`, every float tensor bound is scanned once for NaN and infinities (a
+// bit test per element, no conversion): an InputError names the file, the tensor and the
+// first bad element. Drafters turn it on (small weights, often from a user's own training
+// run); a target model's gigabytes are not scanned.
 class WeightBinder {
  public:
-  WeightBinder(TensorSource& source, std::deque<std::vector<float>>& owned) : source_(source), owned_(owned) {}
+  WeightBinder(TensorSource& source, std::deque<std::vector<float>>& owned, bool check_finite = false)
+      : source_(source), owned_(owned), check_finite_(check_finite) {}
 
   // An HF Linear weight [n_out, n_in]; `dims` spells the expected shape for messages.
   WeightMatrix matrix(const std::string& name, int64_t n_out, int64_t n_in, const char* dims);
@@ -88,14 +95,18 @@ class WeightBinder {
   // An integer vector (I32 or I64) of any length, values as stored.
   std::vector<int64_t> integers(const std::string& name);
   bool has(const std::string& name) { return source_.find(name).tensor != nullptr; }
+  // The tensor's shape without marking it used; empty when there is no such tensor.
+  std::vector<int64_t> shape_of(const std::string& name) const { return source_.shape_of(name); }
 
  private:
   TensorSource::Found require(const std::string& name);
   static void check_shape(const SafetensorsFile& file, const SafetensorsTensor& t, const std::vector<int64_t>& expected, const char* dims);
   const uint8_t* aligned(const SafetensorsTensor& t, GgmlType type);
+  void check_finite(const SafetensorsFile& file, const SafetensorsTensor& t, GgmlType type) const;
 
   TensorSource& source_;
   std::deque<std::vector<float>>& owned_;
+  bool check_finite_ = false;
 };
 
 }  // namespace draftbench

@@ -54,9 +54,10 @@ bool passes(const SweepPoint& p, const std::vector<std::pair<std::string, std::s
     if (!p.params.contains(axis)) return false;
     const nlohmann::json& v = p.params[axis];
     const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-    const bool numeric_equal = v.is_number() && !value.empty() && [&] {
+    const std::string& wanted = value;  // clang before 16 cannot capture a structured binding
+    const bool numeric_equal = v.is_number() && !wanted.empty() && [&] {
       try {
-        return std::stod(value) == v.get<double>();
+        return std::stod(wanted) == v.get<double>();
       } catch (const std::exception&) {
         return false;
       }

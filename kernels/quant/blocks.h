@@ -7,10 +7,16 @@
 
 #include "kernels/quant/block_layout.h"
 #include "kernels/quant/ggml_type.h"
+#ifndef __FLT16_MAX__
+#include "kernels/cuda/quant_layout.h"
+#endif
 
 namespace draftbench {
 
 // fp16 <-> fp32 with the hardware conversion (F16C is baseline on every CPU we target).
+// A compiler without _Float16 on x86 (clang before 15: the `fuzz` preset's clang-14) gets
+// the portable conversions of quant_layout.h, which equal these on every input.
+#ifdef __FLT16_MAX__
 inline float fp16_to_fp32(uint16_t h) {
   _Float16 f;
   std::memcpy(&f, &h, 2);
@@ -22,6 +28,10 @@ inline uint16_t fp32_to_fp16(float x) {
   std::memcpy(&h, &f, 2);
   return h;
 }
+#else
+inline float fp16_to_fp32(uint16_t h) { return cuda::half_to_float(h); }
+inline uint16_t fp32_to_fp16(float x) { return cuda::float_to_half(x); }
+#endif
 inline float bf16_to_fp32(uint16_t h) {
   uint32_t u = static_cast<uint32_t>(h) << 16;
   float f;

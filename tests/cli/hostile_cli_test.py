@@ -2,8 +2,10 @@
 """Hostile input through the CLI (issue: nothing crashes, hangs or is silently lost): bad
 numbers are one-line errors before anything runs, temperatures below the greedy epsilon
 decode exactly as greedy, FIFOs and devices are refused at once (every call has a timeout),
-bad specs fail before any point runs, and a second run on a locked --out is refused."""
-import argparse, json, os, subprocess, sys, tempfile, time
+bad specs (NaN, infinite or subnormal-step values, huge grids, FIFOs and devices as dataset or
+model) fail before any point runs, a second run on a locked --out is refused, a bad drafter.json is
+blamed on its key or field, and a model file truncated mid-run is named in one line."""
+import argparse, json, os, shutil, subprocess, sys, tempfile, time
 
 TIMEOUT = 120
 
@@ -34,7 +36,7 @@ def main():
     refused(run(gen + ["--seed", "-1"]), "--seed")
     refused(run(gen + ["--threads", "100000"]), "--threads")
     refused(run(gen + ["--threads", "-1"]), "--threads")
-    refused(run([db, "frobnicate"]), "frobnicate")
+    refused(run([db, "frobnicate"]), "unknown command 'frobnicate' (expected one of: generate, bench,")
 
     greedy = json.loads(run(gen).stdout.splitlines()[-1])["tokens"]
     for t in ["1e-39", "1e-40", "1e-45", "0.00001"]:
@@ -63,6 +65,29 @@ def main():
 
         write_spec("  drafter: [autoregressive]\n", name="../escape")
         refused(run([db, "run", spec, "--dry-run"]), "expected a plain name")
+        write_spec("  drafter: [autoregressive]\n", name="/tmp/escape")
+        refused(run([db, "run", spec, "--dry-run"]), "expected a plain name")
+
+        # A FIFO or a device named inside a spec (dataset, model) is refused at once too.
+        with open(spec, "w") as f:
+            f.write(f"schema_version: 1\nname: fifo\ndatasets:\n  - name: mt\n    path: {fifo}\nsweep:\n  drafter: [autoregressive]\n")
+        refused(run([db, "run", spec, "--dry-run"], timeout=30), "datasets[0].path", "is not a regular file")
+        for model in (fifo, "/dev/zero"):
+            with open(spec, "w") as f:
+                f.write(f"schema_version: 1\nname: m\nmodel: {model}\ndatasets:\n  - name: mt\n    path: {dataset}\nsweep:\n  drafter: [autoregressive]\n")
+            refused(run([db, "run", spec, "--dry-run"], timeout=30), model, "not a regular file")
+
+        # A NaN, an infinity or a huge grid in a sweep ends with an error before any point runs.
+        for sweep in ["  drafter: [autoregressive]\n  temperature: [0, .nan]\n",
+                      "  drafter: [autoregressive]\n  temperature: [.inf]\n",
+                      "  drafter: [autoregressive]\n  temperature: [-.nan]\n",
+                      "  drafter: [autoregressive]\n  temperature: {from: 0, to: 1, step: 1e-300}\n",
+                      "  drafter: [autoregressive]\n  temperature: {from: 0, to: 1, step: 4.9e-324}\n",
+                      "  drafter: [autoregressive]\n  seed: {from: 0, to: 100000}\n  max_new_tokens: {from: 1, to: 100000}\n"]:
+            write_spec(sweep)
+            nothing_ran = os.path.join(tmp, "nothing_ran")
+            refused(run([db, "run", spec, "--out", nothing_ran], timeout=60), "tiny.yaml")
+            assert not os.path.exists(os.path.join(nothing_ran, "results.jsonl")), sweep
         write_spec("  drafter: [autoregressive]\n  batch_size: {from: 1, to: 100}\n  beam_width: {from: 1, to: 1000}\n"
                    "  top_k: {from: 1, to: 10}\n  max_new_tokens: {from: 1, to: 10000}\n  seed: {from: 0, to: 9999}\n")
         refused(run([db, "run", spec, "--dry-run"], timeout=30), "plans 100000000000000 points", "--max-points")
@@ -91,7 +116,48 @@ def main():
         finally:
             first.kill()
             first.wait()
-    print("hostile CLI inputs: all refused cleanly; subnormal temperatures decode greedily; the output lock holds")
+        drafter_config_errors(db, tmp)
+        truncated_model(db, tmp, a.root)
+    print("hostile CLI inputs: all refused cleanly; subnormal temperatures decode greedily; the output lock holds; "
+          "a model truncated mid-run is named")
+
+
+def drafter_config_errors(db, tmp):
+    """drafter.json: an unknown key and a layer count the weights disagree with are one line blaming
+    the key and the field (NaN weights: tests/hostile/drafter_config_test.cpp)."""
+    gen = [db, "generate", "--prompt", "hi", "--max-new-tokens", "2", "--drafter", "redrafter"]
+    for name, edit, needles in [("typo", lambda c: c.update(num_draft_layer=2), ["drafter.json: key 'num_draft_layer': unknown"]),
+                                ("zero", lambda c: c.update(num_draft_layers=0), ["drafter.json: field 'num_draft_layers': 0 does not match the weights"])]:
+        d = os.path.join(tmp, "redrafter_" + name)
+        r = run([db, "drafter", "init", "--drafter", "redrafter", "--out", d])
+        assert r.returncode == 0, r.stderr
+        path = os.path.join(d, "drafter.json")
+        config = json.load(open(path))
+        edit(config)
+        json.dump(config, open(path, "w"))
+        r = run(gen + ["--drafter-weights", d])
+        refused(r, *needles)
+        assert r.stderr.count("\n") == 1, r.stderr
+
+
+def truncated_model(db, tmp, root):
+    """The model file cut short while generate reads it: one line naming the file, exit status 1,
+    not a bare SIGBUS. The file is truncated once text streams, so the weights are in use."""
+    model = os.path.join(tmp, "shrinking.gguf")
+    shutil.copyfile(os.path.join(root, "models", "gemma-3-270m-q4_k_m.gguf"), model)
+    p = subprocess.Popen([db, "generate", "--model", model, "--prompt", "Count from one to a thousand:", "--max-new-tokens", "2000",
+                          "--ignore-eos", "--drafter", "autoregressive", "--threads", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stdout.read(1)  # decoding has started
+        os.truncate(model, 1 << 20)
+        _, err = p.communicate(timeout=TIMEOUT)
+    finally:
+        p.kill()
+        p.wait()
+    err = err.decode()
+    assert p.returncode == 1, (p.returncode, err)
+    assert err.count("\n") == 1 and model in err and "shrank while in use" in err, err
 
 
 if __name__ == "__main__":
