@@ -28,6 +28,7 @@ DraftHead::DraftHead(std::vector<ResidualBlock> blocks, WeightMatrix output, boo
   }
   dense_ = target_rows_ && n_draft_vocab() == output_.n_out;
   for (size_t i = 0; dense_ && i < draft_vocab_.size(); ++i) dense_ = draft_vocab_[i] == static_cast<int32_t>(i);
+  if (target_rows_ && !dense_) picked_.pick(output_, draft_vocab_);
 }
 
 void DraftHead::blocks(float* x, int64_t n, ThreadPool& pool) {
@@ -45,6 +46,7 @@ void DraftHead::blocks(float* x, int64_t n, ThreadPool& pool) {
 }
 
 void DraftHead::project(const float* x, int64_t n, float* logits, ThreadPool& pool) {
+  if (!picked_.empty()) return picked_.matmul(x, n, logits, pool);
   const size_t need = matmul_scratch_bytes(output_, n, pool.size());
   if (quant_.size() < need) quant_.resize(need);
   if (target_rows_ && !dense_) matmul_rows(output_, draft_vocab_, x, n, logits, pool, quant_);

@@ -3,6 +3,12 @@
 // over the draft vocabulary — the drafter's own [n_draft_vocab][dim] matrix, or the
 // target's LM head restricted to the draft vocabulary's rows (Medusa's large-vocabulary variant, EAGLE, and ReDrafter when exit_dim == n_embd).
 //
+// Target rows picked by a draft vocabulary are copied once into their own matrix
+// (kernels/matmul/picked_rows.h): the projection is then one dense product over the few
+// thousand rows instead of a gather from the 262k-row head. Its logits may differ from the
+// target head's in the last bits; they are the drafter's own, and verification never reads
+// them.
+//
 // Shapes: x [n][dim]; logits [n][n_draft_vocab], column i = target token draft_vocab[i].
 #pragma once
 
@@ -11,6 +17,7 @@
 #include <vector>
 
 #include "kernels/matmul/matmul.h"
+#include "kernels/matmul/picked_rows.h"
 #include "kernels/runtime/thread_pool.h"
 
 namespace draftbench {
@@ -46,6 +53,7 @@ class DraftHead {
   bool target_rows_;
   bool dense_;  // target rows that are the whole vocabulary in order: a plain matmul
   std::vector<int32_t> draft_vocab_;
+  PickedRows picked_;  // empty where the head layout does not apply
   std::vector<float> tmp_;
   std::vector<uint8_t> quant_;
 };

@@ -175,7 +175,10 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   result.logits.resize(static_cast<size_t>(n_logit_rows * result.logit_width));
   if (n_logit_rows > 0) {
     if (subset) {
-      matmul_rows(head_, batch.vocab_subset, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(head_, n_logit_rows));
+      // A draft vocabulary comes back step after step: its rows are copied once (picked_rows.h).
+      if (!subset_rows_.holds(batch.vocab_subset)) subset_rows_.pick(head_, batch.vocab_subset);
+      if (!subset_rows_.empty()) subset_rows_.matmul(picked.data(), n_logit_rows, result.logits.data(), pool_);
+      else matmul_rows(head_, batch.vocab_subset, picked.data(), n_logit_rows, result.logits.data(), pool_, scratch(head_, n_logit_rows));
       soft_cap_logits(c_, result.logits.data(), n_logit_rows * result.logit_width);
     } else {
       logits_from_hidden(picked.data(), n_logit_rows, result.logits.data());

@@ -9,6 +9,7 @@
 
 #include "engine/model/forward_pass.h"
 #include "engine/model/forward_rows.h"
+#include "kernels/matmul/picked_rows.h"
 #include "kernels/runtime/huge_page_buffer.h"
 
 namespace draftbench {
@@ -51,6 +52,7 @@ class Transformer final : public ForwardPass {
   std::vector<uint8_t> repacked_;
   WeightMatrix head_;  // w_.output, or its copy in the head layout in head_buffer_
   HugePageBuffer head_buffer_;
+  PickedRows subset_rows_;  // the last vocabulary subset's rows of the head, where it applies
   // Activations, sized for the largest batch seen; grown only when a larger one comes.
   int64_t capacity_rows_ = 0;
   Activations<std::vector<float>> a_;
