@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "engine/common/error.h"
@@ -111,6 +112,11 @@ double SpecReader::number(const YAML::Node& node, const std::string& path, doubl
   if (!node.IsScalar() || quoted(node) || !parse_double(node.Scalar(), v))
     fail(node, path, fmt::format("expected a number, got {}", shown(node)));
   if (v < min || v > max) fail(node, path, fmt::format("expected a number in [{}, {}], got {}", min, max, v));
+  // The engine computes in float, where these are subnormal: in a spec they are a typo, not a
+  // setting (the command line's --temperature takes them as greedy, as documented there).
+  if (v != 0 && std::fabs(v) < static_cast<double>(std::numeric_limits<float>::min()))
+    fail(node, path, fmt::format("expected 0 or a number of magnitude at least {:g} (smaller ones are subnormal floats), got {:g}",
+                                 static_cast<double>(std::numeric_limits<float>::min()), v));
   return v;
 }
 
