@@ -5,7 +5,7 @@
 
 #include "kernels/quant/blocks.h"
 #include "kernels/runtime/check.h"
-#include "kernels/runtime/cpu_features.h"
+#include "kernels/quant/vec_dot.h"
 
 namespace draftbench {
 namespace {
@@ -23,10 +23,8 @@ float lane_dot(const uint8_t* group, int lane, const BlockQ8_0* x, int64_t nb) {
   return y;
 }
 
-bool has_vnni() {
-  const CpuFeatures& f = cpu_features();
-  return f.avx512vnni && f.avx512bw && f.avx512vl && f.avx2;
-}
+// The VNNI build exactly where the dot products' dispatcher picks theirs.
+bool has_vnni() { return std::strcmp(dot_rows_backend(), "avx512vnni") == 0; }
 
 }  // namespace
 

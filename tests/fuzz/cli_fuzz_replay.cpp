@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/fuzz/seed_files.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
@@ -21,15 +23,7 @@ std::vector<std::string> seeds(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.is_regular_file()) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  std::vector<std::string> out;
-  for (const auto& p : files) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    out.push_back(s.str());
-  }
-  return out;
+  return draftbench::test::read_seed_files(std::move(files));
 }
 
 std::vector<std::string> split_lines(const std::string& s) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/fuzz/seed_files.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
@@ -24,15 +26,7 @@ std::vector<std::string> seeds() {
   for (const fs::path& dir : {root / "experiments", root / "experiments" / "paper", root / "tests" / "experiments" / "bad_specs"})
     for (const auto& e : fs::directory_iterator(dir))
       if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".json")) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  std::vector<std::string> out;
-  for (const auto& p : files) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    out.push_back(s.str());
-  }
-  return out;
+  return draftbench::test::read_seed_files(std::move(files));
 }
 
 void run(const std::string& s) { LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
