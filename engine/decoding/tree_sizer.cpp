@@ -15,7 +15,12 @@ constexpr int32_t kBins = static_cast<int32_t>(std::size(kBinEdges)) + 1;
 constexpr int32_t kLookupDepths = 8;  // lookup classes by depth 1..8, deeper shares the last
 constexpr int32_t kClasses = 2 * kBins + kLookupDepths;  // model bins, both bins, lookup depths
 constexpr double kPriorWeight = 2.0;  // pseudo-observations behind each class's prior
-constexpr double kDecay = 0.98;       // per verified step: about the last 50 steps count
+// Forgetting. A class's counts decay with each of its own tries (the last ~50 tries count),
+// so a rarely tried class keeps its evidence rather than sliding back to the prior within
+// a few dozen steps and being tried, at a loss, again and again; and slowly with each step
+// (~200 steps), so that old evidence still gives way in the end and a class written off
+// is tried again.
+constexpr double kTryDecay = 0.98, kStepDecay = 0.995;
 // A model's probability overstates acceptance early on (drafters are trained on the
 // target's outputs, not on the exact argmax); the lookup prior is n-gram acceptance on chat.
 constexpr double kModelPriorScale = 0.8, kLookupPrior = 0.6;
@@ -100,8 +105,8 @@ TreeSizer::Choice TreeSizer::choose(const Draft& draft, bool sampling, std::vect
 void TreeSizer::observe(const Draft& verified, std::span<const int32_t> path) {
   const DraftTree& t = verified.tree;
   const int32_t n = t.size();
-  for (double& c : tried_) c *= kDecay;
-  for (double& c : accepted_) c *= kDecay;
+  for (double& c : tried_) c *= kStepDecay;
+  for (double& c : accepted_) c *= kStepDecay;
   on_path_.assign(static_cast<size_t>(n), 0);
   for (int32_t v : path) on_path_[static_cast<size_t>(v)] = 1;
   depth_.assign(static_cast<size_t>(n), 0);
@@ -112,8 +117,8 @@ void TreeSizer::observe(const Draft& verified, std::span<const int32_t> path) {
     const uint8_t origin = verified.origin.empty() ? uint8_t{kDraftedByModel} : verified.origin[static_cast<size_t>(v)];
     const float confidence = verified.confidence.empty() ? 0.5f : verified.confidence[static_cast<size_t>(v)];
     const auto c = static_cast<size_t>(class_of(origin, confidence, depth_[static_cast<size_t>(v)]));
-    tried_[c] += 1;
-    accepted_[c] += on_path_[static_cast<size_t>(v)];
+    tried_[c] = kTryDecay * tried_[c] + 1;
+    accepted_[c] = kTryDecay * accepted_[c] + on_path_[static_cast<size_t>(v)];
   }
 }
 
