@@ -23,6 +23,11 @@ void print_cost_model(const CostModel& m) {
   fmt::print("{:>12} {:>12} {:>12}   (committed context {} tokens)\n", "tree tokens", "forward ms", "LM head ms", m.context);
   for (size_t i = 0; i < m.sizes.size(); ++i) fmt::print("{:>12} {:>12.2f} {:>12.2f}\n", m.sizes[i], m.forward_s[i] * 1e3, m.head_s[i] * 1e3);
   fmt::print("sampling a row at temperature > 0: {:.2f} ms\n", m.sample_s * 1e3);
+  for (const auto& [identity, t] : m.drafters)
+    fmt::print("drafter {}: a proposal takes {:.3f} ms + {:.2f} x its estimate + {:.3f} ms per pass + {:.4f} ms per token + {:.4f} ms per row\n",
+               identity.substr(0, identity.find('@') + 13), t.fixed_s * 1e3, t.per_estimate, t.per_pass_s * 1e3, t.per_token_s * 1e3,
+               t.per_row_s * 1e3);
+  if (m.drafters.empty()) fmt::print("no drafter timed yet (each drafter is timed the first time it sizes drafts automatically)\n");
 }
 
 Run add_calibrate(CLI::App& app) {
@@ -36,7 +41,7 @@ Run add_calibrate(CLI::App& app) {
     auto model = Model::load(a->model);
     ThreadPool pool(a->threads > 0 ? a->threads : ThreadPool::default_threads());
     const auto target = make_forward_pass(a->device, model->config(), model->weights(), pool);
-    const auto cost = obtain_cost_model(*target, model->config(), a->model, pool.size(), true,
+    const auto cost = obtain_cost_model(*target, model->config(), cost_key(*target, a->model, pool.size()), true,
                                         [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
     print_cost_model(*cost);
     fmt::print("cached in {}\n", cost_cache_dir());

@@ -88,9 +88,12 @@ int run_generate(GenerateArgs a) {
   a.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   const auto target = make_forward_pass(a.device, model->config(), model->weights(), pool);
-  if (drafter_wants_cost_model(a.drafter))
-    a.drafter.cost = obtain_cost_model(*target, model->config(), a.model, pool.size(), false,
-                                       [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+  if (drafter_wants_cost_model(a.drafter)) {
+    const auto note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+    const CostKey key = cost_key(*target, a.model, pool.size());
+    a.drafter.cost = obtain_cost_model(*target, model->config(), key, false, note);
+    a.drafter.time_drafter = cached_draft_timer(key, a.drafter.cost, model->config(), note);
+  }
   // The shipped drafters were trained for the default model and only serve it.
   if (a.drafter.weights_dir.empty() && a.drafter.kind != "autoregressive" && is_default_model(a.model))
     a.drafter.weights_dir = shipped_drafter_dir(drafter_weights_kind(a.drafter.kind));

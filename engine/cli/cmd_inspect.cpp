@@ -28,7 +28,7 @@ struct InspectArgs {
 void print_cached_cost(const InspectArgs& a, const Model& model) {
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   const auto target = make_forward_pass(a.device, model.config(), model.weights(), pool);
-  const CostKey key{model_identity(a.path), cpu_identity(), target->describe(), pool.size()};
+  const CostKey key = cost_key(*target, a.path, pool.size());
   std::string why_not;
   const auto cost = load_cost_model(cost_cache_dir(), key, why_not);
   fmt::print("cost model ({} threads, {}): ", key.threads, key.device);

@@ -68,7 +68,12 @@ double CostModel::head_row_in_passes() const {
 }
 
 nlohmann::json CostModel::to_json() const {
-  return {{"version", kVersion}, {"context", context}, {"sizes", sizes}, {"forward_s", forward_s}, {"head_s", head_s}, {"sample_s", sample_s}};
+  nlohmann::json timed = nlohmann::json::object();
+  for (const auto& [identity, t] : drafters)
+    timed[identity] = {{"fixed_s", t.fixed_s}, {"per_estimate", t.per_estimate}, {"per_pass_s", t.per_pass_s},
+                       {"per_token_s", t.per_token_s}, {"per_row_s", t.per_row_s}};
+  return {{"version", kVersion}, {"context", context}, {"sizes", sizes}, {"forward_s", forward_s},
+          {"head_s", head_s},       {"sample_s", sample_s}, {"drafters", timed}};
 }
 
 CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where) {
@@ -81,9 +86,17 @@ CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where
     m.forward_s = j.at("forward_s").get<std::vector<double>>();
     m.head_s = j.at("head_s").get<std::vector<double>>();
     m.sample_s = j.at("sample_s").get<double>();
+    const nlohmann::json timed = j.value("drafters", nlohmann::json::object());  // named: items() refers into it
+    for (const auto& [identity, t] : timed.items())
+      m.drafters[identity] = DraftTiming{t.at("fixed_s").get<double>(), t.at("per_estimate").get<double>(), t.at("per_pass_s").get<double>(),
+                                         t.at("per_token_s").get<double>(), t.at("per_row_s").get<double>()};
   } catch (const nlohmann::json::exception&) {
-    fail("expected fields context, sizes, forward_s, head_s and sample_s of numbers");
+    fail("expected fields context, sizes, forward_s, head_s and sample_s of numbers, and drafters of "
+         "{fixed_s, per_estimate, per_pass_s, per_token_s, per_row_s}");
   }
+  for (const auto& [identity, t] : m.drafters)
+    for (double c : {t.fixed_s, t.per_estimate, t.per_pass_s, t.per_token_s, t.per_row_s})
+      if (!(c >= 0 && c < 1e4)) fail(fmt::format("expected drafter {}'s timing coefficients finite and >= 0", identity));
   if (!(m.sample_s >= 0 && m.sample_s < 1e4)) fail("expected a non-negative, finite sample_s");
   if (m.sizes.empty() || m.sizes.front() != 1 || m.forward_s.size() != m.sizes.size() || m.head_s.size() != m.sizes.size())
     fail("expected sizes starting at 1 and one time per size");
@@ -175,9 +188,12 @@ void store_cost_model(const std::string& dir, const CostKey& key, const CostMode
   write_file_atomically((fs::path(dir) / key.file_name()).string(), nlohmann::json{{"key", key.to_json()}, {"model", model.to_json()}}.dump(1) + "\n");
 }
 
-std::shared_ptr<const CostModel> obtain_cost_model(ForwardPass& pass, const ModelConfig& config, const std::string& model_path, int threads,
-                                                   bool refresh, const std::function<void(const std::string&)>& note) {
-  const CostKey key{model_identity(model_path), cpu_identity(), pass.describe(), threads};
+CostKey cost_key(ForwardPass& pass, const std::string& model_path, int threads) {
+  return CostKey{model_identity(model_path), cpu_identity(), pass.describe(), threads};
+}
+
+std::shared_ptr<const CostModel> obtain_cost_model(ForwardPass& pass, const ModelConfig& config, const CostKey& key, bool refresh,
+                                                   const std::function<void(const std::string&)>& note) {
   const std::string dir = cost_cache_dir();
   std::string why_not = "asked to measure again";
   if (!refresh)

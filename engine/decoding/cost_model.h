@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,18 @@
 
 namespace draftbench {
 
+// A drafter's propose time on this machine, fitted to measurements (draft_timing.h) from its
+// own estimate (Drafter::draft_seconds: its large matrix products as shares of the target's
+// measured costs) and its work (Drafter::draft_work: passes, tokens through its layers,
+// output rows, each of which also costs a normalisation and a top-k search that the
+// estimate leaves out). Every coefficient is >= 0; unfitted, the estimate stands as it is.
+struct DraftTiming {
+  double fixed_s = 0, per_estimate = 1, per_pass_s = 0, per_token_s = 0, per_row_s = 0;
+  double seconds(double estimate_s, int32_t passes, int32_t tokens, int32_t rows) const {
+    return fixed_s + per_estimate * estimate_s + per_pass_s * passes + per_token_s * tokens + per_row_s * rows;
+  }
+};
+
 struct CostModel {
   // Changes when the costs change meaning or the kernels behind them change in kind (3: the
   // LM head in its row-interleaved layout), so that a cache from an older build is measured
@@ -32,6 +45,8 @@ struct CostModel {
   std::vector<double> head_s;     // one pass of the LM head over sizes[i] rows
   int32_t context = 0;            // committed tokens under the measured trees
   double sample_s = 0;            // the target distribution of one row at temperature 1, and a draw
+  // Per drafter identity (draft_timing.h), added as each drafter is first used.
+  std::map<std::string, DraftTiming> drafters;
 
   // Seconds, interpolated linearly between measured sizes and extrapolated past the last.
   double forward(int32_t tokens) const;
@@ -64,6 +79,9 @@ struct CostKey {
   std::string file_name() const;  // "cost-<first 16 hex of the key's SHA-256>.json"
 };
 
+// The key of `pass` running the model in `model_path` with `threads` threads on this CPU.
+CostKey cost_key(ForwardPass& pass, const std::string& model_path, int threads);
+
 // Times `pass` (median of repeats after a warm-up) at sizes 1..max_tokens (powers of two),
 // on a cache of `context` random committed tokens. `progress` gets a line per size.
 CostModel measure_cost_model(ForwardPass& pass, const ModelConfig& config, int32_t max_tokens = 64, int32_t context = 256,
@@ -81,10 +99,11 @@ std::optional<CostModel> load_cost_model(const std::string& dir, const CostKey& 
 // Writes atomically; throws InputError when the directory cannot be written.
 void store_cost_model(const std::string& dir, const CostKey& key, const CostModel& model);
 
-// The cost model of `pass` running the model in `model_path` with `threads` threads on this
-// CPU: the cached one, else (or with `refresh`) a new measurement, cached. `note` gets one
-// line each for why it measures and for each measured size.
-std::shared_ptr<const CostModel> obtain_cost_model(ForwardPass& pass, const ModelConfig& config, const std::string& model_path, int threads,
-                                                   bool refresh, const std::function<void(const std::string&)>& note);
+// The cost model of `pass` under `key` (cost_key): the cached one, else (or with `refresh`)
+// a new measurement, cached; a new measurement drops the drafters' timings, which are
+// measured again as each drafter is used. `note` gets one line each for why it measures and
+// for each measured size.
+std::shared_ptr<const CostModel> obtain_cost_model(ForwardPass& pass, const ModelConfig& config, const CostKey& key, bool refresh,
+                                                   const std::function<void(const std::string&)>& note);
 
 }  // namespace draftbench

@@ -75,6 +75,13 @@ struct Draft {
 // Who proposed a draft node: a drafter's model, a context lookup (n-gram), or both.
 enum DraftOrigin : uint8_t { kDraftedByModel = 0, kDraftedByLookup = 1, kDraftedByBoth = 2 };
 
+// A propose's work: sequential passes through the drafter's network, tokens through its own
+// transformer layers (EAGLE), and output rows over its draft vocabulary (each also
+// normalised and searched for its top candidates).
+struct DraftWork {
+  int32_t passes = 0, tokens = 0, rows = 0;
+};
+
 // What the drafter sees of a sequence when asked to propose.
 struct DraftContext {
   int seq = 0;                      // sequence index in the batch
@@ -120,6 +127,9 @@ class Drafter {
   // costs (`cost`), so that sizing decisions, and with them the tokens sampled at
   // temperature > 0, do not depend on how busy the machine was. 0 = free.
   virtual double draft_seconds(const CostModel& cost) const { return 0; }
+  // The work of the last propose in countable units, to which draft_timing.h fits this
+  // machine's measured propose times.
+  virtual DraftWork draft_work() const { return {}; }
   // The accepted part of the last proposal, for drafters that keep state along the sequence.
   virtual void accept(int seq, const AcceptedPath& path) {}
 };

@@ -75,6 +75,7 @@ class EagleDrafter final : public Drafter {
   // Each forward of the draft layer (one of the target's layers, in the target's terms) and
   // its rows over the draft vocabulary.
   double draft_seconds(const CostModel& cost) const override;
+  DraftWork draft_work() const override;
 
   const ModelConfig& draft_config() const { return parts_.config; }
   // After propose: the draft log-probabilities over the draft vocabulary at the root and the

@@ -192,6 +192,12 @@ double EagleDrafter::draft_seconds(const CostModel& cost) const {
   return seconds;
 }
 
+DraftWork EagleDrafter::draft_work() const {
+  DraftWork w{static_cast<int32_t>(work_.size()), 0, 0};
+  for (const auto& [tokens, rows] : work_) w.tokens += tokens, w.rows += rows;
+  return w;
+}
+
 void EagleDrafter::skip(const DraftContext& ctx) { push_root(ctx); }  // run with the next propose
 
 void EagleDrafter::propose(const DraftContext& ctx, Draft& out) {

@@ -31,6 +31,7 @@ class CheckpointedDrafter final : public Drafter {
   void skip(const DraftContext& ctx) override { drafter_->skip(ctx); }
   void limit_draft(int32_t depth, int32_t width) override { drafter_->limit_draft(depth, width); }
   double draft_seconds(const CostModel& cost) const override { return drafter_->draft_seconds(cost); }
+  DraftWork draft_work() const override { return drafter_->draft_work(); }
   void accept(int seq, const AcceptedPath& path) override { drafter_->accept(seq, path); }
 
  private:
@@ -87,7 +88,8 @@ std::unique_ptr<Drafter> sized(bool with_lookup, std::unique_ptr<Drafter> model,
     lookup = std::make_unique<NgramDrafter>(l);
   }
   const int32_t max_nodes = std::max(1, o.cost->sizes.back() - 1);  // as far as the costs were measured
-  return std::make_unique<SizedDrafter>(std::move(model), std::move(lookup), *o.cost, max_nodes);
+  const DraftTiming timing = model && o.time_drafter ? o.time_drafter(*model, o.weights_dir) : DraftTiming{};
+  return std::make_unique<SizedDrafter>(std::move(model), std::move(lookup), *o.cost, timing, max_nodes);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/decoding/cost_model.h"
+#include "engine/drafters/draft_timing.h"
 #include "engine/drafters/drafter.h"
 #include "engine/model/model.h"
 #include "kernels/runtime/thread_pool.h"
@@ -42,6 +43,9 @@ struct DrafterOptions {
   // What auto sizing weighs; set by the caller (obtain_cost_model) where
   // drafter_wants_cost_model(options).
   std::shared_ptr<const CostModel> cost;
+  // How auto sizing learns a model drafter's real propose time (cached_draft_timer); unset:
+  // the drafter's own estimate is taken as it is.
+  DraftTimer time_drafter;
 };
 
 // Whether make_drafter needs options.cost: some size is `auto`.

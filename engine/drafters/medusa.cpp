@@ -126,6 +126,8 @@ class MedusaDrafter final : public Drafter {
     return cost.head_share(last_heads_, static_cast<double>(heads_[0].n_draft_vocab()) / static_cast<double>(n_vocab_));
   }
 
+  DraftWork draft_work() const override { return {1, 0, last_heads_}; }
+
   void propose(const DraftContext& ctx, Draft& draft) override {
     draft.reset_to_root(ctx.root);
     draft.confidence.assign(1, 1.0f);

@@ -59,6 +59,11 @@ class Redrafter final : public Drafter {
     for (int32_t rows : step_rows_) seconds += cost.head_share(rows, share);
     return seconds;
   }
+  DraftWork draft_work() const override {
+    DraftWork w{static_cast<int32_t>(step_rows_.size()), 0, 0};
+    for (int32_t rows : step_rows_) w.rows += rows;
+    return w;
+  }
 
   void propose(const DraftContext& ctx, Draft& out) override {
     // A beam of length L reaches L - 1 levels below the root.

@@ -78,8 +78,9 @@ void keep_nodes(const Draft& draft, std::span<const int32_t> keep, Draft& out, s
   }
 }
 
-SizedDrafter::SizedDrafter(std::unique_ptr<Drafter> model, std::unique_ptr<Drafter> lookup, const CostModel& cost, int32_t max_nodes)
-    : model_(std::move(model)), lookup_(std::move(lookup)), max_nodes_(max_nodes), cost_(cost), sizer_(cost, max_nodes) {
+SizedDrafter::SizedDrafter(std::unique_ptr<Drafter> model, std::unique_ptr<Drafter> lookup, const CostModel& cost, DraftTiming timing,
+                           int32_t max_nodes)
+    : model_(std::move(model)), lookup_(std::move(lookup)), max_nodes_(max_nodes), cost_(cost), timing_(timing), sizer_(cost, max_nodes) {
   DB_CHECK((model_ || lookup_) && max_nodes >= 1);
 }
 
@@ -140,7 +141,8 @@ void SizedDrafter::propose(const DraftContext& ctx, Draft& out) {
   if (with_model) {
     model_->limit_draft(static_cast<int32_t>(s.kept_depth) + 1, static_cast<int32_t>(s.kept_width) + 1);
     model_->propose(ctx, model_draft_);
-    draft_seconds = model_->draft_seconds(cost_);
+    const DraftWork work = model_->draft_work();
+    draft_seconds = timing_.seconds(model_->draft_seconds(cost_), work.passes, work.tokens, work.rows);
     if (model_draft_.has_q() || has_root_copies(model_draft_.tree)) {  // not sizeable: verified as drafted
       out = model_draft_;
       s.sized = false;

@@ -13,8 +13,10 @@
 // "Paid" in step 2 compares the expected rate with the model's draft,
 // E / (verify cost + drafting time), with the rate the lookup alone (or no draft) would have
 // given. Drafting time is the drafter's own estimate from its work and the cost model
-// (Drafter::draft_seconds), not a clock reading: sizing then depends only on the tokens and
-// the cached cost model, so runs repeat exactly, at temperature > 0 too. The draft's shape follows what is kept: the model drafter is asked for
+// (Drafter::draft_seconds), corrected by a fit to its measured proposals that is cached with
+// the cost model (draft_timing.h), not a clock reading: sizing then depends only on the
+// tokens and the cached cost model, so runs repeat exactly, at temperature > 0 too.
+// The draft's shape follows what is kept: the model drafter is asked for
 // drafts one level deeper and one child wider than the sizer kept lately
 // (Drafter::limit_draft), so it does not spend time on nodes that would be cut.
 //
@@ -36,7 +38,9 @@ class SizedDrafter final : public Drafter {
  public:
   // `model` (a drafter with weights) and `lookup` (an n-gram drafter with a fixed budget):
   // either may be null, not both. max_nodes: the most draft nodes verified per step.
-  SizedDrafter(std::unique_ptr<Drafter> model, std::unique_ptr<Drafter> lookup, const CostModel& cost, int32_t max_nodes);
+  // `timing` turns the model drafter's estimate of its propose time into this machine's
+  // (draft_timing.h).
+  SizedDrafter(std::unique_ptr<Drafter> model, std::unique_ptr<Drafter> lookup, const CostModel& cost, DraftTiming timing, int32_t max_nodes);
 
   std::string name() const override;
   int32_t max_tree_nodes() const override;
@@ -63,6 +67,7 @@ class SizedDrafter final : public Drafter {
   std::unique_ptr<Drafter> model_, lookup_;
   int32_t max_nodes_;
   CostModel cost_;
+  DraftTiming timing_;
   TreeSizer sizer_;
   std::vector<SequenceState> sequences_;
   Draft model_draft_, lookup_draft_, merged_;  // scratch

@@ -185,7 +185,10 @@ MemoryPlan plan_memory(const Model& model, const DrafterOptions& drafter_options
 
 nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
   DrafterOptions options = drafter_options(c.spec, point);
-  if (drafter_wants_cost_model(options)) options.cost = c.cost_model();
+  if (drafter_wants_cost_model(options)) {
+    options.cost = c.cost_model();
+    options.time_drafter = c.time_drafter;
+  }
   std::unique_ptr<Drafter> drafter = make_drafter(options, c.model, c.pool);
   const int batch_size = point.params["batch_size"].get<int>();
   const int max_new_tokens = point.params["max_new_tokens"].get<int>();

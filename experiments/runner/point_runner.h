@@ -55,6 +55,7 @@ struct PointContext {
   // The target's cost model for auto draft sizing: obtained (loaded or measured) on the
   // first call, so a sweep hashes the model file once, not once per point.
   std::function<std::shared_ptr<const CostModel>()> cost_model;
+  DraftTimer time_drafter;  // valid once cost_model() has been called
 };
 
 // Runs the point; returns the record's "status" ("ok", "oom") and measurements. Throws

@@ -190,12 +190,17 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
     for (const PromptItem& item : items)
       longest_first_prompt[name] = std::max<int64_t>(longest_first_prompt[name], static_cast<int64_t>(Conversation(item).next_prompt(*model, spec.chat).size()));
   std::shared_ptr<const CostModel> cost;
+  DraftTimer timer;
   auto cost_model = [&] {
-    if (!cost)
-      cost = obtain_cost_model(*target, model->config(), model->path(), pool.size(), false,
-                               [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+    if (!cost) {
+      const auto note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+      const CostKey key = cost_key(*target, model->path(), pool.size());
+      cost = obtain_cost_model(*target, model->config(), key, false, note);
+      timer = cached_draft_timer(key, cost, model->config(), note);
+    }
     return cost;
   };
+  auto time_drafter = [&](Drafter& drafter, const std::string& weights_dir) { return timer(drafter, weights_dir); };
   ProgressBar bar(static_cast<int>(points.size()), estimated_total);
   int errors = 0;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -210,7 +215,8 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
                          prompts[p.dataset],
                          longest_first_prompt[p.dataset],
                          [&](int64_t done, int64_t total) { bar.prompt(done, total); },
-                         cost_model};
+                         cost_model,
+                         time_drafter};
     nlohmann::json record;
     try {
       record = run_point(context, p);

@@ -215,7 +215,7 @@ int32_t run_steps(SizedDrafter& d, const std::vector<int32_t>& truth, int steps)
 TEST_CASE("sized drafter: a proposer that is always right keeps drafting and deepens", "[sizing]") {
   auto fake = std::make_unique<FakeDrafter>(std::vector<int32_t>{2, 3, 4, 5, 6, 7}, 0.0, 0.97f);
   FakeDrafter& f = *fake;
-  SizedDrafter d(std::move(fake), nullptr, linear_cost(0.010, 0.0005), 63);
+  SizedDrafter d(std::move(fake), nullptr, linear_cost(0.010, 0.0005), DraftTiming{}, 63);
   const int32_t accepted = run_steps(d, {1, 2, 3, 4, 5, 6, 7}, 40);
   CHECK(f.skipped == 0);
   CHECK(f.proposed == 40);
@@ -226,7 +226,7 @@ TEST_CASE("sized drafter: a proposer that is always right keeps drafting and dee
 TEST_CASE("sized drafter: a slow proposer that is never right is skipped, with back-off", "[sizing]") {
   auto fake = std::make_unique<FakeDrafter>(std::vector<int32_t>{9, 9, 9}, 0.004, 0.9f);
   FakeDrafter& f = *fake;
-  SizedDrafter d(std::move(fake), nullptr, linear_cost(0.010, 0.001), 63);
+  SizedDrafter d(std::move(fake), nullptr, linear_cost(0.010, 0.001), DraftTiming{}, 63);
   CHECK(run_steps(d, {1, 2, 3, 4}, 120) == 0);
   INFO("proposed " << f.proposed << ", skipped " << f.skipped);
   CHECK(f.skipped > 80);   // sits out most steps
