@@ -85,6 +85,7 @@ class EagleDrafter final : public Drafter {
 
  private:
   // Pairs (x_{i+1}, f_i) not yet in the draft's KV cache.
+  static constexpr std::ptrdiff_t kMaxCatchUp = 8;  // pending pairs kept across skipped steps
   struct SequenceState {
     std::vector<int32_t> tokens;
     std::vector<float> features;  // [n][n_embd]

@@ -198,7 +198,17 @@ DraftWork EagleDrafter::draft_work() const {
   return w;
 }
 
-void EagleDrafter::skip(const DraftContext& ctx) { push_root(ctx); }  // run with the next propose
+// Run with the next propose; while sizing keeps skipping (back-off), only the latest
+// kMaxCatchUp pairs are kept: catching up costs a layer pass per pair, and the draft layer
+// reads what it missed through the target's features of the pairs it keeps.
+void EagleDrafter::skip(const DraftContext& ctx) {
+  push_root(ctx);
+  SequenceState& s = sequences_[static_cast<size_t>(ctx.seq)];
+  const auto excess = static_cast<std::ptrdiff_t>(s.tokens.size()) - kMaxCatchUp;
+  if (excess <= 0) return;
+  s.tokens.erase(s.tokens.begin(), s.tokens.begin() + excess);
+  s.features.erase(s.features.begin(), s.features.begin() + excess * parts_.config.n_embd);
+}
 
 void EagleDrafter::propose(const DraftContext& ctx, Draft& out) {
   out.reset_to_root(ctx.root);
