@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -135,6 +136,18 @@ std::string shown_default(const Setting& s) {
   return v.dump();
 }
 
+// The value's shape in --help: INT, FLOAT, on|off, auto|fixed, ...
+std::string type_name(const Setting& s) {
+  switch (s.type) {
+    case SettingType::integer: return s.empty_as ? fmt::format("INT|{}", s.empty_as) : "INT";
+    case SettingType::number: return "FLOAT";
+    case SettingType::boolean: return "on|off";
+    case SettingType::path: return "FILE";
+    case SettingType::text: break;
+  }
+  return s.choices.empty() ? "TEXT" : fmt::format("{}", fmt::join(s.choices, "|"));
+}
+
 }  // namespace
 
 void add_setting_options(CLI::App& sub, PointSettings& point) {
@@ -149,6 +162,7 @@ void add_setting_options(CLI::App& sub, PointSettings& point) {
     sub.add_option_function<std::string>(
            s.cli_flag, [&s, &point](const std::string& text) { store_setting(s, text, point); }, s.help)
         ->check(CLI::Validator([&s](std::string& text) { return setting_problem(s, text); }, ""))
+        ->type_name(type_name(s))
         ->default_str(shown_default(s));
   }
 }
