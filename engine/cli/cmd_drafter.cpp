@@ -21,7 +21,7 @@ Run add_drafter(CLI::App& app) {
   sub->require_subcommand(1);
   CLI::App* init = sub->add_subcommand("init", "Write untrained (random) drafter weights for a target model");
   init->add_option("--model", a->model, "Target model (GGUF file or HF directory)")->capture_default_str();
-  init->add_option("--drafter", a->spec.kind, "medusa, eagle or redrafter")->required();
+  init->add_option("--drafter", a->spec.kind, fmt::format("One of {}", known_drafters(true)))->required();
   init->add_option("--out", a->out, "Directory to write drafter.json and model.safetensors to")->required();
   init->add_option("--draft-vocab", a->spec.draft_vocab, "Draft vocabulary size (0 = the whole target vocabulary)")->capture_default_str()->check(CLI::NonNegativeNumber);
   init->add_option("--seed", a->spec.seed, "Random seed")->capture_default_str()->check(seed_value());

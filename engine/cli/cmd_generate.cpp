@@ -14,7 +14,7 @@
 #include "engine/decoding/autoregressive.h"
 #include "engine/decoding/decoder.h"
 #include "engine/decoding/request_metrics.h"
-#include "engine/drafters/make_drafter.h"
+#include "engine/drafters/axis_table.h"
 #include "engine/model/model.h"
 
 namespace draftbench::cli {
@@ -24,12 +24,11 @@ struct GenerateArgs {
   std::string model = default_model_path();
   std::string prompt, prompt_ids, prompts_file, first_logits_out;
   bool chat = false, json = false, ignore_eos = false;
-  int max_new_tokens = 128, threads = 0, sampling_top_k = 0, batch_size = 1;
-  float temperature = 0.0f, top_p = 1.0f;
-  uint64_t seed = 0;
+  int threads = 0, sampling_top_k = 0;
+  float top_p = 1.0f;
   ForwardDevice device = ForwardDevice::kCpu;
-  DrafterOptions drafter;
-  std::string tree_attention = "on", verification = "exact";
+  PointSettings point;  // the drafter, temperature, length, seed and batch size (axis_table.h)
+  std::string verification = "exact";
 };
 
 VerificationRule parse_rule(const std::string& name) {
@@ -49,11 +48,11 @@ std::string json_line(const nlohmann::json& j) { return j.dump(-1, ' ', false, n
 int run_first_logits(const GenerateArgs& a, const Model& model, const std::vector<int32_t>& prompt) {
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   const auto target = make_forward_pass(a.device, model.config(), model.weights(), pool);
-  KvCache cache(model.config(), 1, static_cast<int64_t>(prompt.size()) + a.max_new_tokens, target->device());
+  KvCache cache(model.config(), 1, static_cast<int64_t>(prompt.size()) + a.point.decode.max_new_tokens, target->device());
   GenerationOptions opt;
-  opt.max_new_tokens = a.max_new_tokens;
-  opt.sampling = SamplingParams{a.temperature, a.sampling_top_k, a.top_p};
-  opt.seed = a.seed;
+  opt.max_new_tokens = a.point.decode.max_new_tokens;
+  opt.sampling = SamplingParams{a.point.decode.sampling.temperature, a.sampling_top_k, a.top_p};
+  opt.seed = a.point.decode.seed;
   opt.ignore_eos = a.ignore_eos;
   const GenerationResult r = generate_autoregressive(model, *target, cache, 0, prompt, opt, true, nullptr);
   std::ofstream f(a.first_logits_out, std::ios::binary);
@@ -75,47 +74,44 @@ int run_generate(GenerateArgs a) {
   std::vector<std::vector<int32_t>> prompts;
   for (const PromptItem& e : entries) prompts.push_back(prompt_tokens(*model, e.turns[0], a.prompts_file.empty() ? a.prompt_ids : "", a.chat));
   if (!a.first_logits_out.empty()) {
-    if (a.drafter.kind != "autoregressive" || prompts.size() != 1)
+    if (a.point.drafter.kind != "autoregressive" || prompts.size() != 1)
       throw InputError("generate", "--first-logits-out", "works with one prompt and --drafter autoregressive only");
     return run_first_logits(a, *model, prompts[0]);
   }
 
-  if (a.tree_attention != "on" && a.tree_attention != "off")
-    throw InputError("generate", "--tree-attention", fmt::format("'{}' (expected on or off)", a.tree_attention));
-  a.drafter.tree_attention = a.tree_attention == "on";
   DecodeOptions opt;
   opt.rule = parse_rule(a.verification);
-  a.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
+  a.point.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   const auto target = make_forward_pass(a.device, model->config(), model->weights(), pool);
-  if (drafter_wants_cost_model(a.drafter)) {
+  if (drafter_wants_cost_model(a.point.drafter)) {
     const auto note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
     const CostKey key = cost_key(*target, a.model, pool.size());
-    a.drafter.cost = obtain_cost_model(*target, model->config(), key, false, note);
-    a.drafter.time_drafter = cached_draft_timer(key, a.drafter.cost, model->config(), note);
+    a.point.drafter.cost = obtain_cost_model(*target, model->config(), key, false, note);
+    a.point.drafter.time_drafter = cached_draft_timer(key, a.point.drafter.cost, model->config(), note);
   }
   // The shipped drafters were trained for the default model and only serve it.
-  if (a.drafter.weights_dir.empty() && a.drafter.kind != "autoregressive" && is_default_model(a.model))
-    a.drafter.weights_dir = shipped_drafter_dir(drafter_weights_kind(a.drafter.kind));
-  auto drafter = make_drafter(a.drafter, *model, pool);
+  if (a.point.drafter.weights_dir.empty() && a.point.drafter.kind != "autoregressive" && is_default_model(a.model))
+    a.point.drafter.weights_dir = shipped_drafter_dir(drafter_weights_kind(a.point.drafter.kind));
+  auto drafter = make_drafter(a.point.drafter, *model, pool);
   Decoder decoder(*model, *target, *drafter);
-  opt.max_new_tokens = a.max_new_tokens;
-  opt.sampling = SamplingParams{a.temperature, a.sampling_top_k, a.top_p};
-  opt.seed = a.seed;
+  opt.max_new_tokens = a.point.decode.max_new_tokens;
+  opt.sampling = SamplingParams{a.point.decode.sampling.temperature, a.sampling_top_k, a.top_p};
+  opt.seed = a.point.decode.seed;
   opt.ignore_eos = a.ignore_eos;
-  opt.cost = a.drafter.cost;
+  opt.cost = a.point.drafter.cost;
   const bool lossy = !opt.sampling.greedy() && is_lossy(opt.rule);
   if (lossy) fmt::print(stderr, "warning: --verification {} is LOSSY: outputs do not follow the target distribution\n", a.verification);
 
   // Streaming text needs one sequence at a time; otherwise print each batch as it ends.
-  const bool stream = !a.json && a.batch_size == 1;
+  const bool stream = !a.json && a.point.batch_size == 1;
   TextStreamer streamer(tok);
   if (stream) opt.on_token = [&](int, int32_t t) { std::cout << streamer.push(t) << std::flush; };
 
   double tokens = 0, steps = 0, seconds = 0;
   RequestMetrics total;
-  for (size_t first = 0; first < prompts.size(); first += static_cast<size_t>(a.batch_size)) {
-    const size_t n = std::min(prompts.size() - first, static_cast<size_t>(a.batch_size));
+  for (size_t first = 0; first < prompts.size(); first += static_cast<size_t>(a.point.batch_size)) {
+    const size_t n = std::min(prompts.size() - first, static_cast<size_t>(a.point.batch_size));
     const std::span<const std::vector<int32_t>> batch(prompts.data() + first, n);
     opt.first_request = first;
     const std::vector<SequenceResult> results = decoder.generate(batch, opt);
@@ -164,40 +160,18 @@ Run add_generate(CLI::App& app) {
   p->excludes(ids)->excludes(file);
   ids->excludes(file);
   sub->add_flag("--chat", a->chat, "Wrap each prompt in the model's chat template");
-  sub->add_option("--max-new-tokens", a->max_new_tokens, "Tokens to generate per prompt")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  sub->add_option("--temperature", a->temperature, "0 = greedy (so is anything below 1e-4)")->capture_default_str()->check(finite_number(0.0, 100.0));
   sub->add_option("--top-p", a->top_p, "Nucleus filtering of the target distribution")->capture_default_str()->check(finite_number(0.0, 1.0));
   sub->add_option("--sampling-top-k", a->sampling_top_k, "Top-k filtering of the target distribution (0 = off)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--seed", a->seed, "Random seed")->capture_default_str()->check(seed_value());
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
-  sub->add_option("--batch-size", a->batch_size, "Prompts decoded together (one target forward per step for the batch)")
-      ->capture_default_str()->check(CLI::Range(1, 4096));
   sub->add_flag("--json", a->json, "Print one JSON object per prompt (tokens, text, metrics) instead of text");
   sub->add_flag("--ignore-eos", a->ignore_eos, "Do not stop at end-of-sequence tokens");
   sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file (autoregressive, one prompt)");
-  DrafterOptions& d = a->drafter;
-  d.sizing = DrafterOptions::kUserSizing;
-  sub->add_option("--drafter", d.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
-  sub->add_option("--drafter-weights", d.weights_dir, "Drafter directory (drafter.json or a reference config.json, plus safetensors); "
+  sub->add_option("--drafter", a->point.drafter.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
+  sub->add_option("--drafter-weights", a->point.drafter.weights_dir, "Drafter directory (drafter.json or a reference config.json, plus safetensors); "
                   "default with the default model: the shipped models/drafters/<drafter>");
-  sub->add_option("--sizing", d.sizing, "Drafters with weights: auto (verify, each step, the part of the draft that pays on this machine; "
-                  "the sizes below bound the draft) or fixed (exactly the sizes below)")->capture_default_str()->check(CLI::IsMember({"auto", "fixed"}));
-  sub->add_option("--beam-width", d.beam_width, "ReDrafter beams")->capture_default_str()->check(CLI::Range(1, 1024));
-  sub->add_option("--beam-length", d.beam_length, "ReDrafter tokens per beam, root included")->capture_default_str()->check(CLI::Range(1, 64));
-  sub->add_option("--tree-attention", a->tree_attention, "ReDrafter dynamic tree attention: on, or off (every beam its own chain)")->capture_default_str();
-  sub->add_option("--top-k-warp", d.top_k_warp, "ReDrafter: keep the top-k draft logits per step (0 = off; reference 50)")->capture_default_str();
-  sub->add_option("--tree", d.tree_file, "Medusa (or EAGLE static) tree: JSON paths of top-k ranks");
-  sub->add_option("--depth", d.depth, "EAGLE-2 expansion depth")->capture_default_str()->check(CLI::Range(1, 64));
-  sub->add_option("--top-k", d.top_k, "EAGLE-2 candidates per expansion (draft top-k; the target filter is --sampling-top-k)")
-      ->capture_default_str()->check(CLI::Range(1, 1024));
-  sub->add_option("--total-tokens", d.total_tokens, "EAGLE-2 tree size verified per step, root included")->capture_default_str()->check(CLI::Range(1, 4096));
-  sub->add_flag("--eagle-static-tree", d.eagle_static_tree, "EAGLE: the static tree of --tree instead of the dynamic one");
-  sub->add_option("--ngram-min", d.ngram_min, "n-gram: shortest context suffix matched")->capture_default_str()->check(CLI::Range(1, 64));
-  sub->add_option("--ngram-max", d.ngram_max, "n-gram: longest context suffix matched (tried first)")->capture_default_str()->check(CLI::Range(1, 64));
-  add_draft_tokens_option(*sub, d.draft_tokens);
-  sub->add_option("--ngram-branches", d.ngram_branches, "n-gram: distinct continuations merged into the tree")->capture_default_str()->check(CLI::Range(1, 64));
+  add_setting_options(*sub, a->point);
   sub->add_option("--verification", a->verification, "At temperature > 0: exact, or the LOSSY redrafter_lossy / typical_lossy")->capture_default_str();
   return [sub, a]() -> int {
     if (!sub->parsed()) return -1;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/cli/commands.h"
+#include "engine/drafters/drafter_registry.h"
 #include "engine/train/drafter_training.h"
 
 namespace draftbench::cli {
@@ -14,7 +15,7 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   o->model_path = default_model_path();
   o->command_line = command_line;
   CLI::App* sub = app.add_subcommand("train", "Train a drafter (ReDrafter, Medusa, EAGLE) on `draftbench distill` data");
-  sub->add_option("--drafter", o->drafter, "redrafter, medusa or eagle")->required();
+  sub->add_option("--drafter", o->drafter, fmt::format("One of {}", trainable_kinds()))->required();
   sub->add_option("--data", o->data_dir, "A `draftbench distill` output directory")->required();
   sub->add_option("--out", o->out_dir, "Directory for the drafter (drafter.json + model.safetensors), logs and epoch checkpoints")->required();
   sub->add_option("--model", o->model_path, "The target model the data was distilled from (GGUF file or HF directory)")->capture_default_str();

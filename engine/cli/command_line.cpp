@@ -1,6 +1,9 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +13,7 @@
 #include "engine/cli/commands.h"
 #include "engine/common/error.h"
 #include "engine/common/input_checks.h"
+#include "engine/drafters/axis_table.h"
 
 namespace draftbench::cli {
 
@@ -84,26 +88,83 @@ void add_device_option(CLI::App& sub, ForwardDevice& device) {
       ->default_str(forward_device_name(device));
 }
 
-void add_draft_tokens_option(CLI::App& sub, int& draft_tokens) {
-  sub.add_option_function<std::string>(
-         "--draft-tokens",
-         [&draft_tokens](const std::string& v) {
-           if (v == "auto") {
-             draft_tokens = 0;
-             return;
-           }
-           std::size_t used = 0;
-           int n = 0;
-           try {
-             n = std::stoi(v, &used);
-           } catch (const std::exception&) {
-             used = 0;
-           }
-           if (used != v.size() || n < 1 || n > 1024) throw CLI::ValidationError("--draft-tokens", "'" + v + "' (expected auto or 1 to 1024)");
-           draft_tokens = n;
-         },
-         "n-gram: tokens proposed per step beyond the root; auto sizes each step to this machine's measured costs")
-      ->default_str(draft_tokens == 0 ? "auto" : std::to_string(draft_tokens));
+namespace {
+
+// A setting's text as the spec loader reads it (axis_table.h): a number in the setting's
+// range (or its empty_as word for 0), on or off, one of its choices. Nothing, or the
+// problem in the spec loader's words.
+std::string setting_problem(const Setting& s, const std::string& text) {
+  if (s.type == SettingType::integer) {
+    if (s.empty_as && text == s.empty_as) return "";
+    int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return fmt::format("expected an integer, got '{}'", printable(text, 40));
+    return range_problem(s, static_cast<double>(v)).value_or("");
+  }
+  if (s.type == SettingType::number) {
+    // strtod, not from_chars: it tells an overflow (HUGE_VAL, refused) from an underflow
+    // (0 or a subnormal, in range when 0 is).
+    char* end = nullptr;
+    const bool blank = text.empty() || std::isspace(static_cast<unsigned char>(text[0]));
+    const double v = blank ? 0.0 : std::strtod(text.c_str(), &end);
+    if (blank || end != text.c_str() + text.size() || !std::isfinite(v)) return fmt::format("expected a number, got '{}'", printable(text, 40));
+    return range_problem(s, v).value_or("");
+  }
+  if (s.type == SettingType::boolean)
+    return text == "on" || text == "off" ? "" : fmt::format("expected on or off, got '{}'", printable(text, 40));
+  if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end())
+    return fmt::format("'{}' (expected {})", printable(text, 40), choices_text(s));
+  return "";
+}
+
+// Stores checked text into a field of `point`.
+void store_setting(const Setting& s, const std::string& text, PointSettings& point) {
+  const SettingField f = s.field(point);
+  const double v = s.empty_as && text == s.empty_as ? 0.0 : std::strtod(text.c_str(), nullptr);
+  if (auto* p = std::get_if<int*>(&f)) **p = static_cast<int>(v);
+  else if (auto* p = std::get_if<uint64_t*>(&f)) **p = static_cast<uint64_t>(v);
+  else if (auto* p = std::get_if<float*>(&f)) **p = static_cast<float>(v);
+  else if (auto* p = std::get_if<bool*>(&f)) **p = text == "on";
+  else if (auto* p = std::get_if<std::string*>(&f)) **p = s.empty_as && text == s.empty_as ? std::string() : text;
+}
+
+std::string shown_default(const Setting& s) {
+  const nlohmann::json v = setting_default(s);
+  if (v.is_boolean()) return v.get<bool>() ? "on" : "off";
+  if (v.is_string()) return v.get<std::string>();
+  if (s.empty_as && v == 0) return s.empty_as;
+  return v.dump();
+}
+
+// The value's shape in --help: INT, FLOAT, on|off, auto|fixed, ...
+std::string type_name(const Setting& s) {
+  switch (s.type) {
+    case SettingType::integer: return s.empty_as ? fmt::format("INT|{}", s.empty_as) : "INT";
+    case SettingType::number: return "FLOAT";
+    case SettingType::boolean: return "on|off";
+    case SettingType::path: return "FILE";
+    case SettingType::text: break;
+  }
+  return s.choices.empty() ? "TEXT" : fmt::format("{}", fmt::join(s.choices, "|"));
+}
+
+}  // namespace
+
+void add_setting_options(CLI::App& sub, PointSettings& point) {
+  for (const Setting& s : settings()) {
+    if (!s.cli_flag) continue;
+    const SettingField f = s.field(point);
+    // A boolean off by default is a flag; one on by default takes on|off.
+    if (auto* flag = std::get_if<bool*>(&f); flag && !**flag) {
+      sub.add_flag(s.cli_flag, **flag, s.help);
+      continue;
+    }
+    sub.add_option_function<std::string>(
+           s.cli_flag, [&s, &point](const std::string& text) { store_setting(s, text, point); }, s.help)
+        ->check(CLI::Validator([&s](std::string& text) { return setting_problem(s, text); }, ""))
+        ->type_name(type_name(s))
+        ->default_str(shown_default(s));
+  }
 }
 
 }  // namespace draftbench::cli

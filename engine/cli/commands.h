@@ -10,6 +10,10 @@
 #include "engine/decoding/cost_model.h"
 #include "engine/model/forward_pass.h"
 
+namespace draftbench {
+struct PointSettings;
+}
+
 namespace draftbench::cli {
 
 using Run = std::function<int()>;
@@ -55,8 +59,9 @@ void add_device_option(CLI::App& sub, ForwardDevice& device);
 // The cost model as a table on stdout (calibrate, inspect --cost).
 void print_cost_model(const CostModel& model);
 
-// --draft-tokens auto|N (auto = 0: sized to the hardware each step).
-void add_draft_tokens_option(CLI::App& sub, int& draft_tokens);
+// Every setting of the axis table with a command-line flag (engine/drafters/axis_table.h),
+// its range, default and help from there, stored into `point`.
+void add_setting_options(CLI::App& sub, PointSettings& point);
 
 // Option checks built on engine/common/input_checks.h, so a number from the command line
 // meets the same rules as one from a spec: a finite number in [lo, hi] (NaN, infinities

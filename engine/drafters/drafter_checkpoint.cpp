@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "engine/common/error.h"
+#include "engine/drafters/drafter_registry.h"
 #include "engine/model/model.h"
 
 namespace draftbench {
@@ -25,35 +26,34 @@ std::string config_path_in(const std::string& dir) {
   throw InputError(dir, "", "has neither drafter.json nor config.json (expected a drafter directory)");
 }
 
-// A reference config.json says which drafter it is by its keys, or failing that by the
-// tensors it sits beside.
+// A reference config.json says which drafter it is by its keys, or by the tensors it sits
+// beside (drafter_registry.h's is_reference).
 std::string infer_kind(const nlohmann::json& config, const TensorSource& source) {
-  if (config.contains("medusa_num_heads")) return "medusa";
-  if (config.value("model_type", "") == "recurrent_drafting_drafter" || config.contains("exit_dim")) return "redrafter";
-  for (const std::string& name : source.names())
-    if (name == "fc.weight") return "eagle";
+  const std::vector<std::string> names = source.names();
+  for (const DrafterKind& k : drafter_kinds())
+    if (k.is_reference && k.is_reference(config, names)) return k.name;
   return "";
 }
 
+// The kind a checkpoint directory may hold: one with drafter.json fields of its own.
+const DrafterKind* checkpoint_kind(const std::string& name) {
+  const DrafterKind* k = find_drafter_kind(name);
+  return k && !k->config_keys.empty() ? k : nullptr;
+}
+
 // The keys drafter.json may hold: the header, provenance (`training` is a free-form record
-// of how the weights were made, read by people, not by the loaders), and each kind's fields
-// as its loader reads them and write_random_* / the trainer write them. A key outside these
-// is a typo or a field of another kind that would otherwise be silently ignored.
-void reject_unknown_keys(const nlohmann::json& config, const std::string& path, const std::string& kind) {
+// of how the weights were made, read by people, not by the loaders), and the kind's
+// config_keys. A key outside these is a typo or a field of another kind that would
+// otherwise be silently ignored.
+void reject_unknown_keys(const nlohmann::json& config, const std::string& path, const DrafterKind& kind) {
   static constexpr std::string_view kCommon[] = {"format", "version", "drafter", "training", "seed", "trained"};
-  static constexpr std::string_view kRedrafter[] = {"exit_dim", "num_draft_layers", "rnn", "initial_state", "head"};
-  static constexpr std::string_view kMedusa[] = {"num_heads", "num_layers", "head"};
-  static constexpr std::string_view kEagle[] = {"n_embd", "n_ff", "n_heads", "n_kv_heads", "head_dim", "rope_base", "rms_eps", "fc_bias", "final_norm"};
-  const std::span<const std::string_view> own = kind == "redrafter" ? std::span(kRedrafter) : kind == "medusa" ? std::span(kMedusa)
-                                               : kind == "eagle"    ? std::span(kEagle)
-                                                                    : std::span<const std::string_view>();
-  if (own.empty()) return;  // an unknown kind is reported by the caller
+  const std::span<const std::string_view> own = kind.config_keys;
   for (const auto& [key, value] : config.items()) {
     if (std::find(std::begin(kCommon), std::end(kCommon), key) != std::end(kCommon) || std::find(own.begin(), own.end(), key) != own.end()) continue;
     std::string expected;
     for (std::string_view k : own) expected += (expected.empty() ? "" : ", ") + std::string(k);
     throw InputError(path, fmt::format("key '{}'", printable_text(key)),
-                     fmt::format("unknown in a {} drafter.json (expected {}, or the header: format, version, drafter, training)", kind, expected));
+                     fmt::format("unknown in a {} drafter.json (expected {}, or the header: format, version, drafter, training)", kind.name, expected));
   }
 }
 
@@ -125,14 +125,14 @@ DrafterCheckpoint::DrafterCheckpoint(const std::string& dir)
     if (const int64_t v = fields_->integer("version"); v != kDrafterFormatVersion)
       throw InputError(config_path_, "field 'version'", fmt::format("{} is not supported (expected {}; re-export the drafter)", v, kDrafterFormatVersion));
     kind_ = fields_->string_or("drafter", "");
-    reject_unknown_keys(config_, config_path_, kind_);
+    if (const DrafterKind* k = checkpoint_kind(kind_)) reject_unknown_keys(config_, config_path_, *k);
   } else {
     kind_ = infer_kind(config_, source_);
   }
-  if (kind_ != "redrafter" && kind_ != "medusa" && kind_ != "eagle")
+  if (!checkpoint_kind(kind_))
     throw InputError(config_path_, native_ ? "field 'drafter'" : "",
-                     kind_.empty() ? "cannot tell which drafter this is (expected redrafter, medusa or eagle)"
-                                   : fmt::format("'{}' is not a drafter (expected redrafter, medusa or eagle)", printable_text(kind_)));
+                     kind_.empty() ? fmt::format("cannot tell which drafter this is (expected one of {})", checkpoint_kinds())
+                                   : fmt::format("'{}' is not a drafter (expected one of {})", printable_text(kind_), checkpoint_kinds()));
 }
 
 std::vector<int32_t> DrafterCheckpoint::draft_vocab(int64_t n_vocab) {

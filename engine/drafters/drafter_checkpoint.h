@@ -3,7 +3,7 @@
 //
 // Two kinds of directory load:
 //   - draftbench's own: `drafter.json` ({"format": "draftbench-drafter", "version": 1,
-//     "drafter": "redrafter" | "medusa" | "eagle", ...drafter fields});
+//     "drafter": <kind>, ...the kind's config_keys (drafter_registry.h)});
 //   - the public reference layouts, for GPU users who bring them: the reference's own
 //     `config.json` beside the safetensors conversion of its checkpoint (Medusa's and
 //     EAGLE's public files are PyTorch pickles: convert them with safetensors' torch API).
@@ -68,8 +68,8 @@ class DrafterCheckpoint {
   const std::string& dir() const { return dir_; }
   const std::string& config_path() const { return config_path_; }
   bool native() const { return native_; }  // drafter.json rather than a reference config.json
-  // "redrafter", "medusa" or "eagle": drafter.json's "drafter", else inferred from the
-  // reference config's keys and the tensor names.
+  // One of checkpoint_kinds() (drafter_registry.h): drafter.json's "drafter", else
+  // inferred from the reference config's keys and the tensor names.
   const std::string& kind() const { return kind_; }
   const ConfigFields& fields() const { return *fields_; }
   const nlohmann::json& config() const { return config_; }

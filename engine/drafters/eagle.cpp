@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/drafters/axis_table.h"
 #include "engine/model/model.h"
 #include "engine/model/safetensors_writer.h"
 
@@ -99,16 +101,6 @@ ModelConfig draft_config(const ModelConfig& target, const LayerShape& s, const s
   return c;
 }
 
-void check_options(const DrafterOptions& o) {
-  auto in_range = [](int v, const char* option, int lo, int hi) {
-    if (v < lo || v > hi)
-      throw InputError("drafter eagle", fmt::format("option '{}'", option), fmt::format("{} is out of range (expected {} to {})", v, lo, hi));
-  };
-  in_range(o.depth, "depth", 1, 64);
-  in_range(o.top_k, "top_k", 1, 1024);
-  in_range(o.total_tokens, "total_tokens", 2, 4096);
-}
-
 }  // namespace
 
 std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool) {
@@ -118,7 +110,7 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
     if (options.tree_file.empty()) throw InputError("drafter eagle", "option 'tree_file'", "eagle_static_tree needs a choice tree file");
     p.static_tree = load_choice_tree(options.tree_file);
   } else {
-    check_options(options);
+    check_drafter_settings(options, kDynamicTree, "drafter eagle");
   }
   p.depth = options.depth;
   p.top_k = options.top_k;
@@ -220,6 +212,24 @@ void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, cons
   }
   const std::vector<int32_t> vocab = default_draft_vocab(target, spec.draft_vocab);
   write_native_drafter(dir, config, writer, vocab, t.n_vocab);
+}
+
+namespace {
+constexpr std::string_view kEagleConfigKeys[] = {"n_embd", "n_ff", "n_heads", "n_kv_heads", "head_dim", "rope_base", "rms_eps", "fc_bias", "final_norm"};
+constexpr TrainingNet kEagleTraining{"eagle", TrainingNet::Steps::one, 1, false, true};
+}  // namespace
+
+const DrafterKind& eagle_kind() {
+  static constexpr DrafterKind kind{
+      "eagle", true, "eagle", false,
+      [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_eagle_drafter(*c, o, m, p); },
+      write_random_eagle, sizing_is_auto,
+      [](const DrafterOptions& o) -> uint32_t { return kEveryDrafter | kWithWeights | (o.eagle_static_tree ? kChoiceTree : kDynamicTree); },
+      [](const DrafterOptions& o) { return StepEstimate{static_cast<double>(o.total_tokens), 2}; },
+      kEagleConfigKeys,
+      [](const nlohmann::json&, const std::vector<std::string>& tensors) { return std::find(tensors.begin(), tensors.end(), "fc.weight") != tensors.end(); },
+      &kEagleTraining, true};
+  return kind;
 }
 
 }  // namespace draftbench

@@ -6,10 +6,7 @@
 
 #include "engine/common/error.h"
 #include "engine/drafters/drafter_checkpoint.h"
-#include "engine/drafters/eagle.h"
-#include "engine/drafters/medusa.h"
 #include "engine/drafters/ngram.h"
-#include "engine/drafters/redrafter.h"
 #include "engine/drafters/sized_drafter.h"
 
 namespace draftbench {
@@ -39,48 +36,12 @@ class CheckpointedDrafter final : public Drafter {
   std::unique_ptr<Drafter> drafter_;
 };
 
-}  // namespace
-
-namespace {
-
-std::unique_ptr<Drafter> make_autoregressive(DrafterCheckpoint*, const DrafterOptions&, const Model&, ThreadPool&) {
-  return std::make_unique<AutoregressiveDrafter>();
-}
-std::unique_ptr<Drafter> sized(bool with_lookup, std::unique_ptr<Drafter> model, const DrafterOptions& o);
-
-std::unique_ptr<Drafter> make_ngram(DrafterCheckpoint*, const DrafterOptions& o, const Model&, ThreadPool&) {
-  if (o.draft_tokens > 0) return std::make_unique<NgramDrafter>(o);
-  return sized(true, nullptr, o);  // auto: the lookup alone, trimmed by the tree sizer
-}
-std::unique_ptr<Drafter> make_medusa(DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) {
-  return make_medusa_drafter(*c, o, m, p);
-}
-std::unique_ptr<Drafter> make_eagle(DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) {
-  return make_eagle_drafter(*c, o, m, p);
-}
-std::unique_ptr<Drafter> make_redrafter_kind(DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) {
-  return make_redrafter(*c, o, m, p);
-}
-
-bool ngram_sizes_automatically(const DrafterOptions& o) { return o.draft_tokens == 0; }
-bool sizing_is_auto(const DrafterOptions& o) { return o.sizing == "auto"; }
-bool always(const DrafterOptions&) { return true; }
-
-constexpr DrafterKind kDrafterKinds[] = {
-    {"autoregressive", false, "autoregressive", false, make_autoregressive, nullptr, nullptr},
-    {"medusa", true, "medusa", false, make_medusa, write_random_medusa, sizing_is_auto},
-    {"eagle", true, "eagle", false, make_eagle, write_random_eagle, sizing_is_auto},
-    {"redrafter", true, "redrafter", false, make_redrafter_kind, write_random_redrafter, sizing_is_auto},
-    {"ngram", false, "ngram", false, make_ngram, nullptr, ngram_sizes_automatically},
-    {"medusa+ngram", true, "medusa", true, make_medusa, nullptr, always},
-    {"eagle+ngram", true, "eagle", true, make_eagle, nullptr, always},
-    {"redrafter+ngram", true, "redrafter", true, make_redrafter_kind, nullptr, always},
-};
-
 // The n-gram half of a hybrid: a fixed budget (sizing trims it), --draft-tokens if given.
 constexpr int kHybridLookupTokens = 16;
 
-std::unique_ptr<Drafter> sized(bool with_lookup, std::unique_ptr<Drafter> model, const DrafterOptions& o) {
+}  // namespace
+
+std::unique_ptr<Drafter> make_sized_drafter(bool with_lookup, std::unique_ptr<Drafter> model, const DrafterOptions& o) {
   std::unique_ptr<Drafter> lookup;
   if (with_lookup) {
     DrafterOptions l = o;
@@ -92,31 +53,9 @@ std::unique_ptr<Drafter> sized(bool with_lookup, std::unique_ptr<Drafter> model,
   return std::make_unique<SizedDrafter>(std::move(model), std::move(lookup), *o.cost, timing, max_nodes);
 }
 
-}  // namespace
-
-std::span<const DrafterKind> drafter_kinds() { return kDrafterKinds; }
-
 bool drafter_wants_cost_model(const DrafterOptions& o) {
   const DrafterKind* k = find_drafter_kind(o.kind);
   return k && k->sizes_automatically && k->sizes_automatically(o);
-}
-
-const DrafterKind* find_drafter_kind(std::string_view name) {
-  for (const DrafterKind& k : kDrafterKinds)
-    if (name == k.name) return &k;
-  return nullptr;
-}
-
-std::string drafter_weights_kind(std::string_view name) {
-  const DrafterKind* k = find_drafter_kind(name);
-  return k ? k->weights_of : std::string(name);
-}
-
-std::string known_drafters(bool with_weights) {
-  std::string names;
-  for (const DrafterKind& k : kDrafterKinds)
-    if (!with_weights || k.write_random) names += (names.empty() ? "" : ", ") + std::string(k.name);
-  return names;
 }
 
 std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model& target, ThreadPool& pool) {
@@ -140,7 +79,7 @@ std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model
   checkpoint.reject_unused();
   drafter = std::make_unique<CheckpointedDrafter>(std::move(owned), std::move(drafter));
   if (!k->sizes_automatically || !k->sizes_automatically(options)) return drafter;
-  return sized(k->with_lookup, std::move(drafter), options);
+  return make_sized_drafter(k->with_lookup, std::move(drafter), options);
 }
 
 void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {

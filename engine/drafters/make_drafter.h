@@ -3,13 +3,12 @@
 #pragma once
 
 #include <memory>
-#include <span>
-#include <string_view>
 #include <string>
 
 #include "engine/decoding/cost_model.h"
 #include "engine/drafters/draft_timing.h"
 #include "engine/drafters/drafter.h"
+#include "engine/drafters/drafter_registry.h"
 #include "engine/model/model.h"
 #include "kernels/runtime/thread_pool.h"
 
@@ -71,29 +70,9 @@ struct RandomDrafterSpec {
 // Throws InputError for an unknown kind or an unwritable directory.
 void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
 
-class DrafterCheckpoint;
-
-// One drafter kind: the one table the CLI, the spec loader and `drafter init` read.
-struct DrafterKind {
-  const char* name;
-  bool needs_weights;  // a weights directory (drafter.json, or a reference config.json)
-  // The kind whose weights it reads: itself, or a hybrid's model drafter ("eagle" for
-  // "eagle+ngram"). Also names the shipped weights, models/drafters/<weights_of>.
-  const char* weights_of;
-  bool with_lookup;  // a hybrid: the n-gram lookup's drafts merged into the model's
-  // `checkpoint` is null exactly when !needs_weights.
-  std::unique_ptr<Drafter> (*make)(DrafterCheckpoint* checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool);
-  // Untrained weights for `drafter init`; null for kinds without weights.
-  void (*write_random)(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
-  // Whether these options size drafts automatically (and so need options.cost); null: never.
-  bool (*sizes_automatically)(const DrafterOptions& options);
-};
-std::span<const DrafterKind> drafter_kinds();
-// Null for an unknown name.
-const DrafterKind* find_drafter_kind(std::string_view name);
-// The kind whose weights `name` reads (itself for all but the hybrids); `name` if unknown.
-std::string drafter_weights_kind(std::string_view name);
-// "autoregressive, medusa, eagle, ..."; with_weights: the kinds `drafter init` writes weights for.
-std::string known_drafters(bool with_weights = false);
+// `model` (null: the n-gram lookup alone) inside a SizedDrafter that trims each step's
+// draft to what pays on this machine, the lookup's drafts merged in when with_lookup.
+// options.cost must be set.
+std::unique_ptr<Drafter> make_sized_drafter(bool with_lookup, std::unique_ptr<Drafter> model, const DrafterOptions& options);
 
 }  // namespace draftbench

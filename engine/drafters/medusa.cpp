@@ -10,6 +10,7 @@
 
 #include "engine/common/error.h"
 #include "engine/decoding/cost_model.h"
+#include "engine/drafters/axis_table.h"
 #include "engine/drafters/choice_tree.h"
 #include "engine/drafters/draft_head.h"
 #include "engine/model/model.h"
@@ -255,6 +256,24 @@ void write_random_medusa(const RandomDrafterSpec& spec, const Model& target, con
   config["num_layers"] = spec.num_layers;
   config["head"] = spec.own_head ? "own" : "target";
   write_native_drafter(dir, config, writer, draft_vocab, target.config().n_vocab);
+}
+
+namespace {
+constexpr std::string_view kMedusaConfigKeys[] = {"num_heads", "num_layers", "head"};
+constexpr TrainingNet kMedusaTraining{"medusa", TrainingNet::Steps::heads, 1, false, false};
+}  // namespace
+
+const DrafterKind& medusa_kind() {
+  static constexpr DrafterKind kind{
+      "medusa", true, "medusa", false,
+      [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_medusa_drafter(*c, o, m, p); },
+      write_random_medusa, sizing_is_auto,
+      [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kChoiceTree; },
+      [](const DrafterOptions&) { return StepEstimate{25, 1.8}; },
+      kMedusaConfigKeys,
+      [](const nlohmann::json& config, const std::vector<std::string>&) { return config.contains("medusa_num_heads"); },
+      &kMedusaTraining, true};
+  return kind;
 }
 
 }  // namespace draftbench

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/common/error.h"
+#include "engine/drafters/axis_table.h"
 
 namespace draftbench {
 namespace {
@@ -20,13 +21,10 @@ int32_t child_with(const DraftTree& tree, int32_t parent, int32_t token) {
 
 NgramDrafter::NgramDrafter(const DrafterOptions& o)
     : ngram_min_(o.ngram_min), ngram_max_(o.ngram_max), draft_tokens_(o.draft_tokens), branches_(o.ngram_branches) {
-  auto in_range = [](int v, int lo, int hi, const char* option) {
-    if (v < lo || v > hi) throw InputError("drafter ngram", option, fmt::format("{} is out of range (expected {} to {})", v, lo, hi));
-  };
-  in_range(ngram_max_, 1, 64, "--ngram-max");
-  in_range(ngram_min_, 1, ngram_max_, "--ngram-min (at most --ngram-max)");
-  in_range(draft_tokens_, 1, 1024, "--draft-tokens (auto: the sized drafter around this one)");
-  in_range(branches_, 1, 64, "--ngram-branches");
+  check_drafter_settings(o, kLookup, "drafter ngram");
+  const Setting &min = setting("ngram_min"), &tokens = setting("draft_tokens");
+  check_setting(min, ngram_min_, "drafter ngram", min.lo, ngram_max_, "at most --ngram-max");
+  check_setting(tokens, draft_tokens_, "drafter ngram", 1, tokens.hi, "auto is the sized drafter around this one");
 }
 
 void NgramDrafter::propose(const DraftContext& ctx, Draft& out) {
@@ -65,6 +63,20 @@ void NgramDrafter::lookup(int32_t budget, Draft& out) {
       branches += added > 0;
     }
   }
+}
+
+const DrafterKind& ngram_kind() {
+  static constexpr DrafterKind kind{
+      "ngram", false, "ngram", false,
+      [](DrafterCheckpoint*, const DrafterOptions& o, const Model&, ThreadPool&) -> std::unique_ptr<Drafter> {
+        if (o.draft_tokens > 0) return std::make_unique<NgramDrafter>(o);
+        return make_sized_drafter(true, nullptr, o);  // auto: the lookup alone, trimmed by the tree sizer
+      },
+      nullptr, [](const DrafterOptions& o) { return o.draft_tokens == 0; },
+      [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kLookup; },
+      [](const DrafterOptions& o) { return StepEstimate{1.0 + o.draft_tokens, 2}; },
+      {}, nullptr, nullptr, false};
+  return kind;
 }
 
 }  // namespace draftbench

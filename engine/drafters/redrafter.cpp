@@ -10,6 +10,7 @@
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/drafters/axis_table.h"
 #include "engine/decoding/cost_model.h"
 #include "kernels/beam/beam_packing.h"
 #include "engine/drafters/draft_head.h"
@@ -266,11 +267,7 @@ void check_layer_count(const DrafterCheckpoint& ckpt, int64_t n_layers, int64_t 
 }  // namespace
 
 std::unique_ptr<Drafter> make_redrafter(DrafterCheckpoint& ckpt, const DrafterOptions& options, const Model& target, ThreadPool& pool) {
-  if (options.beam_width < 1 || options.beam_width > 1024)
-    throw InputError("redrafter", "beam_width", fmt::format("{} is out of range (expected 1..1024)", options.beam_width));
-  if (options.beam_length < 1 || options.beam_length > 64)
-    throw InputError("redrafter", "beam_length", fmt::format("{} is out of range (expected 1..64; it includes the root)", options.beam_length));
-  if (options.top_k_warp < 0) throw InputError("redrafter", "top_k_warp", fmt::format("{} is negative (expected 0 = off, or k > 0)", options.top_k_warp));
+  check_drafter_settings(options, kBeams, "drafter redrafter");
   const ConfigFields& f = ckpt.fields();
   const int64_t H = target.config().n_embd;
   RedrafterWeights w;
@@ -355,6 +352,31 @@ void write_random_redrafter(const RandomDrafterSpec& spec, const Model& target, 
   config["seed"] = spec.seed;
   config["trained"] = false;
   write_native_drafter(dir, config, out, vocab, target.config().n_vocab);
+}
+
+namespace {
+constexpr std::string_view kRedrafterConfigKeys[] = {"exit_dim", "num_draft_layers", "rnn", "initial_state", "head"};
+constexpr TrainingNet kRedrafterTraining{"redrafter", TrainingNet::Steps::draft_steps, 2, true, false};
+
+// Dynamic tree attention keeps about 1 + (BL - 1) BW^0.8 of the BW x BL beam tokens.
+StepEstimate redrafter_estimate(const DrafterOptions& o) {
+  const double bw = o.beam_width, bl = o.beam_length;
+  return {1 + (bl - 1) * (o.tree_attention ? std::pow(bw, 0.8) : bw), 1.7};
+}
+}  // namespace
+
+const DrafterKind& redrafter_kind() {
+  static constexpr DrafterKind kind{
+      "redrafter", true, "redrafter", false,
+      [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_redrafter(*c, o, m, p); },
+      write_random_redrafter, sizing_is_auto,
+      [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kBeams; },
+      redrafter_estimate, kRedrafterConfigKeys,
+      [](const nlohmann::json& config, const std::vector<std::string>&) {
+        return config.value("model_type", "") == "recurrent_drafting_drafter" || config.contains("exit_dim");
+      },
+      &kRedrafterTraining, true};
+  return kind;
 }
 
 }  // namespace draftbench

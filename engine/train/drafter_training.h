@@ -88,7 +88,7 @@ struct TrainResult {
 // continuation length), or an unwritable output directory.
 TrainResult train_drafter(const TrainOptions& options);
 
-// "redrafter, medusa, eagle"
+// The kinds `draftbench train` trains, as a list for messages (drafter_registry.h).
 const char* trainable_drafters();
 
 }  // namespace draftbench

@@ -145,24 +145,17 @@ uint64_t bytes_on_disk(const std::string& path) {
   return total;
 }
 
-DrafterOptions drafter_options(const ExperimentSpec& spec, const SweepPoint& point) {
+PointSettings point_settings(const ExperimentSpec& spec, const SweepPoint& point) {
   const DrafterSpec& d = spec.drafter(point.drafter);
-  const nlohmann::json& p = point.params;
-  DrafterOptions o;
-  o.kind = d.kind;
-  o.top_k_warp = d.top_k_warp;
-  o.eagle_static_tree = d.eagle_static_tree;
-  o.weights_dir = p.value("distilled", true) ? d.weights : d.ground_truth_weights;
-  if (p.contains("beam_width")) o.beam_width = p["beam_width"].get<int>();
-  if (p.contains("beam_length")) o.beam_length = p["beam_length"].get<int>();
-  if (p.contains("tree_attention")) o.tree_attention = p["tree_attention"].get<bool>();
-  if (p.contains("tree") && p["tree"] != "shipped") o.tree_file = p["tree"].get<std::string>();
-  if (p.contains("depth")) o.depth = p["depth"].get<int>();
-  if (p.contains("top_k")) o.top_k = p["top_k"].get<int>();
-  if (p.contains("total_tokens")) o.total_tokens = p["total_tokens"].get<int>();
-  if (p.contains("sizing")) o.sizing = p["sizing"].get<std::string>();
-  return o;
+  PointSettings s;
+  s.drafter.sizing = "fixed";  // what DrafterOptions means without a `sizing` axis
+  for (const auto& [axis, value] : point.params.items()) apply_setting(setting(axis), value, s);
+  d.apply(s);
+  s.drafter.weights_dir = s.distilled ? d.weights : d.ground_truth_weights;
+  return s;
 }
+
+DrafterOptions drafter_options(const ExperimentSpec& spec, const SweepPoint& point) { return point_settings(spec, point).drafter; }
 
 nlohmann::json MemoryPlan::to_json() const {
   return {{"model_bytes", model_bytes}, {"drafter_bytes", drafter_bytes}, {"kv_bytes", kv_bytes}, {"scratch_bytes", scratch_bytes}, {"total_bytes", total()}};
@@ -184,14 +177,15 @@ MemoryPlan plan_memory(const Model& model, const DrafterOptions& drafter_options
 }
 
 nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
-  DrafterOptions options = drafter_options(c.spec, point);
+  const PointSettings settings = point_settings(c.spec, point);
+  DrafterOptions options = settings.drafter;
   if (drafter_wants_cost_model(options)) {
     options.cost = c.cost_model();
     options.time_drafter = c.time_drafter;
   }
   std::unique_ptr<Drafter> drafter = make_drafter(options, c.model, c.pool);
-  const int batch_size = point.params["batch_size"].get<int>();
-  const int max_new_tokens = point.params["max_new_tokens"].get<int>();
+  const int batch_size = settings.batch_size;
+  const int max_new_tokens = settings.decode.max_new_tokens;
   const int turns = c.dataset.turns;
 
   // Plan from the longest prompt the point can see: later turns are bounded by the earlier
@@ -211,8 +205,8 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
   DecodeOptions opt;
   opt.cost = options.cost;
   opt.max_new_tokens = max_new_tokens;
-  opt.sampling.temperature = static_cast<float>(point.params["temperature"].get<double>());
-  opt.seed = point.params["seed"].get<uint64_t>();
+  opt.sampling.temperature = settings.decode.sampling.temperature;
+  opt.seed = settings.decode.seed;
   const auto start = Clock::now();
   if (c.spec.time_limit_s > 0) {
     const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(c.spec.time_limit_s));

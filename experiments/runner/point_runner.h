@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/loaders/prompt_set.h"
-#include "engine/drafters/make_drafter.h"
+#include "engine/drafters/axis_table.h"
 #include "engine/model/model.h"
 #include "engine/model/forward_pass.h"
 #include "experiments/spec/experiment_spec.h"
@@ -20,7 +20,9 @@
 
 namespace draftbench {
 
-// What the engine is asked to run for a point (weights chosen by the `distilled` axis).
+// What the engine is asked to run for a point: its params applied through the axis table
+// over the defaults, the drafter's spec settings, the weights the `distilled` axis chooses.
+PointSettings point_settings(const ExperimentSpec& spec, const SweepPoint& point);
 DrafterOptions drafter_options(const ExperimentSpec& spec, const SweepPoint& point);
 
 // Bytes of weights at `path`: a file's size, or a directory's *.safetensors; 0 if absent.

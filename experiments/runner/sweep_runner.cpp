@@ -29,17 +29,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "redrafter T=0 bs=1 bw=8 bl=5 | mt_bench"
+// "redrafter T=0 bs=1 bw=8 bl=5 | mt_bench": the axes with a label (axis_table.h), in
+// expansion order.
 std::string point_label(const SweepPoint& p) {
-  static const std::pair<const char*, const char*> shown[] = {{"temperature", "T"}, {"batch_size", "bs"},  {"beam_width", "bw"},
-                                                              {"beam_length", "bl"}, {"tree_attention", "tree_attn"}, {"depth", "depth"},
-                                                              {"top_k", "top_k"},    {"total_tokens", "total"}, {"sizing", "sizing"}, {"distilled", "distilled"},
-                                                              {"tree", "tree"}};
   std::string s = p.drafter;
-  for (const auto& [axis, name] : shown)
-    if (p.params.contains(axis)) {
-      const nlohmann::json& v = p.params[axis];
-      s += fmt::format(" {}={}", name, v.is_string() ? fs::path(v.get<std::string>()).stem().string() : v.dump());
+  for (const Setting& axis : settings())
+    if (axis.label && p.params.contains(axis.name)) {
+      const nlohmann::json& v = p.params[axis.name];
+      s += fmt::format(" {}={}", axis.label, v.is_string() ? fs::path(v.get<std::string>()).stem().string() : v.dump());
     }
   return s + " | " + p.dataset;
 }
@@ -77,7 +74,7 @@ std::vector<std::pair<std::string, std::string>> parse_filter(const std::string&
     if (eq == std::string::npos || eq == 0 || eq + 1 == term.size())
       throw InputError("run", "--only", fmt::format("'{}' (expected axis=value terms separated by commas, e.g. drafter=redrafter,temperature=0)", term));
     const std::string axis = term.substr(0, eq);
-    if (axis != "dataset" && !is_sweep_axis(axis)) throw InputError("run", "--only", fmt::format("unknown axis '{}' (expected dataset or one of: {})", axis, fmt::join(kSweepAxes, ", ")));
+    if (axis != "dataset" && !is_sweep_axis(axis)) throw InputError("run", "--only", fmt::format("unknown axis '{}' (expected dataset or one of: {})", axis, sweep_axis_names()));
     out.emplace_back(axis, term.substr(eq + 1));
     at = comma + 1;
   }
@@ -122,28 +119,16 @@ std::vector<SweepPoint> select_points(const ExperimentSpec& spec, const RunOptio
 // Gemma 3 270M on a 2-core CPU (experiments/README.md, "Time estimates"): a single-token step
 // streams the weights at about 7 GB/s; a speculative step costs a fixed 1.45 of that (the
 // batched-row kernels, the drafter, the lazily computed logits of the accepted nodes), 0.45
-// of it per further sequence in the batch, and 0.14 of it per verified token, and ReDrafter's dynamic tree attention keeps about
-// 1 + (BL - 1) BW^0.8 of a beam's BW x BL tokens per sequence.
+// of it per further sequence in the batch, and 0.14 of it per verified token. The tokens
+// verified and gained per step are the drafter kind's StepEstimate (drafter_registry.h).
 double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& p, int64_t prompts, uint64_t model_bytes) {
   const double ar_step_s = static_cast<double>(model_bytes) / 7e9;
   const double batch = p.params["batch_size"].get<double>();
-  double verified = 1, tokens_per_step = 1;  // per sequence and step
-  const std::string kind = drafter_weights_kind(p.kind);  // a hybrid costs about its model drafter
-  if (kind == "redrafter") {
-    const double bw = p.params["beam_width"].get<double>(), bl = p.params["beam_length"].get<double>();
-    verified = 1 + (bl - 1) * (p.params["tree_attention"].get<bool>() ? std::pow(bw, 0.8) : bw);
-    tokens_per_step = 1.7;
-  } else if (kind == "eagle") {
-    verified = p.params.contains("total_tokens") ? p.params["total_tokens"].get<double>() : 60;
-    tokens_per_step = 2;
-  } else if (kind == "medusa") {
-    verified = 25;
-    tokens_per_step = 1.8;
-  } else if (kind == "ngram") {
-    verified = 1 + DrafterOptions{}.draft_tokens;
-    tokens_per_step = 2;
-  }
-  const double step_s = p.kind == "autoregressive" ? ar_step_s * (1 + 0.35 * (batch - 1)) : ar_step_s * (1.45 + 0.45 * (batch - 1) + 0.14 * verified * batch);
+  const DrafterKind* kind = find_drafter_kind(p.kind);
+  DB_CHECK(kind != nullptr);
+  const StepEstimate e = kind->estimate ? kind->estimate(drafter_options(spec, p)) : StepEstimate{};
+  const double verified = e.verified, tokens_per_step = e.tokens_per_step;  // per sequence and step
+  const double step_s = !kind->estimate ? ar_step_s * (1 + 0.35 * (batch - 1)) : ar_step_s * (1.45 + 0.45 * (batch - 1) + 0.14 * verified * batch);
   const double steps = p.params["max_new_tokens"].get<double>() / tokens_per_step;
   const double batches = std::ceil(static_cast<double>(prompts) / batch) * spec.dataset(p.dataset).turns;
   return batches * steps * step_s * (spec.repeats + (spec.warmup > 0 ? 0.1 : 0.0));

@@ -216,7 +216,10 @@ class SpecLoader {
       for (const auto& kv : node) {
         const std::string name = kv.first.Scalar();
         const std::string key = "drafters." + name;
-        r_.only_keys(kv.second, key, {"kind", "weights", "ground_truth_weights", "top_k_warp", "eagle_static_tree"});
+        std::vector<std::string> keys = {"kind", "weights", "ground_truth_weights"};
+        for (const Setting& st : settings())
+          if (st.spec_key) keys.push_back(st.name);
+        r_.only_keys(kv.second, key, keys);
         DrafterSpec d;
         d.name = name;
         d.kind = kv.second["kind"] ? r_.text(kv.second["kind"], key + ".kind") : name;
@@ -228,19 +231,34 @@ class SpecLoader {
           r_.fail(kv.second["kind"], key + ".kind", fmt::format("'{}' (the drafter named autoregressive is every speedup's baseline: expected kind autoregressive)", d.kind));
         if (kv.second["weights"]) d.weights = existing_path(kv.second["weights"], key + ".weights");
         if (kv.second["ground_truth_weights"]) d.ground_truth_weights = existing_path(kv.second["ground_truth_weights"], key + ".ground_truth_weights");
-        if (kv.second["top_k_warp"]) d.top_k_warp = static_cast<int>(r_.integer(kv.second["top_k_warp"], key + ".top_k_warp", 0, 1 << 20));
-        if (kv.second["eagle_static_tree"]) d.eagle_static_tree = r_.boolean(kv.second["eagle_static_tree"], key + ".eagle_static_tree");
+        for (const Setting& st : settings())
+          if (st.spec_key && kv.second[st.name]) d.settings[st.name] = setting_value(st, kv.second[st.name], key + "." + st.name);
         s.drafters.push_back(std::move(d));
       }
     }
     for (const DrafterKind& k : drafter_kinds()) {
       const std::string kind = k.name;
       const bool named = std::any_of(s.drafters.begin(), s.drafters.end(), [&](const DrafterSpec& d) { return d.name == kind; });
-      if (!named) s.drafters.push_back(DrafterSpec{kind, kind, "", "", 0, false});
+      if (!named) s.drafters.push_back(DrafterSpec{kind, kind, "", "", nlohmann::json::object()});
     }
   }
 
-  // One axis value, type-checked for its axis; `drafter` values must name a drafter.
+  // A value of a setting, type- and range-checked by its axis table entry.
+  nlohmann::json setting_value(const Setting& st, const YAML::Node& v, const std::string& key) {
+    switch (st.type) {
+      case SettingType::integer: return r_.integer(v, key, static_cast<int64_t>(st.lo), static_cast<int64_t>(st.hi));
+      case SettingType::number: return r_.number(v, key, st.lo, st.hi);
+      case SettingType::boolean: return r_.boolean(v, key);
+      case SettingType::path: return existing_path(v, key);
+      case SettingType::text: break;
+    }
+    const std::string text = r_.text(v, key);
+    if (!st.choices.empty() && std::find(st.choices.begin(), st.choices.end(), text) == st.choices.end())
+      r_.fail(v, key, fmt::format("'{}' (expected {})", text, choices_text(st)));
+    return text;
+  }
+
+  // One axis value; `drafter` values must name a drafter of the spec.
   nlohmann::json axis_value(const std::string& axis, const YAML::Node& v, const std::string& key, const ExperimentSpec& s) {
     if (axis == "drafter") {
       const std::string name = r_.text(v, key);
@@ -251,21 +269,7 @@ class SpecLoader {
       }
       return name;
     }
-    if (axis == "temperature") return r_.number(v, key, 0.0, 100.0);
-    if (axis == "tree_attention" || axis == "distilled") return r_.boolean(v, key);
-    if (axis == "tree") return existing_path(v, key);
-    if (axis == "sizing") {
-      const std::string sizing = r_.text(v, key);
-      if (sizing != "auto" && sizing != "fixed") r_.fail(v, key, fmt::format("'{}' (expected auto or fixed)", sizing));
-      return sizing;
-    }
-    if (axis == "batch_size") return r_.integer(v, key, 1, 4096);
-    if (axis == "beam_width" || axis == "top_k") return r_.integer(v, key, 1, 1024);
-    if (axis == "beam_length" || axis == "depth") return r_.integer(v, key, 1, 64);
-    if (axis == "total_tokens") return r_.integer(v, key, 1, 4096);
-    if (axis == "max_new_tokens") return r_.integer(v, key, 1, 1 << 20);
-    DB_CHECK(axis == "seed");
-    return r_.integer(v, key, 0, int64_t(1) << 53);
+    return setting_value(setting(axis), v, key);
   }
 
   // A scalar, a list, or a range {from, to, step} of numbers (to inclusive).
@@ -296,12 +300,14 @@ class SpecLoader {
   }
 
   void read_sweep(const YAML::Node& node, ExperimentSpec& s) {
-    std::vector<std::string> allowed(std::begin(kSweepAxes), std::end(kSweepAxes));
+    std::vector<std::string> allowed;
+    for (const Setting& st : settings())
+      if (st.sweep_axis) allowed.push_back(st.name);
     allowed.insert(allowed.end(), {"zip", "exclude"});
     r_.only_keys(node, "sweep", allowed);
     if (!node["drafter"]) r_.fail(node, "sweep.drafter", "missing (expected the drafters to run, e.g. [autoregressive, redrafter])");
-    for (const char* axis : kSweepAxes)
-      if (node[axis]) s.sweep.axes[axis] = axis_values(axis, node[axis], std::string("sweep.") + axis, s);
+    for (const Setting& st : settings())
+      if (st.sweep_axis && node[st.name]) s.sweep.axes[st.name] = axis_values(st.name, node[st.name], std::string("sweep.") + st.name, s);
     if (const YAML::Node zip = node["zip"]) {
       if (!zip.IsSequence() || zip.size() == 0) r_.fail(zip, "sweep.zip", "expected a list of axis groups, e.g. [[beam_width, batch_size]]");
       std::set<std::string> zipped;
@@ -331,7 +337,7 @@ class SpecLoader {
         for (const auto& kv : ex[i]) {
           const std::string axis = kv.first.Scalar();
           if (!is_sweep_axis(axis))
-            r_.fail(kv.first, key + "." + axis, fmt::format("unknown axis '{}' (expected one of: {})", axis, fmt::join(kSweepAxes, ", ")));
+            r_.fail(kv.first, key + "." + axis, fmt::format("unknown axis '{}' (expected one of: {})", axis, sweep_axis_names()));
           match[axis] = axis_values(axis, kv.second, key + "." + axis, s);
         }
         s.sweep.exclude.push_back(std::move(match));
@@ -339,13 +345,14 @@ class SpecLoader {
     }
   }
 
-  // EAGLE's static tree has no shipped default (Medusa's has): without a `tree` axis every
-  // such point would fail when it runs.
+  // A static tree chosen by `eagle_static_tree` has no shipped default (Medusa's has):
+  // without a `tree` axis every such point would fail when it runs.
   void check_static_trees(const YAML::Node& doc, const ExperimentSpec& s) {
     if (s.sweep.axes.count("tree")) return;
+    const Setting& static_tree = setting("eagle_static_tree");
     for (const nlohmann::json& name : s.sweep.axes.at("drafter")) {
       const DrafterSpec& d = s.drafter(name.get<std::string>());
-      if (d.kind == "eagle" && d.eagle_static_tree)
+      if (d.options().eagle_static_tree && (find_drafter_kind(d.kind)->reads(DrafterOptions{}) & static_tree.readers))
         r_.fail(doc["drafters"][d.name]["eagle_static_tree"], "drafters." + d.name + ".eagle_static_tree",
                 "true, but the sweep has no `tree` axis (expected one: EAGLE has no shipped static tree)");
     }
@@ -385,14 +392,21 @@ const DrafterSpec& ExperimentSpec::drafter(const std::string& name) const {
   throw InputError(file, "drafters", fmt::format("no drafter named '{}'", name));
 }
 
+void DrafterSpec::apply(PointSettings& point) const {
+  point.drafter.kind = kind;
+  for (const auto& [name, value] : settings.items()) apply_setting(setting(name), value, point);
+}
+
+DrafterOptions DrafterSpec::options() const {
+  PointSettings point;
+  apply(point);
+  return point.drafter;
+}
+
 const DatasetSpec& ExperimentSpec::dataset(const std::string& name) const {
   for (const DatasetSpec& d : datasets)
     if (d.name == name) return d;
   throw InputError(file, "datasets", fmt::format("no dataset named '{}'", name));
-}
-
-bool is_sweep_axis(std::string_view name) {
-  return std::find(std::begin(kSweepAxes), std::end(kSweepAxes), name) != std::end(kSweepAxes);
 }
 
 nlohmann::json resolved_spec_json(const ExperimentSpec& spec) {
@@ -401,9 +415,12 @@ nlohmann::json resolved_spec_json(const ExperimentSpec& spec) {
     datasets.push_back({{"name", d.name}, {"path", d.path}, {"format", prompt_format_name(d.format)}, {"categories", d.categories},
                         {"split", d.split}, {"limit", d.limit}, {"limit_per_category", d.limit_per_category}, {"turns", d.turns}});
   nlohmann::json drafters = nlohmann::json::array();
-  for (const DrafterSpec& d : spec.drafters)
-    drafters.push_back({{"name", d.name}, {"kind", d.kind}, {"weights", d.weights}, {"ground_truth_weights", d.ground_truth_weights},
-                        {"top_k_warp", d.top_k_warp}, {"eagle_static_tree", d.eagle_static_tree}});
+  for (const DrafterSpec& d : spec.drafters) {
+    nlohmann::json j{{"name", d.name}, {"kind", d.kind}, {"weights", d.weights}, {"ground_truth_weights", d.ground_truth_weights}};
+    for (const Setting& st : settings())
+      if (st.spec_key) j[st.name] = d.settings.contains(st.name) ? d.settings[st.name] : setting_default(st);
+    drafters.push_back(std::move(j));
+  }
   nlohmann::json axes = nlohmann::json::object();
   for (const auto& [axis, values] : spec.sweep.axes) axes[axis] = values;
   return {{"file", spec.file},

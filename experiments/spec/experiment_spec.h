@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/loaders/prompt_set.h"
+#include "engine/drafters/axis_table.h"
 #include "engine/model/forward_pass.h"
 
 namespace draftbench {
@@ -31,20 +32,18 @@ struct DatasetSpec {
 
 struct DrafterSpec {
   std::string name;  // what the `drafter` axis names
-  std::string kind;  // autoregressive | medusa | eagle | redrafter
+  std::string kind;  // a name of drafter_kinds()
   // Weights directories for the `distilled` axis; empty = the shipped drafter for the
   // default model (models/drafters/<kind>, and <kind>-ground-truth for distilled: false).
   std::string weights, ground_truth_weights;
-  int top_k_warp = 0;               // redrafter
-  bool eagle_static_tree = false;   // eagle
+  // The axis table's settings a spec sets per drafter (Setting::spec_key), as given.
+  nlohmann::json settings = nlohmann::json::object();
+
+  // Its kind and settings applied over `point`.
+  void apply(PointSettings& point) const;
+  // Its kind and settings over the default options.
+  DrafterOptions options() const;
 };
-
-// Every sweep axis, in the order points are expanded (outermost first).
-inline constexpr const char* kSweepAxes[] = {"drafter",     "temperature", "batch_size", "beam_width", "beam_length",
-                                             "tree_attention", "tree",     "depth",      "top_k",      "total_tokens",
-                                             "sizing",      "distilled",   "max_new_tokens", "seed"};
-
-bool is_sweep_axis(std::string_view name);
 
 struct SweepSpec {
   // Axis name -> its values, type-checked (numbers, booleans, strings as the axis needs).

@@ -7,32 +7,11 @@
 #include <set>
 
 #include "engine/common/error.h"
-#include "engine/decoding/decoder.h"
-#include "engine/drafters/make_drafter.h"
+#include "engine/drafters/axis_table.h"
 
 namespace draftbench {
 
 namespace {
-
-// An axis the spec does not sweep takes the engine's default (DrafterOptions, DecodeOptions).
-nlohmann::json default_value(const std::string& axis) {
-  const DrafterOptions d;
-  const DecodeOptions decode;
-  if (axis == "temperature") return static_cast<double>(decode.sampling.temperature);
-  if (axis == "batch_size") return 1;
-  if (axis == "beam_width") return d.beam_width;
-  if (axis == "beam_length") return d.beam_length;
-  if (axis == "tree_attention") return d.tree_attention;
-  if (axis == "tree") return "shipped";
-  if (axis == "depth") return d.depth;
-  if (axis == "top_k") return d.top_k;
-  if (axis == "total_tokens") return d.total_tokens;
-  if (axis == "sizing") return DrafterOptions::kUserSizing;
-  if (axis == "distilled") return true;
-  if (axis == "max_new_tokens") return decode.max_new_tokens;
-  DB_CHECK(axis == "seed");
-  return decode.seed;
-}
 
 bool matches(const nlohmann::json& exclusion, const nlohmann::json& full) {
   for (const auto& [axis, values] : exclusion.items())
@@ -49,8 +28,9 @@ struct Dimension {
 std::vector<Dimension> dimensions(const SweepSpec& sweep) {
   std::vector<Dimension> dims;
   std::set<std::string> placed;
-  for (const char* axis : kSweepAxes) {
-    if (!sweep.axes.count(axis) || placed.count(axis)) continue;
+  for (const Setting& s : settings()) {
+    const std::string axis = s.name;
+    if (!s.sweep_axis || !sweep.axes.count(axis) || placed.count(axis)) continue;
     Dimension d{{axis}, sweep.axes.at(axis).size()};
     for (const auto& group : sweep.zip)
       if (std::find(group.begin(), group.end(), axis) != group.end()) d.axes = group;
@@ -72,14 +52,12 @@ nlohmann::json SweepPoint::to_json() const {
 }
 
 std::vector<std::string> axes_read_by(const DrafterSpec& drafter) {
-  std::vector<std::string> axes = {"drafter", "temperature", "batch_size", "max_new_tokens", "seed"};
-  // Every kind with weights (hybrids too) reads `sizing`; a hybrid reads its model drafter's axes.
-  if (const DrafterKind* kind = find_drafter_kind(drafter.kind); kind && kind->needs_weights) axes.push_back("sizing");
-  const std::string k = drafter_weights_kind(drafter.kind);
-  if (k == "redrafter") axes.insert(axes.end(), {"beam_width", "beam_length", "tree_attention", "distilled"});
-  if (k == "medusa") axes.insert(axes.end(), {"tree", "distilled"});
-  if (k == "eagle" && drafter.eagle_static_tree) axes.insert(axes.end(), {"tree", "distilled"});
-  if (k == "eagle" && !drafter.eagle_static_tree) axes.insert(axes.end(), {"depth", "top_k", "total_tokens", "distilled"});
+  const DrafterKind* kind = find_drafter_kind(drafter.kind);
+  DB_CHECK(kind != nullptr);
+  const uint32_t reads = kind->reads(drafter.options());
+  std::vector<std::string> axes;
+  for (const Setting& s : settings())
+    if (s.sweep_axis && (s.readers & reads)) axes.push_back(s.name);
   return axes;
 }
 
@@ -106,8 +84,8 @@ std::vector<SweepPoint> expand_sweep(const ExperimentSpec& spec, uint64_t max_po
   std::vector<size_t> at(dims.size(), 0);
   for (bool more = true; more;) {
     nlohmann::json full = nlohmann::json::object();
-    for (const char* axis : kSweepAxes)
-      if (std::string_view(axis) != "drafter") full[axis] = default_value(axis);
+    for (const Setting& s : settings())
+      if (s.sweep_axis && std::string_view(s.name) != "drafter") full[s.name] = setting_default(s);
     for (size_t d = 0; d < dims.size(); ++d)
       for (const std::string& axis : dims[d].axes) full[axis] = spec.sweep.axes.at(axis)[at[d]];
     const bool excluded = std::any_of(spec.sweep.exclude.begin(), spec.sweep.exclude.end(), [&](const nlohmann::json& e) { return matches(e, full); });

@@ -39,8 +39,8 @@ uint64_t planned_grid_points(const ExperimentSpec& spec);
 // (checked before anything is expanded) or exclusions leave nothing to run.
 std::vector<SweepPoint> expand_sweep(const ExperimentSpec& spec, uint64_t max_points = kDefaultMaxPoints);
 
-// The axes a drafter of this kind reads (drafter, temperature, batch_size, max_new_tokens
-// and seed for all; beam and tree axes for those that use them).
+// The sweep axes a drafter reads: those whose readers (axis_table.h) its kind's
+// `reads` names, in expansion order.
 std::vector<std::string> axes_read_by(const DrafterSpec& drafter);
 
 }  // namespace draftbench

@@ -257,7 +257,7 @@ TEST_CASE("a JSON spec means exactly what its YAML twin means", "[spec]") {
   CHECK(points.size() == 11);
   CHECK(from_yaml.memory_budget_bytes == 2ull << 30);
   CHECK(from_yaml.time_limit_s == 90.0);
-  CHECK(from_yaml.drafter("rd").top_k_warp == 50);
+  CHECK(from_yaml.drafter("rd").settings["top_k_warp"] == 50);
   for (const SweepPoint& p : points)
     CHECK_FALSE((p.drafter == "rd" && p.params["temperature"] == 1.0 && p.params["beam_width"] == 4));
 }

@@ -27,6 +27,7 @@
 #include "engine/common/error.h"
 #include "engine/common/sha256.h"
 #include "engine/drafters/drafter_checkpoint.h"
+#include "engine/drafters/drafter_registry.h"
 #include "engine/model/model.h"
 #include "engine/model/safetensors_writer.h"
 #include "engine/train/drafter_training.h"
@@ -45,7 +46,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 void check_options(const TrainOptions& o) {
   auto bad = [](const char* option, const std::string& problem) { throw InputError("train", fmt::format("option '{}'", option), problem); };
-  if (o.drafter != "redrafter" && o.drafter != "medusa" && o.drafter != "eagle")
+  if (const DrafterKind* k = find_drafter_kind(o.drafter); !k || !k->training)
     bad("--drafter", fmt::format("'{}' is not trainable (expected one of {})", o.drafter, trainable_drafters()));
   if (o.data_dir.empty()) bad("--data", "missing (expected a `draftbench distill` output directory)");
   if (o.out_dir.empty()) bad("--out", "missing (expected a directory to write the drafter to)");
@@ -134,7 +135,10 @@ Split make_split(const TrainingCorpus& corpus, const std::vector<uint32_t>& sequ
 
 }  // namespace
 
-const char* trainable_drafters() { return "redrafter, medusa, eagle"; }
+const char* trainable_drafters() {
+  static const std::string names = trainable_kinds();
+  return names.c_str();
+}
 
 TrainResult train_drafter(const TrainOptions& o) {
   check_options(o);
@@ -163,13 +167,14 @@ TrainResult train_drafter(const TrainOptions& o) {
       throw InputError(manifest_path, "field 'target.sha256'", fmt::format("differs from {}'s (the data was distilled from another model)", o.model_path));
   }
 
-  const bool eagle = o.drafter == "eagle";
+  const TrainingNet& net = *find_drafter_kind(o.drafter)->training;
+  const bool eagle = net.features;
   const LabelSource source = o.labels == "distilled" ? LabelSource::distilled : LabelSource::ground_truth;
-  const int64_t steps = o.drafter == "redrafter" ? o.draft_steps : o.drafter == "medusa" ? o.medusa_heads : 1;
+  const int64_t steps = net.steps == TrainingNet::Steps::draft_steps ? o.draft_steps : net.steps == TrainingNet::Steps::heads ? o.medusa_heads : 1;
   if (!eagle && source == LabelSource::distilled && steps > data.continuation_length() - 1)
     throw InputError(manifest_path, "field 'settings.continuation_length'",
                      fmt::format("{} gives {} distilled labels per position; {} {} needs {} (distill with --draft-steps {} or more, or train on ground_truth labels)",
-                                 data.continuation_length(), data.continuation_length() - 1, o.drafter, o.drafter == "medusa" ? "--heads" : "--draft-steps",
+                                 data.continuation_length(), data.continuation_length() - 1, o.drafter, net.steps == TrainingNet::Steps::heads ? "--heads" : "--draft-steps",
                                  steps, steps));
   const TrainingCorpus corpus(data, o.valid_fraction);
 
@@ -205,9 +210,9 @@ TrainResult train_drafter(const TrainOptions& o) {
 
   // --- the torch session: net, AdamW, clipping ---------------------------------------------
   SessionSpec spec;
-  spec.kind = o.drafter;
+  spec.kind = net.net;
   spec.steps = steps;
-  spec.layers = o.num_layers > 0 ? o.num_layers : o.drafter == "redrafter" ? 2 : 1;
+  spec.layers = o.num_layers > 0 ? o.num_layers : net.default_layers;
   spec.eagle = target.eagle_layer();
   spec.eagle_noise = o.eagle_noise;
   spec.beta2 = eagle ? 0.95 : 0.999;
@@ -273,7 +278,7 @@ TrainResult train_drafter(const TrainOptions& o) {
     std::vector<CorpusPosition> picked;
     for (size_t i : members) picked.push_back(split.positions[i]);
     corpus.fill(picked, source, steps, position_batch);
-    target.to_backend(position_batch, o.drafter == "redrafter", backend_batch);
+    target.to_backend(position_batch, net.step_inputs, backend_batch);
     return position_batch.size;
   };
 
