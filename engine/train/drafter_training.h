@@ -60,7 +60,7 @@ struct TrainOptions {
 inline constexpr int64_t kDefaultBatchSize = 256;
 
 struct StepMetrics {
-  double loss = 0, top1 = 0, top5 = 0;  // per draft step / head (EAGLE: one entry)
+  double loss = 0, top1 = 0, top3 = 0, top5 = 0;  // per draft step / head (EAGLE: one entry)
   int64_t positions = 0;                // labels that counted
 };
 

@@ -10,6 +10,7 @@ void MetricTally::add(const std::vector<StepTally>& steps, const std::map<std::s
     steps_[i].loss += steps[i].loss_sum;
     steps_[i].count += steps[i].count;
     steps_[i].top1 += steps[i].top1;
+    steps_[i].top3 += steps[i].top3;
     steps_[i].top5 += steps[i].top5;
   }
   for (const auto& [name, sum] : extras) extras_[name] += sum;
@@ -30,14 +31,14 @@ std::vector<StepMetrics> MetricTally::step_metrics() const {
   std::vector<StepMetrics> out;
   for (const Sums& s : steps_) {
     const double n = static_cast<double>(std::max<int64_t>(s.count, 1));
-    out.push_back(StepMetrics{s.loss / n, static_cast<double>(s.top1) / n, static_cast<double>(s.top5) / n, s.count});
+    out.push_back(StepMetrics{s.loss / n, static_cast<double>(s.top1) / n, static_cast<double>(s.top3) / n, static_cast<double>(s.top5) / n, s.count});
   }
   return out;
 }
 
 nlohmann::json step_metrics_json(const std::vector<StepMetrics>& steps) {
   nlohmann::json j = nlohmann::json::array();
-  for (const StepMetrics& m : steps) j.push_back({{"loss", m.loss}, {"top1", m.top1}, {"top5", m.top5}, {"count", m.positions}});
+  for (const StepMetrics& m : steps) j.push_back({{"loss", m.loss}, {"top1", m.top1}, {"top3", m.top3}, {"top5", m.top5}, {"count", m.positions}});
   return j;
 }
 

@@ -16,10 +16,10 @@ namespace draftbench {
 // Per draft step (ReDrafter), head (Medusa) or the one prediction (EAGLE), over a batch.
 struct StepTally {
   double loss_sum = 0;  // summed per-example loss
-  int64_t count = 0, top1 = 0, top5 = 0;
+  int64_t count = 0, top1 = 0, top3 = 0, top5 = 0;
 };
 
-// [{"loss", "top1", "top5", "count"}] per draft step: the one JSON shape of step metrics in
+// [{"loss", "top1", "top3", "top5", "count"}] per draft step: the one JSON shape of step metrics in
 // train_log.json and train_result.json.
 nlohmann::json step_metrics_json(const std::vector<StepMetrics>& steps);
 
@@ -33,13 +33,13 @@ class MetricTally {
   // The objective as the trainer minimises it: the sum over steps of each step's mean loss.
   double loss() const;
   std::vector<StepMetrics> step_metrics() const;
-  // {"loss", "mean_batch_loss", "examples", "steps": [{"loss", "top1", "top5", "count"}], extras as means}
+  // {"loss", "mean_batch_loss", "examples", "steps": [{"loss", "top1", "top3", "top5", "count"}], extras as means}
   nlohmann::json to_json() const;
 
  private:
   struct Sums {
     double loss = 0;
-    int64_t count = 0, top1 = 0, top5 = 0;
+    int64_t count = 0, top1 = 0, top3 = 0, top5 = 0;
   };
   std::vector<Sums> steps_;
   std::map<std::string, double> extras_;
