@@ -51,4 +51,54 @@ nlohmann::json MetricTally::to_json() const {
   return j;
 }
 
+nlohmann::json MetricTally::state() const {
+  if (empty()) return nullptr;
+  nlohmann::json steps = nlohmann::json::array();
+  for (const Sums& s : steps_) steps.push_back({s.loss, s.count, s.top1, s.top3, s.top5});
+  return {{"steps", steps}, {"extras", extras_}, {"extra_count", extra_count_}, {"batch_loss_sum", batch_loss_sum_},
+          {"batches", batches_}, {"examples", examples_}};
+}
+
+MetricTally MetricTally::from_state(const nlohmann::json& state, int64_t n_steps) {
+  MetricTally t(n_steps);
+  if (state.is_null()) return t;
+  const nlohmann::json& steps = state.at("steps");
+  t.steps_.resize(std::max(t.steps_.size(), steps.size()));
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const nlohmann::json& s = steps.at(i);
+    t.steps_[i] = Sums{s.at(0).get<double>(), s.at(1).get<int64_t>(), s.at(2).get<int64_t>(), s.at(3).get<int64_t>(), s.at(4).get<int64_t>()};
+  }
+  t.extras_ = state.at("extras").get<std::map<std::string, double>>();
+  t.extra_count_ = state.at("extra_count").get<int64_t>();
+  t.batch_loss_sum_ = state.at("batch_loss_sum").get<double>();
+  t.batches_ = state.at("batches").get<int64_t>();
+  t.examples_ = state.at("examples").get<int64_t>();
+  return t;
+}
+
+nlohmann::json epoch_record(const std::string& drafter, int64_t step, const MetricTally& train, const MetricTally& valid,
+                            const EpochSummary& summary, bool best) {
+  nlohmann::json top1 = nlohmann::json::array(), top3 = nlohmann::json::array();
+  for (const StepMetrics& m : summary.valid_steps) {
+    top1.push_back(m.top1);
+    top3.push_back(m.top3);
+  }
+  return {{"epoch", summary.epoch},     {"step", step},           {"drafter", drafter},   {"per", drafter == "medusa" ? "head" : "step"},
+          {"train", train.to_json()},   {"valid", valid.to_json()}, {"valid_top1", top1}, {"valid_top3", top3},
+          {"seconds", summary.seconds}, {"best", best}};
+}
+
+EpochSummary epoch_summary_from_record(const nlohmann::json& record) {
+  auto steps_of = [](const nlohmann::json& tally) {
+    std::vector<StepMetrics> out;
+    for (const nlohmann::json& s : tally.at("steps"))
+      out.push_back(StepMetrics{s.at("loss").get<double>(), s.at("top1").get<double>(), s.at("top3").get<double>(), s.at("top5").get<double>(),
+                                s.at("count").get<int64_t>()});
+    return out;
+  };
+  const nlohmann::json &train = record.at("train"), &valid = record.at("valid");
+  return EpochSummary{record.at("epoch").get<int>(), train.at("loss").get<double>(), valid.at("loss").get<double>(), steps_of(train), steps_of(valid),
+                      record.at("seconds").get<double>()};
+}
+
 }  // namespace draftbench
