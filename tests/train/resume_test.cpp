@@ -5,8 +5,10 @@
 // fit its checkpoint is refused naming the file and the field.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "engine/common/error.h"
@@ -59,6 +61,16 @@ void check_same(const RunOutputs& a, const RunOutputs& b) {
   CHECK(a.result == b.result);
 }
 
+// Resumes the run in `o.out_dir` to its end, unhindered, and holds it against `unbroken`'s.
+void resume_and_compare(TrainOptions o, const std::string& unbroken) {
+  o.resume = true;
+  o.progress = nullptr;
+  o.deadline.reset();
+  o.stop_after_steps = 0;
+  CHECK(!train_drafter(o).stopped);
+  check_same(outputs_of(unbroken), outputs_of(o.out_dir));
+}
+
 // Small runs: 3 epochs of a few steps each, a checkpoint after every step.
 TrainOptions small_run(const TrainSetup& s, const std::string& drafter, const std::string& out) {
   TrainOptions o = s.options(drafter, out);
@@ -95,12 +107,8 @@ TEST_CASE("resume: stopped twice and resumed, a run exports the bytes and logs o
     piece = train_drafter(o);
     CHECK(piece.stopped);
     CHECK(piece.optimizer_steps == 2 + unbroken.total_steps / 3);
-    o.stop_after_steps = 0;
-    const TrainResult resumed = train_drafter(o);
-    CHECK(!resumed.stopped);
-    CHECK(resumed.optimizer_steps == unbroken.optimizer_steps);
+    resume_and_compare(o, s.dir / (std::string(drafter) + "_unbroken"));
     CHECK(read_json(o.out_dir + "/train_result.json")["provenance"]["pieces"] == 3);
-    check_same(outputs_of(s.dir / (std::string(drafter) + "_unbroken")), outputs_of(o.out_dir));
   }
 }
 
@@ -119,10 +127,7 @@ TEST_CASE("resume: a run killed after a checkpoint resumes from it, dropping wha
   CHECK_THROWS_WITH(train_drafter(o), "killed");
   fs::copy_file(saved, checkpoint, fs::copy_options::overwrite_existing);
   CHECK(read_json(o.out_dir + "/train_log.json")["entries"].size() == 5);  // logged past the checkpoint
-  o.progress = nullptr;
-  o.resume = true;
-  train_drafter(o);
-  check_same(outputs_of(s.dir / "unbroken"), outputs_of(o.out_dir));
+  resume_and_compare(o, s.dir / "unbroken");
 }
 
 TEST_CASE("resume: a deadline stops the run safely, and the resumed run finishes it", "[train]") {
@@ -138,10 +143,7 @@ TEST_CASE("resume: a deadline stops the run safely, and the resumed run finishes
   CHECK(stopped.stopped);
   CHECK_THAT(stopped.stop_reason, Contains("deadline") && Contains("T"));
   CHECK(stopped.optimizer_steps == 0);
-  o.deadline.reset();
-  o.resume = true;
-  train_drafter(o);
-  check_same(outputs_of(s.dir / "unbroken"), outputs_of(o.out_dir));
+  resume_and_compare(o, s.dir / "unbroken");
 }
 
 TEST_CASE("resume: train_epochs.jsonl has a line per epoch with validation top-1/top-3 per head", "[train]") {
@@ -219,6 +221,15 @@ TEST_CASE("resume: a checkpoint that is missing, corrupt or from other options o
   write("not a checkpoint at all");
   CHECK_THROWS_WITH(train_drafter(o), Contains("checkpoint.bin") && Contains("magic"));
   write(good);
+  TrainCheckpoint forged = read_train_checkpoint(checkpoint);  // whole, but placed outside the schedule
+  forged.progress.epoch = 9;
+  write_train_checkpoint(checkpoint, forged.fingerprint, forged.progress, forged.session_state);
+  CHECK_THROWS_WITH(train_drafter(o), Contains("checkpoint.bin") && Contains("progress.epoch") && Contains("1..4"));
+  forged.progress.epoch = 1;
+  forged.session_state.resize(forged.session_state.size() / 2);
+  write_train_checkpoint(checkpoint, forged.fingerprint, forged.progress, forged.session_state);
+  CHECK_THROWS_WITH(train_drafter(o), Contains("checkpoint.bin") && Contains("session state") && Contains("truncated"));
+  write(good);
   CHECK(!train_drafter(o).stopped);  // the good one still resumes
 }
 
@@ -247,4 +258,20 @@ TEST_CASE("resume: --deadline takes an ISO time or a duration; the guard stops w
   CHECK(guard.must_stop(false, 50, now + std::chrono::seconds(93)));
   CHECK(guard.must_stop(true, 50, now + std::chrono::seconds(80)));
   CHECK(!DeadlineGuard(std::nullopt).must_stop(true, 50, now));
+}
+
+TEST_CASE("resume: early stopping's bookkeeping, NaN losses included, survives a checkpoint's JSON", "[train]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  TrainProgress p;
+  CHECK(p.note_validation(1, nan));  // the first epoch is the best so far, whatever it scored
+  CHECK(p.note_validation(2, 3.0));  // anything beats NaN
+  CHECK(!p.note_validation(3, nan));
+  CHECK(!p.note_validation(4, 3.0));  // not strictly lower
+  CHECK(p.epochs_since_best == 2);
+  CHECK(p.note_validation(5, 2.5));
+  CHECK(p.best_epoch == 5);
+  p.best_valid_loss = nan;
+  const TrainProgress q = TrainProgress::from_json(nlohmann::json::parse(p.to_json().dump()));  // NaN is written as null
+  CHECK(std::isnan(q.best_valid_loss));
+  CHECK(q.best_epoch == 5);
 }

@@ -13,6 +13,7 @@
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
 #include "engine/common/sha256.h"
+#include "engine/train/torch/training_log.h"
 
 namespace draftbench {
 namespace {
@@ -63,7 +64,8 @@ const nlohmann::json* at_path(const nlohmann::json& j, const std::string& dotted
 }  // namespace
 
 bool TrainProgress::note_validation(int finished_epoch, double valid_loss) {
-  if (best_epoch == 0 || valid_loss < best_valid_loss) {
+  // A NaN loss (diverged) never improves on anything, and anything improves on it.
+  if (best_epoch == 0 || (!std::isnan(valid_loss) && (std::isnan(best_valid_loss) || valid_loss < best_valid_loss))) {
     best_epoch = finished_epoch;
     best_valid_loss = valid_loss;
     epochs_since_best = 0;
@@ -97,9 +99,9 @@ TrainProgress TrainProgress::from_json(const nlohmann::json& j) {
   p.batch = j.at("batch").get<int64_t>();
   p.step = j.at("step").get<int64_t>();
   p.positions_trained = j.at("positions_trained").get<int64_t>();
-  p.training_seconds = j.at("training_seconds").get<double>();
-  p.epoch_seconds = j.at("epoch_seconds").get<double>();
-  p.wall_seconds = j.at("wall_seconds").get<double>();
+  p.training_seconds = json_number(j.at("training_seconds"));
+  p.epoch_seconds = json_number(j.at("epoch_seconds"));
+  p.wall_seconds = json_number(j.at("wall_seconds"));
   p.pieces = j.at("pieces").get<int>();
   p.epoch_tally = j.at("epoch_tally");
   p.interval_tally = j.at("interval_tally");
@@ -107,7 +109,7 @@ TrainProgress TrainProgress::from_json(const nlohmann::json& j) {
   p.epochs = j.at("epochs");
   if (!p.log.is_object() || !p.epochs.is_array()) throw nlohmann::json::type_error::create(302, "'log' must be an object and 'epochs' an array", &j);
   p.best_epoch = j.at("best_epoch").get<int>();
-  p.best_valid_loss = j.at("best_valid_loss").get<double>();
+  p.best_valid_loss = json_number(j.at("best_valid_loss"));
   p.epochs_since_best = j.at("epochs_since_best").get<int>();
   return p;
 }

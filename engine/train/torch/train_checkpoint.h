@@ -44,14 +44,14 @@ struct TrainProgress {
   double wall_seconds = 0;        // all pieces before this one
   int pieces = 1;                 // invocations so far, this one included
   nlohmann::json epoch_tally = nullptr, interval_tally = nullptr;  // MetricTally::state(); null = empty
-  nlohmann::json log;                                   // train_log.json as of this step
+  nlohmann::json log = nlohmann::json::object();        // train_log.json as of this step
   nlohmann::json epochs = nlohmann::json::array();      // the epoch records (train_epochs.jsonl lines)
   int best_epoch = 0;                                   // 0: none evaluated yet
   double best_valid_loss = 0;
   int epochs_since_best = 0;
 
   // Early stopping's bookkeeping after an epoch's evaluation: whether `valid_loss` is the
-  // best so far (strictly lower; the first always is).
+  // best so far (strictly lower; the first always is; NaN never is, unless first).
   bool note_validation(int finished_epoch, double valid_loss);
 
   nlohmann::json to_json() const;

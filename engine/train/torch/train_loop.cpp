@@ -56,6 +56,7 @@ class TrainLoop {
 
  private:
   void start();
+  void check_position() const;
   bool train_epoch();
   void finish_epoch();
   std::optional<std::string> stop_reason(bool ends_epoch) const;
@@ -95,6 +96,7 @@ void TrainLoop::start() {
     if (!s_.session.load_state(c.session_state, &error))
       throw InputError(checkpoint_path_, "session state", fmt::format("{} (expected the state of a {} session with these options)", error, o_.drafter));
     p_ = std::move(c.progress);
+    check_position();
     try {
       epoch_tally_ = MetricTally::from_state(p_.epoch_tally, n_);
       interval_ = MetricTally::from_state(p_.interval_tally, n_);
@@ -116,6 +118,18 @@ void TrainLoop::start() {
   wall_base_ = p_.wall_seconds;
   epoch_base_ = p_.epoch_seconds;
   if (!o_.resume) save_checkpoint();  // a run that started can be resumed; times a checkpoint for the deadline
+}
+
+// A resumed position inside this run's schedule (the checksum vouches for the bytes, not for
+// who wrote them).
+void TrainLoop::check_position() const {
+  auto check = [&](const char* field, int64_t value, int64_t lo, int64_t hi) {
+    if (value < lo || value > hi)
+      throw InputError(checkpoint_path_, fmt::format("field 'progress.{}'", field), fmt::format("{} (expected {}..{} for this run's schedule)", value, lo, hi));
+  };
+  check("epoch", p_.epoch, 1, o_.epochs + 1);
+  check("batch", p_.batch, 0, p_.epoch <= o_.epochs ? static_cast<int64_t>(s_.epoch_batches[static_cast<size_t>(p_.epoch - 1)].size()) : 0);
+  check("step", p_.step, 0, s_.total_steps);
 }
 
 // The epoch's remaining batches; false when the run stops first (checkpoint written).

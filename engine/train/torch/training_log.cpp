@@ -1,6 +1,7 @@
 #include "engine/train/torch/training_log.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace draftbench {
 
@@ -51,6 +52,8 @@ nlohmann::json MetricTally::to_json() const {
   return j;
 }
 
+double json_number(const nlohmann::json& j) { return j.is_null() ? std::numeric_limits<double>::quiet_NaN() : j.get<double>(); }
+
 nlohmann::json MetricTally::state() const {
   if (empty()) return nullptr;
   nlohmann::json steps = nlohmann::json::array();
@@ -66,11 +69,11 @@ MetricTally MetricTally::from_state(const nlohmann::json& state, int64_t n_steps
   t.steps_.resize(std::max(t.steps_.size(), steps.size()));
   for (size_t i = 0; i < steps.size(); ++i) {
     const nlohmann::json& s = steps.at(i);
-    t.steps_[i] = Sums{s.at(0).get<double>(), s.at(1).get<int64_t>(), s.at(2).get<int64_t>(), s.at(3).get<int64_t>(), s.at(4).get<int64_t>()};
+    t.steps_[i] = Sums{json_number(s.at(0)), s.at(1).get<int64_t>(), s.at(2).get<int64_t>(), s.at(3).get<int64_t>(), s.at(4).get<int64_t>()};
   }
-  t.extras_ = state.at("extras").get<std::map<std::string, double>>();
+  for (const auto& [name, value] : state.at("extras").items()) t.extras_[name] = json_number(value);
   t.extra_count_ = state.at("extra_count").get<int64_t>();
-  t.batch_loss_sum_ = state.at("batch_loss_sum").get<double>();
+  t.batch_loss_sum_ = json_number(state.at("batch_loss_sum"));
   t.batches_ = state.at("batches").get<int64_t>();
   t.examples_ = state.at("examples").get<int64_t>();
   return t;
@@ -92,13 +95,13 @@ EpochSummary epoch_summary_from_record(const nlohmann::json& record) {
   auto steps_of = [](const nlohmann::json& tally) {
     std::vector<StepMetrics> out;
     for (const nlohmann::json& s : tally.at("steps"))
-      out.push_back(StepMetrics{s.at("loss").get<double>(), s.at("top1").get<double>(), s.at("top3").get<double>(), s.at("top5").get<double>(),
+      out.push_back(StepMetrics{json_number(s.at("loss")), json_number(s.at("top1")), json_number(s.at("top3")), json_number(s.at("top5")),
                                 s.at("count").get<int64_t>()});
     return out;
   };
   const nlohmann::json &train = record.at("train"), &valid = record.at("valid");
-  return EpochSummary{record.at("epoch").get<int>(), train.at("loss").get<double>(), valid.at("loss").get<double>(), steps_of(train), steps_of(valid),
-                      record.at("seconds").get<double>()};
+  return EpochSummary{record.at("epoch").get<int>(), json_number(train.at("loss")), json_number(valid.at("loss")), steps_of(train), steps_of(valid),
+                      json_number(record.at("seconds"))};
 }
 
 }  // namespace draftbench

@@ -19,6 +19,10 @@ struct StepTally {
   int64_t count = 0, top1 = 0, top3 = 0, top5 = 0;
 };
 
+// A number as written by nlohmann::json, which writes NaN and infinities as null (a diverged
+// loss): null reads back as NaN. Anything else but a number throws nlohmann::json::exception.
+double json_number(const nlohmann::json& j);
+
 // [{"loss", "top1", "top3", "top5", "count"}] per draft step: the one JSON shape of step
 // metrics in train_log.json, train_epochs.jsonl and train_result.json.
 nlohmann::json step_metrics_json(const std::vector<StepMetrics>& steps);
