@@ -233,7 +233,7 @@ TEST_CASE("resume: a checkpoint that is missing, corrupt or from other options o
   CHECK(!train_drafter(o).stopped);  // the good one still resumes
 }
 
-TEST_CASE("resume: --deadline takes an ISO time or a duration; the guard stops when the next chunk may not fit", "[train]") {
+TEST_CASE("resume: --deadline takes an ISO time or a duration, and the guard stops when the next chunk may not fit", "[train]") {
   const WallClock::time_point now = WallClock::from_time_t(1'800'000'000);  // 2027-01-15T08:00:00Z
   CHECK(iso_utc(now) == "2027-01-15T08:00:00Z");
   CHECK(parse_deadline("90m", now) == now + std::chrono::minutes(90));
