@@ -46,7 +46,7 @@ class TrainLoop {
       if (!train_epoch()) return {p_, true, stop_reason_, false};
       finish_epoch();
     }
-    const bool early = !patience_left();
+    const bool early = !patience_left() && p_.epoch <= o_.epochs && p_.step < s_.total_steps;  // epochs were left
     if (early)
       s_.say(fmt::format("early stop: no lower validation loss in {} epochs; the drafter is epoch {}'s (valid loss {:.4f})", o_.patience,
                          p_.best_epoch, p_.best_valid_loss));
