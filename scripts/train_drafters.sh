@@ -9,8 +9,10 @@
 #   4. install each into models/drafters/<name>/ (fp16 safetensors + drafter.json) with
 #      provenance.json: commands, corpus and data checksums, seed, epochs, losses,
 #      accuracies, training time
-# Every stage resumes: distill continues after its last shard, and a drafter whose
-# train_result.json exists is not retrained. Work files go to $DATA (default data/).
+# Every stage resumes: distill continues after its last shard, a drafter whose
+# train_result.json exists is not retrained, and one stopped part-way (its checkpoint.bin)
+# continues where it stopped. DEADLINE=2026-11-26T18:00:00Z (or 2.5h) stops training safely
+# before it. Work files go to $DATA (default data/).
 #
 #   scripts/train_drafters.sh            the shipped drafters (hours on 2 cores)
 #   scripts/train_drafters.sh --smoke    the whole pipeline on a tiny slice (< 2 minutes),
@@ -51,15 +53,22 @@ run "$DRAFTBENCH" distill --model "$MODEL" --prompts datasets/corpus/prompts.jso
   "${distill_args[@]}" --seed "$SEED" --out "$work/distill/responses"
 
 # 2-3. Drafters; name, data, labels, extra options.
+# An unfinished run (its checkpoint.bin) is resumed, bit for bit; with DEADLINE set (an ISO
+# time or a duration, `draftbench train --deadline`), training stops itself before it and
+# this script exits 0 with the line to rerun.
 train() {
   local name=$1 drafter=$2 data=$3 labels=$4; shift 4
-  local out=$work/train/$name
+  local out=$work/train/$name resume=()
   if [[ -f $out/train_result.json ]]; then
     log "$name: already trained ($out)"
   else
-    rm -rf "$out"
+    if [[ -f $out/checkpoint.bin ]]; then resume=(--resume); else rm -rf "$out"; fi
     run "$DRAFTBENCH" train --drafter "$drafter" --model "$MODEL" --data "$data" --labels "$labels" \
-      --seed "$SEED" "${train_args[@]}" "$@" --out "$out"
+      --seed "$SEED" "${train_args[@]}" "$@" ${DEADLINE:+--deadline "$DEADLINE"} "${resume[@]}" --out "$out"
+    if [[ ! -f $out/train_result.json ]]; then
+      log "$name: stopped before the deadline; rerun this script (with a new DEADLINE) to continue"
+      exit 0
+    fi
   fi
   ship "$name" "$out" "$data"
 }
@@ -96,6 +105,19 @@ PYEOF
 
 responses=$work/distill/responses
 train redrafter redrafter "$responses" distilled
+if ((smoke)); then
+  # Resume equivalence (issue 31): the same run stopped after 2 steps and resumed exports
+  # the same bytes as the unbroken one.
+  pieces=$work/train/redrafter-pieces
+  rm -rf "$pieces"
+  piece() { run "$DRAFTBENCH" train --drafter redrafter --model "$MODEL" --data "$responses" --labels distilled \
+    --seed "$SEED" "${train_args[@]}" --checkpoint-every 0 --out "$pieces" "$@"; }
+  piece --stop-after-steps 2
+  piece --resume
+  cmp "$work/train/redrafter/model.safetensors" "$pieces/model.safetensors" ||
+    { log "resumed redrafter differs from the unbroken one"; exit 1; }
+  log "redrafter stopped after 2 steps and resumed: byte-identical to the unbroken run"
+fi
 train medusa medusa "$responses" distilled
 train eagle eagle "$responses" distilled
 

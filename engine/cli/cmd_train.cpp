@@ -7,8 +7,26 @@
 #include "engine/cli/commands.h"
 #include "engine/drafters/drafter_registry.h"
 #include "engine/train/drafter_training.h"
+#include "engine/train/torch/train_checkpoint.h"
 
 namespace draftbench::cli {
+
+namespace {
+
+// Checkpoints, resume, deadline and early stopping (engine/train/torch/train_checkpoint.h).
+void add_long_run_options(CLI::App* sub, TrainOptions& o, std::string& deadline) {
+  sub->add_flag("--resume", o.resume, "Continue the unfinished run in --out from its checkpoint, bit for bit (same options and data)");
+  sub->add_option("--checkpoint-every", o.checkpoint_every, "Seconds between checkpoints (also after every epoch and at a stop; 0 = every step)")
+      ->capture_default_str()
+      ->check(finite_number(0.0, 1e9));
+  sub->add_option("--deadline", deadline,
+                  "Stop safely before this time (ISO 8601, e.g. 2026-11-26T18:00:00Z, or a duration from now: 5400, 90m, 2.5h); resume with --resume");
+  sub->add_option("--stop-after-steps", o.stop_after_steps, "Stop safely after this many optimiser steps of this invocation (0 = no limit)")->capture_default_str();
+  sub->add_option("--patience", o.patience, "Early stopping: end after this many epochs without a lower validation loss and keep the best epoch (0 = off)")
+      ->capture_default_str();
+}
+
+}  // namespace
 
 Run add_train(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<TrainOptions>();
@@ -40,13 +58,22 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   sub->add_option("--dtype", o->dtype, "Exported weights: f16 or f32")->capture_default_str();
   sub->add_option("--log-every", o->log_every, "Optimiser steps between train_log.json entries")->capture_default_str();
   sub->add_flag("!--no-verify-checksums", o->verify_checksums, "Skip checking the shards' sha256 against the manifest");
-  return [sub, o]() -> int {
+  auto deadline = std::make_shared<std::string>();
+  add_long_run_options(sub, *o, *deadline);
+  return [sub, o, deadline]() -> int {
     if (!sub->parsed()) return -1;
+    if (!deadline->empty()) o->deadline = parse_deadline(*deadline, WallClock::now());
     o->progress = [](const std::string& line) {
       fmt::print(stderr, "train: {}\n", line);
       std::fflush(stderr);
     };
     const TrainResult r = train_drafter(*o);
+    if (r.stopped) {
+      // The one line a script or a person needs: why, where, and how to go on.
+      fmt::print(stderr, "train: stopped {} at step {}/{} (epoch {}), checkpoint {}; continue with the same command with --resume{}\n", r.stop_reason,
+                 r.optimizer_steps, r.total_steps, r.epochs.size() + 1, r.checkpoint, o->deadline ? " and a new --deadline" : "");
+      return 0;
+    }
     fmt::print(stderr, "wrote the trained {} drafter to {} ({} steps, {} positions, {:.0f} positions/s, {:.0f} s)\n", o->drafter, r.out_dir,
                r.optimizer_steps, r.positions_trained, r.positions_per_second, r.seconds);
     return 0;

@@ -12,8 +12,10 @@
 // time (torch_backend.h explains why the two cannot share one symbol namespace).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,7 @@ namespace draftbench {
 struct TrainOptions {
   std::string drafter;    // redrafter | medusa | eagle
   std::string data_dir;   // a `draftbench distill` output directory (manifest.json + shards)
-  std::string out_dir;    // the exported drafter, train_log.json, train_result.json, epoch-N/
+  std::string out_dir;    // the exported drafter, train_log.json, train_epochs.jsonl, train_result.json, epoch-N/, checkpoint.bin
   std::string model_path; // the target the data was distilled from (GGUF or HF directory)
 
   int epochs = 2;
@@ -52,6 +54,18 @@ struct TrainOptions {
   std::string dtype = "f16";         // exported weights: f16 | f32
   int log_every = 20;                // optimiser steps between train_log.json entries
   bool verify_checksums = true;      // check every shard's sha256 against the manifest
+  // Long runs (train_checkpoint.h). A checkpoint (OUT/checkpoint.bin) is written when the
+  // run starts, every `checkpoint_every` seconds (0: after every optimiser step), after every
+  // epoch and when the run stops early; a finished run removes it.
+  bool resume = false;               // continue OUT/checkpoint.bin bit for bit (refused if the options or data differ)
+  double checkpoint_every = 300;
+  // Stop safely (checkpoint written, result.stopped set) before this wall-clock time, when
+  // the next step (with its evaluation, at an epoch's end) and a checkpoint might not fit.
+  std::optional<std::chrono::system_clock::time_point> deadline;
+  int64_t stop_after_steps = 0;      // > 0: stop the same way after this many optimiser steps of this invocation
+  // > 0: early stopping: end after this many epochs without a lower validation loss, and
+  // export the best epoch's weights (epoch-N/) as the drafter rather than the last.
+  int patience = 0;
   std::string command_line;          // recorded in train_result.json
   // Progress lines (one per log entry and epoch); empty = silent.
   std::function<void(const std::string&)> progress;
@@ -60,7 +74,7 @@ struct TrainOptions {
 inline constexpr int64_t kDefaultBatchSize = 256;
 
 struct StepMetrics {
-  double loss = 0, top1 = 0, top5 = 0;  // per draft step / head (EAGLE: one entry)
+  double loss = 0, top1 = 0, top3 = 0, top5 = 0;  // per draft step / head (EAGLE: one entry)
   int64_t positions = 0;                // labels that counted
 };
 
@@ -79,13 +93,22 @@ struct TrainResult {
   double positions_per_second = 0;
   int64_t draft_vocab_size = 0;
   double label_coverage = 0;  // share of training labels inside the draft vocabulary
-  std::vector<EpochSummary> epochs;
+  std::vector<EpochSummary> epochs;  // every epoch so far, earlier pieces of a resumed run included
   nlohmann::json provenance;  // what train_result.json holds
+  // Stopped before finishing (deadline or stop_after_steps): nothing exported but the epochs
+  // done; `checkpoint` continues it (TrainOptions::resume).
+  bool stopped = false;
+  std::string stop_reason, checkpoint;
+  int64_t total_steps = 0;
+  int best_epoch = 0;         // the epoch whose weights were exported (patience > 0), else 0
+  bool stopped_early = false;  // patience ran out
 };
 
 // Trains and exports. Throws InputError for bad options (naming the option and the expected
 // values), a data directory that is missing or does not fit the target (n_embd, vocabulary,
-// continuation length), or an unwritable output directory.
+// continuation length), or an unwritable output directory; and for a resume whose
+// checkpoint is missing, corrupt or from other options or data (naming the checkpoint and
+// the field), or a fresh run into a directory holding an unfinished run's checkpoint.
 TrainResult train_drafter(const TrainOptions& options);
 
 // The kinds `draftbench train` trains, as a list for messages (drafter_registry.h).

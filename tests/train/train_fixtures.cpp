@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "engine/common/sha256.h"
@@ -127,5 +129,38 @@ void write_synthetic_distill(const Model& target, const std::string& target_path
       {"totals", {{"tokens", total_tokens}}}};
   write_file((fs::path(dir) / kDistillManifest).string(), manifest.dump(2));
 }
+
+TrainSetup::TrainSetup(const std::string& name, const SyntheticCorpus& corpus) : dir(name) {
+  model_path = dir / "tiny.gguf";
+  write_llama_gguf(make_tiny_llama(), model_path);
+  model = Model::load(model_path);
+  write_synthetic_distill(*model, model_path, dir / "data", corpus);
+}
+
+TrainOptions TrainSetup::options(const std::string& drafter, const std::string& out) const {
+  TrainOptions o;
+  o.drafter = drafter;
+  o.data_dir = dir / "data";
+  o.out_dir = dir / out;
+  o.model_path = model_path;
+  o.epochs = 6;
+  o.lr = 1e-2;
+  o.batch_size = 64;
+  o.draft_steps = 4;
+  o.medusa_heads = 3;
+  o.draft_vocab = 64;
+  o.threads = 1;
+  o.log_every = 1;
+  o.valid_fraction = 0.1;
+  o.dtype = "f32";
+  return o;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(file_bytes(path)); }
 
 }  // namespace draftbench::test

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "engine/model/model.h"
+#include "engine/train/drafter_training.h"
 #include "engine/train/torch/torch_backend.h"
+#include "tests/support/temp_dir.h"
 
 // Sanitizer builds cannot load libtorch's module (torch_backend.h): a test that needs it
 // reports itself skipped there and returns.
@@ -42,5 +44,19 @@ struct SyntheticCorpus {
 };
 // Writes dir/manifest.json and dir/shard-0000k.safetensors.
 void write_synthetic_distill(const Model& target, const std::string& target_path, const std::string& dir, const SyntheticCorpus& spec = {});
+
+// A tiny Llama target, synthetic distill data from it in dir/data, and training options
+// that learn the data's pattern in a few seconds (one thread, f32 export, a log entry per
+// step).
+struct TrainSetup {
+  TempDir dir;
+  std::unique_ptr<Model> model;
+  std::string model_path;
+  explicit TrainSetup(const std::string& name, const SyntheticCorpus& corpus = {});
+  TrainOptions options(const std::string& drafter, const std::string& out) const;
+};
+
+std::string file_bytes(const std::string& path);
+nlohmann::json read_json(const std::string& path);
 
 }  // namespace draftbench::test

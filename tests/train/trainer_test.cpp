@@ -4,8 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "engine/common/error.h"
 #include "engine/drafters/make_drafter.h"
@@ -25,43 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Setup {
-  TempDir dir;
-  std::unique_ptr<Model> model;
-  std::string model_path;
-  explicit Setup(const std::string& name, const SyntheticCorpus& corpus = {}) : dir(name) {
-    model_path = dir / "tiny.gguf";
-    write_llama_gguf(make_tiny_llama(), model_path);
-    model = Model::load(model_path);
-    write_synthetic_distill(*model, model_path, dir / "data", corpus);
-  }
-  TrainOptions options(const std::string& drafter, const std::string& out) const {
-    TrainOptions o;
-    o.drafter = drafter;
-    o.data_dir = dir / "data";
-    o.out_dir = dir / out;
-    o.model_path = model_path;
-    o.epochs = 6;
-    o.lr = 1e-2;
-    o.batch_size = 64;
-    o.draft_steps = 4;
-    o.medusa_heads = 3;
-    o.draft_vocab = 64;
-    o.threads = 1;
-    o.log_every = 1;
-    o.valid_fraction = 0.1;
-    o.dtype = "f32";
-    return o;
-  }
-};
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(file_bytes(path)); }
-
 // The first logged loss against the last epoch's: the pattern must be learnt, not just nudged.
 void check_learnt(const TrainOptions& o, const TrainResult& r, double max_ratio) {
   const nlohmann::json log = read_json(o.out_dir + "/train_log.json");
@@ -79,7 +40,7 @@ void check_learnt(const TrainOptions& o, const TrainResult& r, double max_ratio)
 
 // The engine drafts with the exported weights: from any point of the corpus's cycle, the
 // trained ReDrafter's greedy beam must continue the cycle.
-double redrafter_hit_rate(const Setup& s, const std::string& weights) {
+double redrafter_hit_rate(const TrainSetup& s, const std::string& weights) {
   ThreadPool pool(1);
   DrafterOptions options;
   options.kind = "redrafter";
@@ -116,7 +77,7 @@ TEST_CASE("trainer: the draft vocabulary is the most frequent response tokens pl
 
 TEST_CASE("trainer: ReDrafter learns a pattern, and the engine drafts it with the exported weights", "[train]") {
   SKIP_WITHOUT_TORCH();
-  Setup s("train_redrafter");
+  TrainSetup s("train_redrafter");
   const TrainOptions o = s.options("redrafter", "out");
   const TrainResult r = train_drafter(o);
   check_learnt(o, r, 0.25);
@@ -127,7 +88,7 @@ TEST_CASE("trainer: ReDrafter learns a pattern, and the engine drafts it with th
 
 TEST_CASE("trainer: Medusa learns a pattern", "[train]") {
   SKIP_WITHOUT_TORCH();
-  Setup s("train_medusa");
+  TrainSetup s("train_medusa");
   const TrainOptions o = s.options("medusa", "out");
   check_learnt(o, train_drafter(o), 0.5);
   const nlohmann::json config = read_json(o.out_dir + "/drafter.json");
@@ -137,7 +98,7 @@ TEST_CASE("trainer: Medusa learns a pattern", "[train]") {
 
 TEST_CASE("trainer: EAGLE learns the target's features", "[train]") {
   SKIP_WITHOUT_TORCH();
-  Setup s("train_eagle");
+  TrainSetup s("train_eagle");
   TrainOptions o = s.options("eagle", "out");
   o.lr = 3e-3;
   check_learnt(o, train_drafter(o), 0.5);
@@ -150,7 +111,7 @@ TEST_CASE("trainer: EAGLE learns the target's features", "[train]") {
 
 TEST_CASE("trainer: the same seed exports byte-identical weights; another seed does not", "[train]") {
   SKIP_WITHOUT_TORCH();
-  Setup s("train_determinism");
+  TrainSetup s("train_determinism");
   for (const char* drafter : {"redrafter", "eagle"}) {
     INFO(drafter);
     auto run = [&](uint64_t seed, const std::string& out) {
@@ -171,7 +132,7 @@ TEST_CASE("trainer: the same seed exports byte-identical weights; another seed d
 
 TEST_CASE("trainer: bad options and data fail naming what is wrong", "[train]") {
   SKIP_WITHOUT_TORCH();
-  Setup s("train_errors");
+  TrainSetup s("train_errors");
   TrainOptions o = s.options("redrafter", "out");
   o.drafter = "lookahead";
   CHECK_THROWS_WITH(train_drafter(o), Contains("--drafter") && Contains("lookahead"));

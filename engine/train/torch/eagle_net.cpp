@@ -155,6 +155,7 @@ NetOutcome EagleNet::loss(const BackendBatch& b, bool training) {
     const torch::Tensor top = std::get<1>(student.topk(std::min<int64_t>(5, student.size(1)), 1));
     const torch::Tensor hit = top.eq(best.unsqueeze(1));
     t.top1 = hit.select(1, 0).sum().item<int64_t>();
+    t.top3 = hit.narrow(1, 0, std::min<int64_t>(3, hit.size(1))).any(1).sum().item<int64_t>();
     t.top5 = hit.any(1).sum().item<int64_t>();
     out.extra_sums["feature_loss"] = feature_loss.sum().item<double>();
     out.extra_sums["distribution_loss"] = distribution_loss.sum().item<double>();

@@ -52,16 +52,18 @@ torch::Tensor stepwise_cross_entropy(const torch::Tensor& logits, const std::vec
     // The label's rank: how many logits beat it (one pass, cheaper than a top-k).
     const torch::Tensor label_logit = logits.gather(1, target.clamp_min(0).unsqueeze(1));
     const torch::Tensor rank = logits.gt(label_logit).sum(1);
-    const torch::Tensor top1 = rank.eq(0).to(torch::kInt64).contiguous(), top5 = rank.lt(5).to(torch::kInt64).contiguous();
+    const torch::Tensor top1 = rank.eq(0).to(torch::kInt64).contiguous(), top3 = rank.lt(3).to(torch::kInt64).contiguous(),
+                        top5 = rank.lt(5).to(torch::kInt64).contiguous();
     const torch::Tensor losses = per_row.to(torch::kFloat64).contiguous();
     const double* l = losses.data_ptr<double>();
-    const int64_t *h1 = top1.data_ptr<int64_t>(), *h5 = top5.data_ptr<int64_t>();
+    const int64_t *h1 = top1.data_ptr<int64_t>(), *h3 = top3.data_ptr<int64_t>(), *h5 = top5.data_ptr<int64_t>();
     for (int64_t r = 0; r < n; ++r) {
       if (targets[static_cast<size_t>(r)] < 0) continue;
       StepTally& tally = tallies[static_cast<size_t>(step_of_row[static_cast<size_t>(r)])];
       tally.loss_sum += l[r];
       ++tally.count;
       tally.top1 += h1[r];
+      tally.top3 += h3[r];
       tally.top5 += h5[r];
     }
   }

@@ -104,6 +104,12 @@ class TorchSession {
   virtual void randomize(uint64_t seed) = 0;
   // The BLAS library torch's products run on, as loaded ("" when not found).
   virtual std::string blas_library() const = 0;
+  // Everything a resumed run needs to continue bit for bit (train_checkpoint.h): the
+  // drafter's parameters, AdamW's moments and step counts, torch's CPU generator (EAGLE's
+  // noise), as one opaque torch archive. load_state replaces them with what save_state wrote
+  // for a session of the same spec; false and `error` set when the bytes do not fit it.
+  virtual std::string save_state() const = 0;
+  virtual bool load_state(const std::string& bytes, std::string* error) = 0;
 };
 
 // Opens libdraftbench_torch.so (the path in DRAFTBENCH_TORCH_MODULE, else beside the
@@ -114,7 +120,7 @@ std::unique_ptr<TorchSession> open_torch_session(const SessionSpec& spec, const 
 bool torch_backend_available(std::string* why = nullptr);
 
 // The module's entry point (extern "C", versioned by name).
-inline constexpr const char* kTorchSessionEntry = "draftbench_torch_session_v1";
+inline constexpr const char* kTorchSessionEntry = "draftbench_torch_session_v2";
 using TorchSessionFactory = TorchSession* (*)(const SessionSpec* spec, const TargetRows* target, std::string* error);
 
 }  // namespace draftbench

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "engine/train/torch/drafter_nets.h"
+#include "engine/train/torch/session_state.h"
 
 namespace draftbench {
 
@@ -142,6 +143,19 @@ class Session final : public TorchSession {
     return !path.empty() && realpath(path.c_str(), resolved) ? std::string(resolved) : path;  // through Debian's alternatives links
   }
 
+  std::string save_state() const override { return save_session_state(*net_, *optimizer_); }
+
+  bool load_state(const std::string& bytes, std::string* error) override {
+    try {
+      load_session_state(bytes, *net_, *optimizer_);
+      return true;
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      *error = what.substr(0, what.find('\n'));  // torch appends a backtrace
+      return false;
+    }
+  }
+
  private:
   static BatchReport report(const NetOutcome& o) { return BatchReport{o.loss.item<double>(), o.steps, o.extra_sums}; }
 
@@ -154,7 +168,7 @@ class Session final : public TorchSession {
 }  // namespace
 }  // namespace draftbench
 
-extern "C" __attribute__((visibility("default"))) draftbench::TorchSession* draftbench_torch_session_v1(const draftbench::SessionSpec* spec,
+extern "C" __attribute__((visibility("default"))) draftbench::TorchSession* draftbench_torch_session_v2(const draftbench::SessionSpec* spec,
                                                                                                       const draftbench::TargetRows* target,
                                                                                                       std::string* error) {
   try {

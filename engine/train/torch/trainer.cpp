@@ -1,5 +1,6 @@
-// train_drafter: data, draft vocabulary, the AdamW loop with a warm-up + cosine schedule,
-// logs, per-epoch checkpoints and the final export (drafter_training.h).
+// train_drafter: data, draft vocabulary, the torch session and the example order, then the
+// AdamW loop with a warm-up + cosine schedule (train_loop.cpp: logs, per-epoch exports,
+// checkpoints, deadline, early stopping) and the final export (drafter_training.h).
 //
 // Recipe defaults and where they come from (the public ReDrafter, Medusa and EAGLE
 // trainers; table in engine/DESIGN.md §7):
@@ -14,16 +15,17 @@
 //     EAGLE 1.0 * SmoothL1 + 0.1 * soft cross-entropy (drafter_nets.h).
 // Determinism: one seed drives torch's generator (init, EAGLE's noise) and the example
 // order (seeded_shuffle). With the same thread count the CPU kernels reduce in a fixed
-// order, so the same seed exports byte-identical weights (tests/train/trainer_test.cpp).
+// order, so the same seed exports byte-identical weights (tests/train/trainer_test.cpp),
+// and so does a run stopped and resumed from its checkpoint (train_checkpoint.h).
 #include <fmt/format.h>
 
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <numbers>
 #include <thread>
 
+#include "engine/common/atomic_file.h"
+#include "engine/common/dir_lock.h"
 #include "engine/common/error.h"
 #include "engine/common/sha256.h"
 #include "engine/drafters/drafter_checkpoint.h"
@@ -33,6 +35,8 @@
 #include "engine/train/drafter_training.h"
 #include "engine/train/torch/draft_target.h"
 #include "engine/train/torch/torch_backend.h"
+#include "engine/train/torch/train_checkpoint.h"
+#include "engine/train/torch/train_loop.h"
 #include "engine/train/torch/training_log.h"
 
 namespace draftbench {
@@ -64,26 +68,15 @@ void check_options(const TrainOptions& o) {
   if (!(o.valid_fraction >= 0 && o.valid_fraction < 1)) bad("--valid-fraction", fmt::format("{} (expected a share in [0, 1))", o.valid_fraction));
   if (o.max_sequence_length < 2) bad("--max-sequence-length", fmt::format("{} (expected >= 2)", o.max_sequence_length));
   if (o.log_every < 1) bad("--log-every", fmt::format("{} (expected >= 1)", o.log_every));
+  if (!(o.checkpoint_every >= 0)) bad("--checkpoint-every", fmt::format("{} (expected seconds >= 0)", o.checkpoint_every));
+  if (o.stop_after_steps < 0) bad("--stop-after-steps", fmt::format("{} (expected >= 0)", o.stop_after_steps));
+  if (o.patience < 0) bad("--patience", fmt::format("{} (expected epochs >= 0; 0 = off)", o.patience));
 }
 
 bool fast_blas(const std::string& path) {
   for (const char* name : {"openblas", "mkl", "blis", "atlas"})
     if (path.find(name) != std::string::npos) return true;
   return path.empty();  // none loaded: linked into torch, not the reference BLAS
-}
-
-// Linear warm-up then cosine decay to 0 (HF's get_cosine_schedule_with_warmup, counting
-// the first step as step 1 so it does not run at lr 0).
-double scheduled_lr(double base, int64_t step, int64_t total, int64_t warmup) {
-  if (step < warmup) return base * static_cast<double>(step + 1) / static_cast<double>(warmup);
-  const double progress = static_cast<double>(step - warmup) / static_cast<double>(std::max<int64_t>(1, total - warmup));
-  return base * 0.5 * (1.0 + std::cos(std::numbers::pi * std::min(1.0, progress)));
-}
-
-std::string accuracy_line(const std::vector<StepMetrics>& steps) {
-  std::string s;
-  for (const StepMetrics& m : steps) s += fmt::format(" {:.3f}/{:.3f}", m.top1, m.top5);
-  return s;
 }
 
 // The examples of one split, as batches: position drafters batch positions; EAGLE batches
@@ -112,6 +105,45 @@ struct Split {
     return out;
   }
 };
+
+// The example order of every epoch as a checksum: a resume recomputes the order from the
+// seed, and this proves it came out the same (same data, same split, same sizes).
+std::string order_checksum(const std::vector<std::vector<std::vector<size_t>>>& epoch_batches) {
+  std::string bytes;
+  for (const auto& epoch : epoch_batches)
+    for (const auto& batch : epoch) {
+      const uint64_t size = batch.size();
+      bytes.append(reinterpret_cast<const char*>(&size), sizeof(size));
+      for (size_t i : batch) {
+        const uint64_t index = i;
+        bytes.append(reinterpret_cast<const char*>(&index), sizeof(index));
+      }
+    }
+  return sha256_hex(bytes);
+}
+
+// The epoch summaries behind train_epochs.jsonl's records (checksummed in the checkpoint a
+// resumed run read them from).
+std::vector<EpochSummary> epoch_summaries(const nlohmann::json& records, const std::string& checkpoint) {
+  std::vector<EpochSummary> out;
+  try {
+    for (const nlohmann::json& record : records) out.push_back(epoch_summary_from_record(record));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(checkpoint, "field 'progress.epochs'", fmt::format("{} (expected the epoch records this version writes)", e.what()));
+  }
+  return out;
+}
+
+// Early stopping's output: the best epoch's exported drafter, copied whole into `to`.
+void copy_drafter(const std::string& from, const std::string& to) {
+  for (const char* name : {kDrafterConfigFile, "model.safetensors"}) {
+    const fs::path source = fs::path(from) / name, dest = fs::path(to) / name, partial = dest.string() + ".partial";
+    std::error_code ec;
+    fs::copy_file(source, partial, fs::copy_options::overwrite_existing, ec);
+    if (!ec) fs::rename(partial, dest, ec);
+    if (ec) throw InputError(dest.string(), "", fmt::format("cannot copy the best epoch's {} ({})", source.string(), ec.message()));
+  }
+}
 
 Split make_split(const TrainingCorpus& corpus, const std::vector<uint32_t>& sequences, bool by_sequence, LabelSource source,
                  int64_t max_examples, int64_t max_length) {
@@ -192,6 +224,8 @@ TrainResult train_drafter(const TrainOptions& o) {
   const Split train = make_split(corpus, corpus.train_sequences(), eagle, source, o.max_positions, o.max_sequence_length);
   const Split valid = make_split(corpus, corpus.valid_sequences(), eagle, source, kMaxValidExamples, o.max_sequence_length);
   if (train.examples == 0) throw InputError(o.data_dir, "shards", "hold no trained positions in the training split (expected responses to learn)");
+  if (o.patience > 0 && valid.examples == 0)
+    throw InputError("train", "option '--patience'", "needs held-out examples to watch (expected --valid-fraction > 0 and data with enough records)");
   double label_coverage = response_coverage;
   if (!eagle) {  // every step label, as the loss sees them
     int64_t labels = 0, inside = 0;
@@ -257,10 +291,7 @@ TrainResult train_drafter(const TrainOptions& o) {
     write_native_drafter(dir, config, writer, target.draft_vocab(), mc.n_vocab);
   };
 
-  // --- the loop ---------------------------------------------------------------------------
-  nlohmann::json log{{"drafter", o.drafter}, {"entries", nlohmann::json::array()}, {"epochs", nlohmann::json::array()}};
-  const std::string log_path = (fs::path(o.out_dir) / "train_log.json").string();
-  auto write_log = [&] { write_file(log_path, log.dump(1) + "\n"); };
+  // --- the loop (train_loop.cpp): checkpoints, deadline, early stopping ---------------------
   PositionBatch position_batch;
   SequenceBatch sequence_batch;
   BackendBatch backend_batch;
@@ -281,72 +312,47 @@ TrainResult train_drafter(const TrainOptions& o) {
     target.to_backend(position_batch, net.step_inputs, backend_batch);
     return position_batch.size;
   };
+  const std::vector<std::vector<size_t>> valid_batches = valid.batches(batch_size, nullptr);
+  const DirectoryLock out_lock(o.out_dir);  // one trainer per output directory
+  // What a resume must match: everything that shapes the weights (train_checkpoint.h).
+  const nlohmann::json fingerprint{
+      {"drafter", o.drafter}, {"data_manifest_sha256", manifest_sha256}, {"model_sha256", model_sha256},
+      {"draft_vocab_sha256", sha256_hex(std::string_view(reinterpret_cast<const char*>(vocab.data()), vocab.size() * sizeof(int32_t)))},
+      {"epoch_order_sha256", order_checksum(epoch_batches)}, {"total_steps", total_steps}, {"train_examples", train.examples},
+      {"valid_examples", valid.examples},
+      {"options", {{"epochs", o.epochs}, {"lr", o.lr}, {"batch_size", batch_size}, {"seed", o.seed}, {"labels", o.labels}, {"draft_steps", steps},
+                   {"num_layers", spec.layers}, {"draft_vocab", o.draft_vocab}, {"threads", threads}, {"max_positions", o.max_positions},
+                   {"max_steps", o.max_steps}, {"warmup", o.warmup}, {"weight_decay", o.weight_decay}, {"grad_clip", spec.grad_clip},
+                   {"valid_fraction", o.valid_fraction}, {"max_sequence_length", o.max_sequence_length}, {"eagle_noise", o.eagle_noise},
+                   {"dtype", o.dtype}, {"patience", o.patience}}}};
+  const TrainLoopOutcome outcome = run_train_loop(TrainLoopSetup{
+      o, *session, epoch_batches, valid_batches, total_steps, warmup_steps, fingerprint,
+      [&](bool is_valid, const std::vector<size_t>& members) { return prepare(is_valid ? valid : train, members); }, backend_batch, export_to, say});
+  const TrainProgress& progress = outcome.progress;
 
   TrainResult result;
   result.out_dir = o.out_dir;
   result.draft_vocab_size = static_cast<int64_t>(vocab.size());
   result.label_coverage = label_coverage;
-  int64_t step = 0;
-  double training_seconds = 0;
-  for (int epoch = 1; epoch <= o.epochs && step < total_steps; ++epoch) {
-    const Clock::time_point epoch_start = Clock::now();
-    MetricTally epoch_tally(session->n_steps()), interval(session->n_steps());
-    Clock::time_point interval_start = Clock::now();
-    std::array<double, 4> time_split{};  // prepare, forward, backward, optimizer
-    for (const std::vector<size_t>& members : epoch_batches[static_cast<size_t>(epoch - 1)]) {
-      if (step >= total_steps) break;
-      const double lr = scheduled_lr(o.lr, step, total_steps, warmup_steps);
-      const Clock::time_point prepare_start = Clock::now();
-      const int64_t examples = prepare(train, members);
-      time_split[0] += seconds_since(prepare_start);
-      const BatchReport report = session->train_step(backend_batch, lr);
-      time_split[1] += report.forward_seconds;
-      time_split[2] += report.backward_seconds;
-      time_split[3] += report.optimizer_seconds;
-      ++step;
-      epoch_tally.add(report.steps, report.extra_sums, report.loss, examples);
-      interval.add(report.steps, report.extra_sums, report.loss, examples);
-      if (step % o.log_every == 0 || step == total_steps) {
-        const double elapsed = seconds_since(interval_start);
-        nlohmann::json entry = interval.to_json();
-        entry["step"] = step;
-        entry["epoch"] = epoch;
-        entry["lr"] = lr;
-        entry["positions_per_second"] = static_cast<double>(interval.examples()) / std::max(elapsed, 1e-9);
-        // Where the interval's time went: batch assembly (engine side: F16 features,
-        // embeddings), forward with loss and metrics, backward, clipping + AdamW.
-        entry["seconds"] = {{"total", elapsed}, {"prepare", time_split[0]}, {"forward", time_split[1]}, {"backward", time_split[2]}, {"optimizer", time_split[3]}};
-        time_split = {};
-        log["entries"].push_back(entry);
-        write_log();
-        say(fmt::format("step {}/{} epoch {} lr {:.2e} loss {:.4f} top1/top5{} | {:.0f} positions/s", step, total_steps, epoch, lr, interval.loss(),
-                        accuracy_line(interval.step_metrics()), entry["positions_per_second"].get<double>()));
-        interval = MetricTally(session->n_steps());
-        interval_start = Clock::now();
-      }
-    }
-    training_seconds += seconds_since(epoch_start);
-    result.positions_trained += epoch_tally.examples();
-
-    // Held-out evaluation, then the epoch's checkpoint.
-    MetricTally valid_tally(session->n_steps());
-    for (const std::vector<size_t>& members : valid.batches(batch_size, nullptr)) {
-      const int64_t examples = prepare(valid, members);
-      const BatchReport report = session->evaluate(backend_batch);
-      valid_tally.add(report.steps, report.extra_sums, report.loss, examples);
-    }
-    EpochSummary summary{epoch, epoch_tally.loss(), valid_tally.loss(), epoch_tally.step_metrics(), valid_tally.step_metrics(), seconds_since(epoch_start)};
-    result.epochs.push_back(summary);
-    log["epochs"].push_back({{"epoch", epoch}, {"train", epoch_tally.to_json()}, {"valid", valid_tally.to_json()}, {"seconds", summary.seconds}});
-    write_log();
-    export_to((fs::path(o.out_dir) / fmt::format("epoch-{}", epoch)).string(), epoch);
-    say(fmt::format("epoch {}: train loss {:.4f} top1/top5{} | valid loss {:.4f} top1/top5{} | {:.0f} s", epoch, summary.train_loss,
-                    accuracy_line(summary.train_steps), summary.valid_loss, accuracy_line(summary.valid_steps), summary.seconds));
-  }
-
-  export_to(o.out_dir, static_cast<int>(result.epochs.size()));
-  result.optimizer_steps = step;
+  result.total_steps = total_steps;
+  result.optimizer_steps = progress.step;
+  result.positions_trained = progress.positions_trained;
+  result.epochs = epoch_summaries(progress.epochs, train_checkpoint_path(o.out_dir));
   result.seconds = seconds_since(start);
+  if (outcome.stopped) {
+    result.stopped = true;
+    result.stop_reason = outcome.stop_reason;
+    result.checkpoint = train_checkpoint_path(o.out_dir);
+    return result;
+  }
+  result.stopped_early = outcome.stopped_early;
+  if (o.patience > 0 && progress.best_epoch > 0) {
+    result.best_epoch = progress.best_epoch;
+    copy_drafter((fs::path(o.out_dir) / fmt::format("epoch-{}", progress.best_epoch)).string(), o.out_dir);
+  } else {
+    export_to(o.out_dir, static_cast<int>(result.epochs.size()));
+  }
+  const double training_seconds = progress.training_seconds;
   result.positions_per_second = static_cast<double>(result.positions_trained) / std::max(training_seconds, 1e-9);
   const EpochSummary* last = result.epochs.empty() ? nullptr : &result.epochs.back();
   result.provenance = {
@@ -363,14 +369,20 @@ TrainResult train_drafter(const TrainOptions& o) {
         {"num_layers", spec.layers}, {"warmup", o.warmup}, {"weight_decay", o.weight_decay}, {"grad_clip", spec.grad_clip},
         {"grad_clip_kind", eagle ? "value" : "norm"}, {"betas", {spec.beta1, spec.beta2}}, {"max_positions", o.max_positions}, {"max_steps", o.max_steps},
         {"valid_fraction", o.valid_fraction}, {"max_sequence_length", o.max_sequence_length}, {"eagle_noise", eagle ? o.eagle_noise : 0.0},
-        {"dtype", o.dtype}, {"threads", threads}}},
+        {"dtype", o.dtype}, {"threads", threads}, {"patience", o.patience}}},
       {"blas", blas},
-      {"optimizer_steps", step},
+      {"optimizer_steps", result.optimizer_steps},
       {"positions_trained", result.positions_trained},
       {"train_examples_per_epoch", train.examples},
       {"valid_examples", valid.examples},
-      {"wall_seconds", result.seconds},
+      {"wall_seconds", progress.wall_seconds},
       {"training_seconds", training_seconds},
+      {"pieces", progress.pieces},
+      {"epochs_done", result.epochs.size()},
+      {"best_epoch", progress.best_epoch},
+      {"best_valid_loss", progress.best_valid_loss},
+      {"exported_epoch", result.best_epoch > 0 ? result.best_epoch : static_cast<int>(result.epochs.size())},
+      {"stopped_early", result.stopped_early},
       {"positions_per_second", result.positions_per_second},
       {"draft_vocab_size", result.draft_vocab_size},
       {"draft_vocab_requested", o.draft_vocab},
@@ -381,7 +393,10 @@ TrainResult train_drafter(const TrainOptions& o) {
       {"final_train_steps", step_metrics_json(last ? last->train_steps : std::vector<StepMetrics>{})},
       {"final_valid_steps", step_metrics_json(last ? last->valid_steps : std::vector<StepMetrics>{})},
   };
-  write_file((fs::path(o.out_dir) / "train_result.json").string(), nlohmann::json{{"provenance", result.provenance}}.dump(2) + "\n");
+  write_file_atomically((fs::path(o.out_dir) / "train_result.json").string(), nlohmann::json{{"provenance", result.provenance}}.dump(2) + "\n");
+  // Finished: nothing left to resume, and a checkpoint is several times the drafter's size.
+  std::error_code removed;
+  fs::remove(train_checkpoint_path(o.out_dir), removed);
   return result;
 }
 
