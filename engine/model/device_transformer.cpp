@@ -8,6 +8,7 @@
 
 #include "engine/common/error.h"
 #include "engine/model/token_embedding.h"
+#include "engine/model/transformer_layer.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/sampling/softmax.h"
 
@@ -23,6 +24,9 @@ DeviceTransformer::DeviceTransformer(const ModelConfig& config, const ModelWeigh
     d.attn_norm = upload_vector(L.attn_norm, c_.n_embd);
     d.q_norm = upload_vector(L.q_norm, c_.head_dim);
     d.k_norm = upload_vector(L.k_norm, c_.head_dim);
+    d.bq = upload_vector(L.bq, c_.q_dim());
+    d.bk = upload_vector(L.bk, c_.kv_dim());
+    d.bv = upload_vector(L.bv, c_.kv_dim());
     d.post_attn_norm = upload_vector(L.post_attn_norm, c_.n_embd);
     d.ffn_norm = upload_vector(L.ffn_norm, c_.n_embd);
     d.post_ffn_norm = upload_vector(L.post_ffn_norm, c_.n_embd);
@@ -101,63 +105,67 @@ void DeviceTransformer::matmul(const float* x, int64_t n_x, std::initializer_lis
   }
 }
 
-void DeviceTransformer::attention_layer(int64_t il, const ForwardBatch& batch, int64_t n, KvCache& cache) {
-  const Layer& L = layers_[static_cast<size_t>(il)];
-  const int64_t E = c_.n_embd, QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
-  const bool local = c_.is_local_layer(il);
-  float *x = a_.x.get<float>(), *xn = a_.xn.get<float>(), *q = a_.q.get<float>(), *k = a_.k.get<float>(), *v = a_.v.get<float>();
+// run_transformer_layer's ops on the device: DeviceKernels launches over device buffers,
+// for the sequences of one forward.
+class DeviceTransformer::LayerOps {
+ public:
+  using Product = DeviceTransformer::Product;
+  LayerOps(DeviceTransformer& t, const ForwardBatch& batch, KvCache& cache) : t_(t), c_(t.c_), d_(t.device_), batch_(batch), cache_(cache) {}
 
-  const float* in = x;
-  if (L.attn_norm.get()) {
-    device_.rms_norm(x, L.attn_norm.get<float>(), xn, n, E, c_.rms_eps);
-    in = xn;
+  const Layer& layer(int64_t il) const { return t_.layers_[static_cast<size_t>(il)]; }
+  static const float* vector(const DeviceBuffer& v) { return v.get<float>(); }
+  Activations<float*> activations() const {
+    auto& a = t_.a_;
+    return {a.x.get<float>(),    a.xn.get<float>(),   a.q.get<float>(),    a.k.get<float>(), a.v.get<float>(),
+            a.attn.get<float>(), a.proj.get<float>(), a.gate.get<float>(), a.up.get<float>(), a.act.get<float>()};
   }
-  matmul(in, n, {{L.wq, q}, {L.wk, k}, {L.wv, v}});
-  if (c_.qk_norm) {  // q and k rows are [heads][head_dim]: one norm row per head
-    device_.rms_norm(q, L.q_norm.get<float>(), q, n * c_.n_heads, HD, c_.rms_eps);
-    device_.rms_norm(k, L.k_norm.get<float>(), k, n * c_.n_kv_heads, HD, c_.rms_eps);
+  void rms_norm(const float* x, const float* w, float* out, int64_t rows, int64_t n) { d_.rms_norm(x, w, out, rows, n, c_.rms_eps); }
+  void matmul(const float* x, int64_t n, std::initializer_list<Product> products) { t_.matmul(x, n, products); }
+  void add_row_bias(const float* bias, float* y, int64_t rows, int64_t n) { d_.add_row_bias(bias, y, rows, n); }
+  void add(const float* y, float* x, int64_t n) { d_.elementwise(cuda::ElementwiseOp::kAdd, y, x, n); }
+  void gated_activation(int64_t n) {
+    auto& a = t_.a_;
+    d_.gated_activation(c_.activation == MlpActivation::geglu_tanh ? cuda::GateFunction::kGeluTanh : cuda::GateFunction::kSilu,
+                        a.gate.get<float>(), a.up.get<float>(), a.act.get<float>(), n);
   }
-  const cuda::RopePairing pairing = c_.rope_style == RopeStyle::neox ? cuda::RopePairing::kNeox : cuda::RopePairing::kNorm;
-  const float base = local ? c_.rope_base_local : c_.rope_base;
-  const int64_t* positions = positions_.get<int64_t>();
-  device_.rope(pairing, q, n, QD, positions, static_cast<int>(c_.n_heads), static_cast<int>(HD), base);
-  device_.rope(pairing, k, n, KD, positions, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), base);
-
-  const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), c_.attention_scale,
-                             local ? c_.sliding_window : 0};
-  int64_t r0 = 0;
-  for (size_t i = 0; i < batch.sequences.size(); ++i) {
-    const SequenceInput& s = batch.sequences[i];
-    const int32_t m = s.tree.size();
-    if (m == 0) continue;
-    // A sequence's rows are its tree's nodes in order, so their K/V fill consecutive slots.
-    const int64_t committed = cache.committed(s.seq);
-    const size_t bytes = static_cast<size_t>(m * KD) * sizeof(float);
-    device_.copy(cache.keys(s.seq, il) + committed * KD, k + r0 * KD, bytes);
-    device_.copy(cache.values(s.seq, il) + committed * KD, v + r0 * KD, bytes);
-    const int32_t* tree = trees_.get<int32_t>() + tree_offsets_[i];
-    const TreeView view{m, tree, tree + m, tree + 2 * m};
-    device_.tree_attention(shape, q + r0 * QD, QD, cache.keys(s.seq, il), cache.values(s.seq, il), KD, committed, view,
-                           a_.attn.get<float>() + r0 * QD, QD);
-    r0 += m;
+  void rope(int64_t il, int64_t n) {
+    const cuda::RopePairing pairing = c_.rope_style == RopeStyle::neox ? cuda::RopePairing::kNeox : cuda::RopePairing::kNorm;
+    const float base = c_.is_local_layer(il) ? c_.rope_base_local : c_.rope_base;
+    const int64_t* positions = t_.positions_.get<int64_t>();
+    const int HD = static_cast<int>(c_.head_dim);
+    d_.rope(pairing, t_.a_.q.get<float>(), n, c_.q_dim(), positions, static_cast<int>(c_.n_heads), HD, base);
+    d_.rope(pairing, t_.a_.k.get<float>(), n, c_.kv_dim(), positions, static_cast<int>(c_.n_kv_heads), HD, base);
+  }
+  // A sequence's rows are its tree's nodes in order, so their K/V fill consecutive slots.
+  void attend(int64_t il, int64_t) {
+    const int64_t QD = c_.q_dim(), KD = c_.kv_dim();
+    const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim),
+                               c_.attention_scale, c_.is_local_layer(il) ? c_.sliding_window : 0};
+    const float *q = t_.a_.q.get<float>(), *k = t_.a_.k.get<float>(), *v = t_.a_.v.get<float>();
+    int64_t r0 = 0;
+    for (size_t i = 0; i < batch_.sequences.size(); ++i) {
+      const SequenceInput& s = batch_.sequences[i];
+      const int32_t m = s.tree.size();
+      if (m == 0) continue;
+      const int64_t committed = cache_.committed(s.seq);
+      const size_t bytes = static_cast<size_t>(m * KD) * sizeof(float);
+      d_.copy(cache_.keys(s.seq, il) + committed * KD, k + r0 * KD, bytes);
+      d_.copy(cache_.values(s.seq, il) + committed * KD, v + r0 * KD, bytes);
+      const int32_t* tree = t_.trees_.get<int32_t>() + t_.tree_offsets_[i];
+      const TreeView view{m, tree, tree + m, tree + 2 * m};
+      d_.tree_attention(shape, q + r0 * QD, QD, cache_.keys(s.seq, il), cache_.values(s.seq, il), KD, committed, view,
+                        t_.a_.attn.get<float>() + r0 * QD, QD);
+      r0 += m;
+    }
   }
 
-  matmul(a_.attn.get<float>(), n, {{L.wo, a_.proj.get<float>()}});
-  if (c_.post_norms) device_.rms_norm(a_.proj.get<float>(), L.post_attn_norm.get<float>(), a_.proj.get<float>(), n, E, c_.rms_eps);
-  device_.elementwise(cuda::ElementwiseOp::kAdd, a_.proj.get<float>(), x, n * E);
-}
-
-void DeviceTransformer::mlp_layer(int64_t il, int64_t n) {
-  const Layer& L = layers_[static_cast<size_t>(il)];
-  const int64_t E = c_.n_embd, F = c_.n_ff;
-  device_.rms_norm(a_.x.get<float>(), L.ffn_norm.get<float>(), a_.xn.get<float>(), n, E, c_.rms_eps);
-  matmul(a_.xn.get<float>(), n, {{L.w_gate, a_.gate.get<float>()}, {L.w_up, a_.up.get<float>()}});
-  device_.gated_activation(c_.activation == MlpActivation::geglu_tanh ? cuda::GateFunction::kGeluTanh : cuda::GateFunction::kSilu,
-                           a_.gate.get<float>(), a_.up.get<float>(), a_.act.get<float>(), n * F);
-  matmul(a_.act.get<float>(), n, {{L.w_down, a_.proj.get<float>()}});
-  if (c_.post_norms) device_.rms_norm(a_.proj.get<float>(), L.post_ffn_norm.get<float>(), a_.proj.get<float>(), n, E, c_.rms_eps);
-  device_.elementwise(cuda::ElementwiseOp::kAdd, a_.proj.get<float>(), a_.x.get<float>(), n * E);
-}
+ private:
+  DeviceTransformer& t_;
+  const ModelConfig& c_;
+  cuda::DeviceKernels& d_;
+  const ForwardBatch& batch_;
+  KvCache& cache_;
+};
 
 // The layer-0 input, the positions and the trees' arrays: everything per forward that
 // starts on the host.
@@ -201,10 +209,8 @@ void DeviceTransformer::forward(const ForwardBatch& batch, KvCache& cache, Forwa
   const int64_t n = static_cast<int64_t>(rows_.size()), E = c_.n_embd;
   ensure_buffers(std::max<int64_t>(n, 1));
   upload_rows(batch, rows_);
-  for (int64_t il = 0; il < c_.n_layers; ++il) {
-    attention_layer(il, batch, n, cache);
-    mlp_layer(il, n);
-  }
+  LayerOps ops(*this, batch, cache);
+  for (int64_t il = 0; il < c_.n_layers; ++il) run_transformer_layer(ops, c_, il, n);
 
   // The wanted rows, final-normed, gathered into picked_.
   auto gather = [&](std::vector<int32_t> SequenceInput::*member) {

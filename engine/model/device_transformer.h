@@ -47,7 +47,7 @@ class DeviceTransformer final : public ForwardPass {
     cuda::DeviceBuffer data;
   };
   struct Layer {
-    cuda::DeviceBuffer attn_norm, q_norm, k_norm, post_attn_norm, ffn_norm, post_ffn_norm;
+    cuda::DeviceBuffer attn_norm, bq, bk, bv, q_norm, k_norm, post_attn_norm, ffn_norm, post_ffn_norm;  // empty: absent
     Matrix wq, wk, wv, wo, w_gate, w_up, w_down;
   };
   Matrix upload_matrix(const WeightMatrix& w, const char* name, int64_t layer);
@@ -59,8 +59,7 @@ class DeviceTransformer final : public ForwardPass {
   };
   // y = x W^T for each product, all reading the rows x.
   void matmul(const float* x, int64_t n_x, std::initializer_list<Product> products);
-  void attention_layer(int64_t il, const ForwardBatch& batch, int64_t n, KvCache& cache);
-  void mlp_layer(int64_t il, int64_t n);
+  class LayerOps;  // run_transformer_layer's ops over this pass's buffers (device_transformer.cpp)
   void upload_rows(const ForwardBatch& batch, const std::vector<ForwardRow>& rows);
   void logits_of_picked(int64_t n, float* logits);
 

@@ -1,5 +1,6 @@
 // Views of a model's weights in their stored format (no dequantisation at load).
-// Norm vectors are f32; when a loader has to convert them (safetensors in f16/bf16, or
+// A null vector is a weight the architecture does not have (transformer_layer.h skips it).
+// Norm and bias vectors are f32; when a loader has to convert them (safetensors in f16/bf16, or
 // Gemma's HF "1 + w" convention) the converted copies live in `owned_vectors`.
 #pragma once
 
@@ -16,6 +17,9 @@ class GgufFile;
 struct LayerWeights {
   const float* attn_norm = nullptr;
   WeightMatrix wq, wk, wv, wo;
+  const float* bq = nullptr;              // [q_dim], [kv_dim], [kv_dim]: qkv_bias only
+  const float* bk = nullptr;
+  const float* bv = nullptr;
   const float* q_norm = nullptr;          // [head_dim], qk_norm only
   const float* k_norm = nullptr;
   const float* post_attn_norm = nullptr;  // post_norms only

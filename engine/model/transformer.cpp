@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 
 #include "engine/common/error.h"
 #include "engine/model/mapped_file.h"
 #include "engine/model/token_embedding.h"
+#include "engine/model/transformer_layer.h"
 #include "kernels/attention/tree_attention_tiled.h"
 #include "kernels/matmul/matmul_argmax.h"
 #include "kernels/matmul/weight_repack.h"
 #include "kernels/ops/activations.h"
+#include "kernels/ops/elementwise.h"
 #include "kernels/ops/rms_norm.h"
 #include "kernels/ops/rope.h"
 
@@ -59,68 +62,76 @@ std::span<uint8_t> Transformer::scratch(const WeightMatrix& w, int64_t n_x) {
   return quant_scratch_;
 }
 
-void Transformer::attention_layer(int64_t il, const std::vector<ForwardRow>& rows, KvCache& cache) {
-  const LayerWeights& L = layers_[static_cast<size_t>(il)];
-  const int64_t n = static_cast<int64_t>(rows.size());
-  const int64_t E = c_.n_embd, QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
-  const bool local = c_.is_local_layer(il);
+// run_transformer_layer's ops on the CPU: the kernels of kernels/ over host buffers, for the
+// rows of one forward.
+class Transformer::LayerOps {
+ public:
+  struct Product {
+    const WeightMatrix& w;
+    float* y;
+  };
+  LayerOps(Transformer& t, const std::vector<ForwardRow>& rows, KvCache& cache) : t_(t), c_(t.c_), rows_(rows), cache_(cache) {}
 
-  // EAGLE's draft layer has no input norm: it attends over the fc output directly.
-  const float* in = a_.x.data();
-  if (L.attn_norm) {
-    rms_norm(a_.x.data(), L.attn_norm, a_.xn.data(), n, E, c_.rms_eps);
-    in = a_.xn.data();
+  const LayerWeights& layer(int64_t il) const { return t_.layers_[static_cast<size_t>(il)]; }
+  static const float* vector(const float* v) { return v; }
+  Activations<float*> activations() const {
+    auto& a = t_.a_;
+    return {a.x.data(), a.xn.data(), a.q.data(), a.k.data(), a.v.data(), a.attn.data(), a.proj.data(), a.gate.data(), a.up.data(), a.act.data()};
   }
-  matmul(L.wq, in, n, a_.q.data(), pool_, scratch(L.wq, n));
-  matmul(L.wk, in, n, a_.k.data(), pool_, scratch(L.wk, n));
-  matmul(L.wv, in, n, a_.v.data(), pool_, scratch(L.wv, n));
+  void rms_norm(const float* x, const float* w, float* out, int64_t rows, int64_t n) const { draftbench::rms_norm(x, w, out, rows, n, c_.rms_eps); }
+  void matmul(const float* x, int64_t n, std::initializer_list<Product> products) {
+    for (const Product& p : products) draftbench::matmul(p.w, x, n, p.y, t_.pool_, t_.scratch(p.w, n));
+  }
+  static void add_row_bias(const float* bias, float* y, int64_t rows, int64_t n) { draftbench::add_row_bias(bias, y, rows, n); }
+  static void add(const float* y, float* x, int64_t n) { add_to(y, x, n); }
+  void gated_activation(int64_t n) {
+    auto& a = t_.a_;
+    if (c_.activation == MlpActivation::geglu_tanh) geglu_tanh(a.gate.data(), a.up.data(), a.act.data(), n);
+    else swiglu(a.gate.data(), a.up.data(), a.act.data(), n);
+  }
 
-  for (int64_t r = 0; r < n; ++r) {
-    float* q = a_.q.data() + r * QD;
-    float* k = a_.k.data() + r * KD;
-    if (c_.qk_norm) {
-      rms_norm(q, L.q_norm, q, c_.n_heads, HD, c_.rms_eps);
-      rms_norm(k, L.k_norm, k, c_.n_kv_heads, HD, c_.rms_eps);
+  // With the angles compute_rope_angles made for this forward: the local layers' own where
+  // they have a base of their own.
+  void rope(int64_t il, int64_t n) {
+    const int64_t QD = c_.q_dim(), KD = c_.kv_dim(), HD = c_.head_dim;
+    const bool local_angles = c_.is_local_layer(il) && t_.separate_local_angles();
+    auto apply = c_.rope_style == RopeStyle::neox ? rope_neox_apply : rope_norm_apply;
+    for (int64_t r = 0; r < n; ++r) {
+      const size_t at = static_cast<size_t>(((local_angles ? n : 0) + r) * (HD / 2));
+      const float *cos = t_.rope_cos_.data() + at, *sin = t_.rope_sin_.data() + at;
+      apply(t_.a_.q.data() + r * QD, static_cast<int>(c_.n_heads), static_cast<int>(HD), cos, sin);
+      apply(t_.a_.k.data() + r * KD, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), cos, sin);
     }
-    auto rope = c_.rope_style == RopeStyle::neox ? rope_neox_apply : rope_norm_apply;
-    const size_t angles = static_cast<size_t>(((local && separate_local_angles() ? n : 0) + r) * (HD / 2));
-    rope(q, static_cast<int>(c_.n_heads), static_cast<int>(HD), rope_cos_.data() + angles, rope_sin_.data() + angles);
-    rope(k, static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), rope_cos_.data() + angles, rope_sin_.data() + angles);
-    const int64_t slot = cache.committed(rows[r].seq) + rows[r].node;
-    std::memcpy(cache.keys(rows[r].seq, il) + slot * KD, k, static_cast<size_t>(KD) * sizeof(float));
-    std::memcpy(cache.values(rows[r].seq, il) + slot * KD, a_.v.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
   }
 
-  const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(HD), c_.attention_scale,
-                             local ? c_.sliding_window : 0};
-  // One call per sequence over all its new nodes and heads, rows being contiguous per
-  // sequence and in node order; the kernel splits the (node, head) queries over the pool.
-  for (int64_t r0 = 0; r0 < n;) {
-    const SequenceInput& in = *rows[r0].input;
-    const int32_t n_rows = in.tree.size() - in.n_cached;
-    const TreeAttentionJob job{shape, in.tree.view(), in.n_cached, a_.q.data() + r0 * QD, cache.keys(in.seq, il), cache.values(in.seq, il),
-                               KD, cache.committed(in.seq), a_.attn.data() + r0 * QD};
-    tree_attention(job, scores_, pool_);
-    r0 += n_rows;
+  // One tree_attention call per sequence over all its new nodes and heads, rows being
+  // contiguous per sequence and in node order; the kernel splits the (node, head) queries
+  // over the pool.
+  void attend(int64_t il, int64_t n) {
+    auto& a = t_.a_;
+    const int64_t QD = c_.q_dim(), KD = c_.kv_dim();
+    for (int64_t r = 0; r < n; ++r) {
+      const int64_t slot = cache_.committed(rows_[r].seq) + rows_[r].node;
+      std::memcpy(cache_.keys(rows_[r].seq, il) + slot * KD, a.k.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
+      std::memcpy(cache_.values(rows_[r].seq, il) + slot * KD, a.v.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
+    }
+    const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim),
+                               c_.attention_scale, c_.is_local_layer(il) ? c_.sliding_window : 0};
+    for (int64_t r0 = 0; r0 < n;) {
+      const SequenceInput& in = *rows_[r0].input;
+      const TreeAttentionJob job{shape, in.tree.view(), in.n_cached, a.q.data() + r0 * QD, cache_.keys(in.seq, il), cache_.values(in.seq, il),
+                                 KD, cache_.committed(in.seq), a.attn.data() + r0 * QD};
+      tree_attention(job, t_.scores_, t_.pool_);
+      r0 += in.tree.size() - in.n_cached;
+    }
   }
 
-  matmul(L.wo, a_.attn.data(), n, a_.proj.data(), pool_, scratch(L.wo, n));
-  if (c_.post_norms) rms_norm(a_.proj.data(), L.post_attn_norm, a_.proj.data(), n, E, c_.rms_eps);
-  for (int64_t i = 0; i < n * E; ++i) a_.x[static_cast<size_t>(i)] += a_.proj[static_cast<size_t>(i)];
-}
-
-void Transformer::mlp_layer(int64_t il, int64_t n) {
-  const LayerWeights& L = layers_[static_cast<size_t>(il)];
-  const int64_t E = c_.n_embd, F = c_.n_ff;
-  rms_norm(a_.x.data(), L.ffn_norm, a_.xn.data(), n, E, c_.rms_eps);
-  matmul(L.w_gate, a_.xn.data(), n, a_.gate.data(), pool_, scratch(L.w_gate, n));
-  matmul(L.w_up, a_.xn.data(), n, a_.up.data(), pool_, scratch(L.w_up, n));
-  if (c_.activation == MlpActivation::geglu_tanh) geglu_tanh(a_.gate.data(), a_.up.data(), a_.act.data(), n * F);
-  else swiglu(a_.gate.data(), a_.up.data(), a_.act.data(), n * F);
-  matmul(L.w_down, a_.act.data(), n, a_.proj.data(), pool_, scratch(L.w_down, n));
-  if (c_.post_norms) rms_norm(a_.proj.data(), L.post_ffn_norm, a_.proj.data(), n, E, c_.rms_eps);
-  for (int64_t i = 0; i < n * E; ++i) a_.x[static_cast<size_t>(i)] += a_.proj[static_cast<size_t>(i)];
-}
+ private:
+  Transformer& t_;
+  const ModelConfig& c_;
+  const std::vector<ForwardRow>& rows_;
+  KvCache& cache_;
+};
 
 void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) {
   DB_CHECK(!cache.on_device());
@@ -147,10 +158,8 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
   }
 
   compute_rope_angles(rows);
-  for (int64_t il = 0; il < c_.n_layers; ++il) {
-    attention_layer(il, rows, cache);
-    mlp_layer(il, n);
-  }
+  LayerOps ops(*this, rows, cache);
+  for (int64_t il = 0; il < c_.n_layers; ++il) run_transformer_layer(ops, c_, il, n);
 
   // Final norm only for the rows someone asked for.
   std::vector<float>& picked = picked_;

@@ -1,4 +1,4 @@
-// The decoder-only transformer forward pass (Gemma 3 and Llama families) over a batch of
+// The decoder-only transformer forward pass (transformer_layer.h's block) over a batch of
 // token trees, reading weights in their stored format. Batch-invariant: every kernel it
 // calls computes a row independently of the others, so a token's logits are bit-identical
 // whether it runs alone, in a batch, or inside a tree.
@@ -35,9 +35,8 @@ class Transformer final : public ForwardPass {
   std::string describe() const override { return "cpu"; }
 
  private:
+  class LayerOps;  // run_transformer_layer's ops over this pass's buffers (transformer.cpp)
   void ensure_buffers(int64_t n_rows, size_t score_floats);
-  void attention_layer(int64_t il, const std::vector<ForwardRow>& rows, KvCache& cache);
-  void mlp_layer(int64_t il, int64_t n_rows);
   void compute_rope_angles(const std::vector<ForwardRow>& rows);
   // Local layers have angles of their own only with a base of their own (Gemma 3, not Llama).
   bool separate_local_angles() const { return c_.rope_base_local != c_.rope_base; }

@@ -52,6 +52,8 @@ class DeviceKernels {
   virtual void gated_activation(GateFunction function, const float* gate, const float* up, float* out, int64_t n) = 0;
   // out[i] += x[i] (kAdd), or x rounded into the f16 / bf16 array out.
   virtual void elementwise(ElementwiseOp op, const float* x, void* out, int64_t n) = 0;
+  // y[r][i] += bias[i] for n_rows rows of `width` floats.
+  virtual void add_row_bias(const float* bias, float* y, int64_t n_rows, int64_t width) = 0;
   // Row r of out = row rows[r] of x, rows of `width` floats (rows: a device array).
   virtual void gather_rows(const float* x, int64_t width, const int64_t* rows, int64_t n_rows, float* out) = 0;
 

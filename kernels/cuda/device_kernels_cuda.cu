@@ -27,6 +27,10 @@ __global__ void elementwise_kernel(ElementwiseArgs args) {
   elementwise_thread(args, Dim3{blockIdx.x, blockIdx.y, blockIdx.z}, Dim3{threadIdx.x, threadIdx.y, threadIdx.z});
 }
 
+__global__ void row_bias_kernel(RowBiasArgs args) {
+  row_bias_thread(args, Dim3{blockIdx.x, blockIdx.y, blockIdx.z}, Dim3{threadIdx.x, threadIdx.y, threadIdx.z});
+}
+
 __global__ void gather_rows_kernel(GatherRowsArgs args) {
   gather_rows_thread(args, Dim3{blockIdx.x, blockIdx.y, blockIdx.z}, Dim3{threadIdx.x, threadIdx.y, threadIdx.z});
 }
@@ -83,6 +87,11 @@ class CudaKernels final : public DeviceKernels {
     if (n == 0) return;
     const char* range = op == ElementwiseOp::kAdd ? "add" : op == ElementwiseOp::kToHalf ? "to_half" : "to_bf16";
     check(launch_kernel(range, elementwise_launch(n), elementwise_kernel, ElementwiseArgs{x, out, n, op}), range);
+  }
+
+  void add_row_bias(const float* bias, float* y, int64_t n_rows, int64_t width) override {
+    if (n_rows == 0 || width == 0) return;
+    check(launch_kernel("row_bias", elementwise_launch(n_rows * width), row_bias_kernel, RowBiasArgs{bias, y, width, n_rows}), "row_bias");
   }
 
   void gather_rows(const float* x, int64_t width, const int64_t* rows, int64_t n_rows, float* out) override {

@@ -66,6 +66,12 @@ class EmulatedKernels final : public DeviceKernels {
     threads("elementwise", elementwise_launch(n), [&](Dim3 b, Dim3 t) { elementwise_thread(args, b, t); });
   }
 
+  void add_row_bias(const float* bias, float* y, int64_t n_rows, int64_t width) override {
+    if (n_rows == 0 || width == 0) return;
+    const RowBiasArgs args{bias, y, width, n_rows};
+    threads("row_bias", elementwise_launch(n_rows * width), [&](Dim3 b, Dim3 t) { row_bias_thread(args, b, t); });
+  }
+
   void gather_rows(const float* x, int64_t width, const int64_t* rows, int64_t n_rows, float* out) override {
     if (n_rows == 0 || width == 0) return;
     const GatherRowsArgs args{x, rows, width, n_rows, out};

@@ -59,5 +59,13 @@ int main() {
     const float want = x[rows[i / width] * width + i % width];
     mismatches.check(gathered[i] == want, "gather_rows", i, gathered[i], want);
   }
+  const std::vector<float> bias = random_activations(width, rng);
+  gpu_test::DeviceBuffer<float> dbias(bias), dbiased(y);
+  device->add_row_bias(dbias.data(), dbiased.data(), n / width, width);
+  const auto biased = dbiased.download();
+  for (int64_t i = 0; i < n; ++i) {
+    const float want = i < n / width * width ? y[i] + bias[i % width] : y[i];
+    mismatches.check(std::memcmp(&biased[i], &want, 4) == 0, "add_row_bias", i, biased[i], want);
+  }
   return mismatches.finish("device_kernels");
 }

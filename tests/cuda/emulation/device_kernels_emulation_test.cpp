@@ -13,6 +13,7 @@
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/cuda/quant_layout.h"
 #include "kernels/fixtures/random_blocks.h"
+#include "kernels/ops/elementwise.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/quantize_activation.h"
 
@@ -109,6 +110,19 @@ TEST_CASE("emulated element-wise steps: residual add and f16/bf16 rounding", "[c
   }
   REQUIRE(half[n] == 0xBEEF);  // nothing written past n
   REQUIRE(bf16[n] == 0xBEEF);
+}
+
+TEST_CASE("emulated row bias: the bias added to every row, nothing past them", "[cuda-emulation]") {
+  auto device = cuda::make_emulated_kernels(cuda::ThreadOrder::kReverse);
+  std::mt19937 rng(9);
+  const int64_t width = 77, n_rows = 5;  // rows that straddle the block's 256 threads
+  const std::vector<float> bias = random_activations(width, rng);
+  std::vector<float> y = random_activations(width * n_rows, rng), want = y;
+  add_row_bias(bias.data(), want.data(), n_rows, width);  // the CPU kernel (kernels/ops/elementwise.h)
+  y.push_back(-2.0f);
+  device->add_row_bias(bias.data(), y.data(), n_rows, width);
+  REQUIRE(std::memcmp(y.data(), want.data(), want.size() * sizeof(float)) == 0);
+  REQUIRE(y.back() == -2.0f);
 }
 
 TEST_CASE("emulated row gather: chosen rows, in the order asked, repeats allowed", "[cuda-emulation]") {
