@@ -28,7 +28,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from float_reference import GemmaFloatReference  # noqa: E402
+from float_reference import FloatReference  # noqa: E402
 
 ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
@@ -85,7 +85,7 @@ def main():
     ap.add_argument("--out")
     a = ap.parse_args()
 
-    ref = GemmaFloatReference(a.model)
+    ref = FloatReference(a.model)
     llama = llamacpp_logits(a.model, a.threads)
     rows, failures = [], 0
     with tempfile.TemporaryDirectory() as tmp:

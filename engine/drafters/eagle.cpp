@@ -89,6 +89,7 @@ ModelConfig draft_config(const ModelConfig& target, const LayerShape& s, const s
   c.sliding_window = 0;
   c.swa_period = 0;
   c.final_logit_softcap = 0.0f;
+  c.qkv_bias = false;  // the draft layer's projections have no biases, whatever the target's
   c.n_ff = s.n_ff;
   c.n_heads = s.n_heads;
   c.n_kv_heads = s.n_kv_heads;
@@ -142,16 +143,17 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
   lw.w_gate = keep.matrix(L + "mlp.gate_proj.weight", c.n_ff, H, "[intermediate_size, hidden_size]");
   lw.w_up = keep.matrix(L + "mlp.up_proj.weight", c.n_ff, H, "[intermediate_size, hidden_size]");
   lw.w_down = keep.matrix(L + "mlp.down_proj.weight", H, c.n_ff, "[hidden_size, intermediate_size]");
-  if (c.post_norms) {  // Gemma 3: post-attention, pre- and post-feed-forward norms, QK-norm
+  if (c.qk_norm) {
     lw.q_norm = keep.vector(L + "self_attn.q_norm.weight", c.head_dim, "[head_dim]");
     lw.k_norm = keep.vector(L + "self_attn.k_norm.weight", c.head_dim, "[head_dim]");
+  }
+  if (c.post_norms) {  // Gemma 3: post-attention, pre- and post-feed-forward norms
     lw.post_attn_norm = keep.vector(L + "post_attention_layernorm.weight", H, "[hidden_size]");
     lw.ffn_norm = keep.vector(L + "pre_feedforward_layernorm.weight", H, "[hidden_size]");
     lw.post_ffn_norm = keep.vector(L + "post_feedforward_layernorm.weight", H, "[hidden_size]");
   } else {  // Llama: post_attention_layernorm is the pre-MLP norm
     lw.ffn_norm = keep.vector(L + "post_attention_layernorm.weight", H, "[hidden_size]");
   }
-  DB_CHECK(c.qk_norm == c.post_norms);  // both Gemma-only
   p.weights.layers.push_back(lw);
   p.weights.token_embd = target.weights().token_embd;
   p.weights.output = target.weights().output;
@@ -204,9 +206,11 @@ void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, cons
   random(L + "mlp.up_proj.weight", {F, H});
   random(L + "mlp.down_proj.weight", {H, F});
   ones(L + "post_attention_layernorm.weight", H);
-  if (t.post_norms) {
+  if (t.qk_norm) {
     ones(L + "self_attn.q_norm.weight", t.head_dim);
     ones(L + "self_attn.k_norm.weight", t.head_dim);
+  }
+  if (t.post_norms) {
     ones(L + "pre_feedforward_layernorm.weight", H);
     ones(L + "post_feedforward_layernorm.weight", H);
   }

@@ -9,13 +9,41 @@
 
 namespace draftbench {
 
+namespace {
+
+// llama: the converter permutes q/k for interleaved RoPE pairs (norm); gemma3 and qwen2 keep
+// the rotate-half pairing (neox).
+constexpr ArchitectureTraits kArchitectures[] = {
+    // name     arch                    rope             activation                 scale  qk_norm post   qkv_bias  swa
+    {"gemma3", Architecture::gemma3, RopeStyle::neox, MlpActivation::geglu_tanh, true, true, true, false, true},
+    {"llama", Architecture::llama, RopeStyle::norm, MlpActivation::swiglu, false, false, false, false, false},
+    {"qwen2", Architecture::qwen2, RopeStyle::neox, MlpActivation::swiglu, false, false, false, true, false},
+};
+
+std::string architecture_names() {
+  std::string names;
+  for (const ArchitectureTraits& t : kArchitectures) names += (names.empty() ? "" : ", ") + std::string(t.name);
+  return names;
+}
+
+}  // namespace
+
+std::span<const ArchitectureTraits> architecture_table() { return kArchitectures; }
+
+const ArchitectureTraits* find_architecture(std::string_view name) {
+  for (const ArchitectureTraits& t : kArchitectures)
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
 ModelConfig model_config_from_gguf(const GgufFile& f) {
   ModelConfig c;
   c.arch_name = f.get_string("general.architecture");
   const std::string& a = c.arch_name;
-  if (a == "gemma3") c.arch = Architecture::gemma3;
-  else if (a == "llama") c.arch = Architecture::llama;
-  else throw InputError(f.path(), "key 'general.architecture'", fmt::format("architecture '{}' is not supported (expected gemma3 or llama)", a));
+  const ArchitectureTraits* traits = find_architecture(a);
+  if (!traits)
+    throw InputError(f.path(), "key 'general.architecture'", fmt::format("architecture '{}' is not supported (expected one of {})", a, architecture_names()));
+  c.arch = traits->arch;
 
   c.n_embd = f.get_int(a + ".embedding_length");
   c.n_layers = f.get_int(a + ".block_count");
@@ -35,20 +63,20 @@ ModelConfig model_config_from_gguf(const GgufFile& f) {
   if (auto r = f.find_int(a + ".rope.dimension_count"); r && *r != c.head_dim)
     throw InputError(f.path(), "key '" + a + ".rope.dimension_count'", fmt::format("partial RoPE ({} of {} dims) is not supported", *r, c.head_dim));
 
-  if (c.arch == Architecture::gemma3) {
-    c.rope_style = RopeStyle::neox;
-    c.activation = MlpActivation::geglu_tanh;
-    c.scale_embeddings = c.qk_norm = c.post_norms = true;
+  c.rope_style = traits->rope_style;
+  c.activation = traits->activation;
+  c.scale_embeddings = traits->scale_embeddings;
+  c.qk_norm = traits->qk_norm;
+  c.post_norms = traits->post_norms;
+  c.qkv_bias = traits->qkv_bias;
+  c.rope_base_local = c.rope_base;
+  if (traits->sliding_window) {
     c.sliding_window = f.find_int(a + ".attention.sliding_window").value_or(0);
     c.swa_period = static_cast<int>(f.find_int(a + ".attention.sliding_window_pattern").value_or(6));
     c.rope_base_local = static_cast<float>(f.find_float(a + ".rope.freq_base_swa").value_or(10000.0));
-    if (f.has(a + ".rope.scaling.type"))
-      throw InputError(f.path(), "key '" + a + ".rope.scaling.type'", "RoPE scaling (Gemma 3 4B and larger) is not supported yet");
-  } else {
-    c.rope_style = RopeStyle::norm;  // llama.cpp's converter permutes q/k for interleaved pairs
-    c.activation = MlpActivation::swiglu;
-    c.rope_base_local = c.rope_base;
   }
+  if (auto scaling = f.find_string(a + ".rope.scaling.type"); scaling && *scaling != "none")
+    throw InputError(f.path(), "key '" + a + ".rope.scaling.type'", fmt::format("RoPE scaling '{}' is not supported (expected none)", *scaling));
   c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   validate_model_config(c, f.path());
   return c;

@@ -3,13 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace draftbench {
 
 class GgufFile;
 
-enum class Architecture { gemma3, llama };
+enum class Architecture { gemma3, llama, qwen2 };
 enum class RopeStyle { neox, norm };  // see kernels/ops/rope.h
 enum class MlpActivation { geglu_tanh, swiglu };
 
@@ -28,6 +30,7 @@ struct ModelConfig {
   float attention_scale = 1.0f;      // multiplies q.k
   bool scale_embeddings = false;     // Gemma: embeddings times sqrt(n_embd)
   bool qk_norm = false, post_norms = false;
+  bool qkv_bias = false;             // biases on the Q, K and V projections (qwen2)
   float final_logit_softcap = 0.0f;  // 0 = none
   MlpActivation activation = MlpActivation::swiglu;
 
@@ -38,6 +41,20 @@ struct ModelConfig {
   int64_t kv_dim() const { return n_kv_heads * head_dim; }
   bool operator==(const ModelConfig&) const = default;  // every field
 };
+
+// One row per supported `general.architecture`: what sets it apart, as data. The loaders,
+// the layer (transformer_layer.h, through the weights present) and the CLI's listing read it.
+struct ArchitectureTraits {
+  const char* name;
+  Architecture arch;
+  RopeStyle rope_style;
+  MlpActivation activation;
+  bool scale_embeddings, qk_norm, post_norms, qkv_bias;
+  bool sliding_window;  // reads the sliding-window keys and a base of its own for local layers
+};
+std::span<const ArchitectureTraits> architecture_table();
+// The row of `name`, or nullptr.
+const ArchitectureTraits* find_architecture(std::string_view name);
 
 ModelConfig model_config_from_gguf(const GgufFile& file);
 // Range checks shared by every loader; throws InputError naming `where` and the field.

@@ -25,10 +25,10 @@ WeightMatrix matrix(const GgufFile& f, const std::string& name, int64_t n_in, in
   return WeightMatrix{t.type, n_in, n_out, t.data};
 }
 
-const float* vec(const GgufFile& f, const std::string& name, int64_t n) {
+const float* vec(const GgufFile& f, const std::string& name, int64_t n, const char* what = "norm") {
   const GgufTensor& t = expect(f, name, {n});
   if (t.type != GgmlType::F32)
-    throw InputError(f.path(), "tensor '" + name + "'", fmt::format("type {} (expected F32 for a norm vector)", ggml_type_name(t.type)));
+    throw InputError(f.path(), "tensor '" + name + "'", fmt::format("type {} (expected F32 for a {} vector)", ggml_type_name(t.type), what));
   if (reinterpret_cast<uintptr_t>(t.data) % alignof(float) != 0) throw InputError(f.path(), "tensor '" + name + "'", "data is not 4-byte aligned");
   return reinterpret_cast<const float*>(t.data);
 }
@@ -49,6 +49,11 @@ ModelWeights model_weights_from_gguf(const GgufFile& f, const ModelConfig& c) {
     l.wk = matrix(f, p + "attn_k.weight", c.n_embd, c.kv_dim());
     l.wv = matrix(f, p + "attn_v.weight", c.n_embd, c.kv_dim());
     l.wo = matrix(f, p + "attn_output.weight", c.q_dim(), c.n_embd);
+    if (c.qkv_bias) {
+      l.bq = vec(f, p + "attn_q.bias", c.q_dim(), "bias");
+      l.bk = vec(f, p + "attn_k.bias", c.kv_dim(), "bias");
+      l.bv = vec(f, p + "attn_v.bias", c.kv_dim(), "bias");
+    }
     l.ffn_norm = vec(f, p + "ffn_norm.weight", c.n_embd);
     l.w_gate = matrix(f, p + "ffn_gate.weight", c.n_embd, c.n_ff);
     l.w_up = matrix(f, p + "ffn_up.weight", c.n_embd, c.n_ff);

@@ -52,8 +52,8 @@ std::string gguf_name(const std::string& hf) {
       {"input_layernorm", "attn_norm"},       {"post_attention_layernorm", "ffn_norm"}, {"self_attn.q_proj", "attn_q"},
       {"self_attn.k_proj", "attn_k"},         {"self_attn.v_proj", "attn_v"},           {"self_attn.o_proj", "attn_output"},
       {"mlp.gate_proj", "ffn_gate"},          {"mlp.up_proj", "ffn_up"},                {"mlp.down_proj", "ffn_down"}};
-  // model.layers.<N>.<module>.weight -> blk.<N>.<gguf module>.weight
-  const std::string prefix = "model.layers.", suffix = ".weight";
+  // model.layers.<N>.<module>.{weight,bias} -> blk.<N>.<gguf module>.{weight,bias}
+  const std::string prefix = "model.layers.", suffix = hf.ends_with(".bias") ? ".bias" : ".weight";
   const size_t dot = hf.find('.', prefix.size());
   if (hf.starts_with(prefix) && hf.ends_with(suffix) && dot != std::string::npos) {
     const std::string layer = hf.substr(prefix.size(), dot - prefix.size());
@@ -95,6 +95,11 @@ TinyLlama make_tiny_llama(const TinyLlamaShape& shape) {
     add(p + "self_attn.q_proj.weight", {Q, H}, 0.0f, fan_in(H));
     add(p + "self_attn.k_proj.weight", {KV, H}, 0.0f, fan_in(H));
     add(p + "self_attn.v_proj.weight", {KV, H}, 0.0f, fan_in(H));
+    if (shape.qkv_bias) {
+      add(p + "self_attn.q_proj.bias", {Q}, 0.0f, 0.5f);
+      add(p + "self_attn.k_proj.bias", {KV}, 0.0f, 0.5f);
+      add(p + "self_attn.v_proj.bias", {KV}, 0.0f, 0.5f);
+    }
     add(p + "self_attn.o_proj.weight", {H, Q}, 0.0f, fan_in(Q));
     add(p + "post_attention_layernorm.weight", {H}, 1.0f, 0.2f);
     add(p + "mlp.gate_proj.weight", {shape.ff, H}, 0.0f, fan_in(H));
@@ -220,35 +225,40 @@ std::vector<uint8_t> encode_matrix(GgmlType type, const std::vector<float>& valu
 }
 }  // namespace
 
-void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type,
-                      const std::map<std::string, GgmlType>& types_by_suffix) {
+namespace {
+
+// `arch` "llama" permutes q/k rows for interleaved RoPE pairs, as the converter does;
+// "qwen2" keeps them.
+void write_gguf(const TinyLlama& model, const std::string& path, const std::string& arch, GgmlType matrix_type,
+                const std::map<std::string, GgmlType>& types_by_suffix) {
   const TinyLlamaShape& s = model.shape;
   GgufWriter w;
-  w.kv("general.architecture", std::string("llama"));
-  w.kv("general.name", std::string("tiny-llama"));
+  w.kv("general.architecture", arch);
+  w.kv("general.name", "tiny-" + arch);
   w.kv("general.file_type", uint32_t{matrix_type == GgmlType::F32 ? 0u : matrix_type == GgmlType::F16 ? 1u : matrix_type == GgmlType::Q8_0 ? 7u : 32u});
-  w.kv("llama.vocab_size", static_cast<uint32_t>(model.vocab()));
-  w.kv("llama.context_length", static_cast<uint32_t>(s.context));
-  w.kv("llama.embedding_length", static_cast<uint32_t>(s.hidden));
-  w.kv("llama.block_count", static_cast<uint32_t>(s.layers));
-  w.kv("llama.feed_forward_length", static_cast<uint32_t>(s.ff));
-  w.kv("llama.rope.dimension_count", static_cast<uint32_t>(s.head_dim));
-  w.kv("llama.attention.head_count", static_cast<uint32_t>(s.heads));
-  w.kv("llama.attention.head_count_kv", static_cast<uint32_t>(s.kv_heads));
+  w.kv(arch + ".vocab_size", static_cast<uint32_t>(model.vocab()));
+  w.kv(arch + ".context_length", static_cast<uint32_t>(s.context));
+  w.kv(arch + ".embedding_length", static_cast<uint32_t>(s.hidden));
+  w.kv(arch + ".block_count", static_cast<uint32_t>(s.layers));
+  w.kv(arch + ".feed_forward_length", static_cast<uint32_t>(s.ff));
+  w.kv(arch + ".rope.dimension_count", static_cast<uint32_t>(s.head_dim));
+  w.kv(arch + ".attention.head_count", static_cast<uint32_t>(s.heads));
+  w.kv(arch + ".attention.head_count_kv", static_cast<uint32_t>(s.kv_heads));
   if (s.head_dim * s.heads != s.hidden) {
-    w.kv("llama.attention.key_length", static_cast<uint32_t>(s.head_dim));
-    w.kv("llama.attention.value_length", static_cast<uint32_t>(s.head_dim));
+    w.kv(arch + ".attention.key_length", static_cast<uint32_t>(s.head_dim));
+    w.kv(arch + ".attention.value_length", static_cast<uint32_t>(s.head_dim));
   }
-  w.kv("llama.attention.layer_norm_rms_epsilon", s.rms_eps);
-  w.kv("llama.rope.freq_base", s.rope_theta);
+  w.kv(arch + ".attention.layer_norm_rms_epsilon", s.rms_eps);
+  w.kv(arch + ".rope.freq_base", s.rope_theta);
 
   write_sentencepiece_vocab(w, model.tokenizer);
   w.kv("tokenizer.ggml.add_space_prefix", model.tokenizer.add_dummy_prefix);
 
+  const bool permute = arch == "llama";
   for (const NamedTensor& t : model.tensors) {
     std::vector<float> values = t.values;
-    if (t.name.ends_with("self_attn.q_proj.weight")) values = permute_for_interleaved_rope(values, s.heads, t.shape[1]);
-    if (t.name.ends_with("self_attn.k_proj.weight")) values = permute_for_interleaved_rope(values, s.kv_heads, t.shape[1]);
+    if (permute && t.name.ends_with("self_attn.q_proj.weight")) values = permute_for_interleaved_rope(values, s.heads, t.shape[1]);
+    if (permute && t.name.ends_with("self_attn.k_proj.weight")) values = permute_for_interleaved_rope(values, s.kv_heads, t.shape[1]);
     const std::vector<int64_t> ne(t.shape.rbegin(), t.shape.rend());  // GGUF lists the contiguous dimension first
     GgmlType type = t.shape.size() == 1 ? GgmlType::F32 : matrix_type;  // the converter keeps 1-D tensors in F32
     for (const auto& [suffix, suffix_type] : types_by_suffix)
@@ -256,6 +266,17 @@ void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType 
     w.tensor(gguf_name(t.name), type, ne, encode_matrix(type, values, ne[0]));
   }
   w.write(path);
+}
+
+}  // namespace
+
+void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type,
+                      const std::map<std::string, GgmlType>& types_by_suffix) {
+  write_gguf(model, path, "llama", matrix_type, types_by_suffix);
+}
+
+void write_qwen2_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type) {
+  write_gguf(model, path, "qwen2", matrix_type, {});
 }
 
 }  // namespace draftbench::test

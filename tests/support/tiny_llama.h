@@ -22,6 +22,7 @@ struct TinyLlamaShape {
   int64_t hidden = 64, layers = 2, heads = 4, kv_heads = 2, head_dim = 16, ff = 128, context = 256;
   float rms_eps = 1e-5f, rope_theta = 10000.0f;
   bool tied_embeddings = false;
+  bool qkv_bias = false;  // qwen2: self_attn.{q,k,v}_proj.bias, random
   uint64_t seed = 1;
 };
 
@@ -65,6 +66,17 @@ void write_hf_checkpoint(const TinyLlama& model, const std::string& dir, const H
 // vectors in F32.
 void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type = GgmlType::F32,
                       const std::map<std::string, GgmlType>& types_by_suffix = {});
+
+// The GGUF file llama.cpp's converter writes for a Qwen 2 model of the same tensors:
+// qwen2.* keys, q/k rows as they are (Qwen 2 pairs RoPE dimensions rotate-half), biases
+// in F32 (make the model with qkv_bias). Its tokenizer is the SentencePiece vocabulary:
+// the forward pass, not the tokenizer, is what the tiny qwen2 tests check.
+void write_qwen2_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type = GgmlType::F32);
+
+// Logits of every position of `tokens`, [n][n_vocab], from a plain float64 forward pass over
+// the model's HF tensors (rotate-half RoPE, GQA, biases where present, SwiGLU): the
+// reference the engine's pass over the GGUF is compared with.
+std::vector<double> naive_forward_logits(const TinyLlama& model, const std::vector<int32_t>& tokens);
 
 // The tokenizer.ggml.* keys of a SentencePiece vocabulary, as llama.cpp's converter writes
 // them (every tiny GGUF the tests write shares its vocabulary this way).
