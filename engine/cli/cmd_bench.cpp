@@ -46,7 +46,7 @@ size_t peak_rss_bytes() {
 }
 
 int run_bench_decode(const BenchArgs& a) {
-  auto model = Model::load(a.model);
+  auto model = Model::load(model_path_of(a.model));
   const ModelConfig& c = model->config();
   const int threads = a.threads > 0 ? a.threads : ThreadPool::default_threads();
   ThreadPool pool(threads);

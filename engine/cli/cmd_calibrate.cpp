@@ -38,7 +38,7 @@ Run add_calibrate(CLI::App& app) {
   add_device_option(*sub, a->device);
   return [sub, a]() -> int {
     if (!sub->parsed()) return -1;
-    auto model = Model::load(a->model);
+    auto model = Model::load(model_path_of(a->model));
     ThreadPool pool(a->threads > 0 ? a->threads : ThreadPool::default_threads());
     const auto target = make_forward_pass(a->device, model->config(), model->weights(), pool);
     const auto cost = obtain_cost_model(*target, model->config(), cost_key(*target, a->model, pool.size()), true,

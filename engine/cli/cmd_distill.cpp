@@ -31,6 +31,7 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   return [sub, o, command_line]() -> int {
     if (!sub->parsed()) return -1;
     o->command_line = command_line;
+    o->model_path = model_path_of(o->model_path);
     const DistillSummary s = run_distill(*o, [](const std::string& line) { fmt::print(stderr, "distill: {}\n", line); });
     fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n",
                s.items, s.sequences, s.tokens, s.trained, s.shards_written, s.shards_skipped, s.seconds);

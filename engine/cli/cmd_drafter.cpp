@@ -30,7 +30,7 @@ Run add_drafter(CLI::App& app) {
   init->add_flag("--own-head", a->spec.own_head, "An own output layer instead of the target's LM head rows (Medusa, ReDrafter)");
   return [init, a]() -> int {
     if (!init->parsed()) return -1;
-    auto model = Model::load(a->model);
+    auto model = Model::load(model_path_of(a->model));
     write_random_drafter(a->spec, *model, a->out);
     fmt::print(stderr, "wrote untrained {} weights for {} to {}\n", a->spec.kind, a->model, a->out);
     return 0;

@@ -16,12 +16,14 @@
 #include "engine/decoding/request_metrics.h"
 #include "engine/drafters/axis_table.h"
 #include "engine/model/model.h"
+#include "engine/model/model_aliases.h"
+#include "engine/tokenizer/chat_template.h"
 
 namespace draftbench::cli {
 
 namespace {
 struct GenerateArgs {
-  std::string model = default_model_path();
+  std::string model = default_model_path(), chat_template;
   std::string prompt, prompt_ids, prompts_file, first_logits_out;
   bool chat = false, json = false, ignore_eos = false;
   int threads = 0, sampling_top_k = 0;
@@ -65,7 +67,8 @@ int run_first_logits(const GenerateArgs& a, const Model& model, const std::vecto
 }
 
 int run_generate(GenerateArgs a) {
-  auto model = Model::load(a.model);
+  auto model = Model::load(model_path_of(a.model));
+  if (!a.chat_template.empty()) model->use_chat_template(chat_template_from_name(a.chat_template, "--chat-template"));
   const Tokenizer& tok = model->tokenizer();
   // A prompts file of any format datasets/ reads; multi-turn questions run their first turn.
   std::vector<PromptItem> entries;
@@ -153,13 +156,15 @@ int run_generate(GenerateArgs a) {
 Run add_generate(CLI::App& app) {
   auto a = std::make_shared<GenerateArgs>();
   CLI::App* sub = app.add_subcommand("generate", "Generate text with any drafter through the speculative decoding loop");
-  sub->add_option("--model", a->model, "GGUF model file or Hugging Face checkpoint directory")->capture_default_str();
+  sub->add_option("--model", a->model, fmt::format("GGUF model file, Hugging Face checkpoint directory, or a model alias ({})", model_alias_names()))->capture_default_str();
   auto* p = sub->add_option("--prompt", a->prompt, "Prompt text");
   auto* ids = sub->add_option("--prompt-ids", a->prompt_ids, "Prompt as comma-separated token ids (used as given)");
   auto* file = sub->add_option("--prompts-file", a->prompts_file, "Prompts: MT-Bench/Spec-Bench JSONL, AlpacaEval JSON, corpus JSONL or plain text (a prompt per line)");
   p->excludes(ids)->excludes(file);
   ids->excludes(file);
   sub->add_flag("--chat", a->chat, "Wrap each prompt in the model's chat template");
+  sub->add_option("--chat-template", a->chat_template,
+                  fmt::format("With --chat: this template instead of the one the model file names ({})", chat_template_names()));
   sub->add_option("--top-p", a->top_p, "Nucleus filtering of the target distribution")->capture_default_str()->check(finite_number(0.0, 1.0));
   sub->add_option("--sampling-top-k", a->sampling_top_k, "Top-k filtering of the target distribution (0 = off)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);

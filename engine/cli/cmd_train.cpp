@@ -62,6 +62,7 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   add_long_run_options(sub, *o, *deadline);
   return [sub, o, deadline]() -> int {
     if (!sub->parsed()) return -1;
+    o->model_path = model_path_of(o->model_path);
     if (!deadline->empty()) o->deadline = parse_deadline(*deadline, WallClock::now());
     o->progress = [](const std::string& line) {
       fmt::print(stderr, "train: {}\n", line);

@@ -43,6 +43,10 @@ Run add_tokenize(CLI::App& app);
 // Where the README's set-up command puts the default model: models/ of the checkout,
 // found from the working directory or from the binary's place in build/<preset>/.
 std::string default_model_path();
+// A --model argument as a path: a model alias (engine/model/model_aliases.h) becomes its
+// file in the checkout; anything else is returned as it is. Throws InputError for an alias
+// whose file is not installed, naming the setup command.
+std::string model_path_of(const std::string& argument);
 // Whether `path` is the default model's file, however it is spelled.
 bool is_default_model(const std::string& path);
 // The drafter trained for the default model (models/drafters/<kind>, found the same way),

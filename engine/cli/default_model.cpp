@@ -1,6 +1,10 @@
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "engine/cli/commands.h"
+#include "engine/common/error.h"
+#include "engine/model/model_aliases.h"
 
 namespace draftbench::cli {
 namespace {
@@ -23,9 +27,18 @@ std::string checkout_path(const fs::path& relative) {
 }  // namespace
 
 std::string default_model_path() {
-  const std::string relative = "models/gemma-3-270m-q4_k_m.gguf";
+  const std::string relative(model_aliases()[0].path);
   const std::string found = checkout_path(relative);
   return found.empty() ? relative : found;  // the load error will name it
+}
+
+std::string model_path_of(const std::string& argument) {
+  const ModelAlias* alias = find_model_alias(argument);
+  if (!alias || fs::exists(argument)) return argument;
+  const std::string found = checkout_path(alias->path);
+  if (found.empty())
+    throw InputError("--model", "alias '" + argument + "'", fmt::format("{} is not there (run {})", alias->path, alias->setup));
+  return found;
 }
 
 bool is_default_model(const std::string& path) {

@@ -28,9 +28,9 @@ std::vector<int32_t> prompt_tokens(const Model& model, const std::string& text, 
   const Tokenizer& tok = model.tokenizer();
   if (chat) {
     const ChatMessage msg{"user", text};
-    return encode_chat(tok, chat_template_for_architecture(model.config().arch_name), std::span(&msg, 1), true);
+    return encode_chat(tok, model.chat_template(), std::span(&msg, 1), true);
   }
-  return tok.encode(text, true, false);
+  return tok.encode(text, tok.add_bos_by_default(), false);
 }
 
 }  // namespace draftbench::cli

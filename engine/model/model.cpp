@@ -45,4 +45,10 @@ std::unique_ptr<Model> Model::load(const std::string& path) {
   return m;
 }
 
+ChatTemplate Model::chat_template() const {
+  if (chat_template_) return *chat_template_;
+  const std::optional<std::string> file_template = gguf_ ? gguf_->find_string("tokenizer.chat_template") : std::nullopt;
+  return chat_template_for_model(config_.arch_name, file_template, path_);
+}
+
 }  // namespace draftbench

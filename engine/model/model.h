@@ -12,6 +12,7 @@
 #include "engine/model/model_config.h"
 #include "engine/model/model_weights.h"
 #include "engine/model/safetensors_file.h"
+#include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace draftbench {
@@ -29,6 +30,12 @@ class Model {
   const GgufFile* gguf() const { return gguf_ ? &*gguf_ : nullptr; }  // null for HF checkpoints
   const std::vector<SafetensorsFile>& safetensors() const { return safetensors_; }  // empty for GGUF
 
+  // The chat template prompts are wrapped in: the one set with use_chat_template, else the
+  // one the file's tokenizer.chat_template names (chat_template_for_model). Throws
+  // InputError, naming the file, when neither gives one.
+  ChatTemplate chat_template() const;
+  void use_chat_template(ChatTemplate chat_template) { chat_template_ = chat_template; }
+
  private:
   std::string path_;
   std::optional<GgufFile> gguf_;
@@ -36,6 +43,7 @@ class Model {
   ModelConfig config_;
   ModelWeights weights_;
   std::optional<Tokenizer> tokenizer_;
+  std::optional<ChatTemplate> chat_template_;
 };
 
 }  // namespace draftbench

@@ -1,5 +1,7 @@
 #include "engine/tokenizer/chat_template.h"
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include "engine/common/error.h"
@@ -90,38 +92,110 @@ std::string render_vicuna_v1_1(const Conversation& conversation, bool add_genera
   return text;
 }
 
+std::string render_chatml(const Conversation& conversation, bool add_generation_prompt, std::string_view default_system) {
+  std::string text;
+  const auto turn = [&](std::string_view role, std::string_view content) {
+    text += "<|im_start|>";
+    text += role;
+    text += "\n";
+    text += content;
+    text += "<|im_end|>\n";
+  };
+  if (conversation.system != nullptr) turn("system", conversation.system->content);
+  else if (!default_system.empty()) turn("system", default_system);
+  for (size_t t = 0; t < conversation.turns.size(); ++t) turn(t % 2 == 0 ? "user" : "assistant", conversation.turns[t]->content);
+  if (add_generation_prompt) text += "<|im_start|>assistant\n";
+  return text;
+}
+
+std::string render_llama3(const Conversation& conversation, bool add_generation_prompt) {
+  std::string text = "<|begin_of_text|>";
+  const auto header = [&](std::string_view role) {
+    text += "<|start_header_id|>";
+    text += role;
+    text += "<|end_header_id|>\n\n";
+  };
+  const auto turn = [&](std::string_view role, std::string_view content) {
+    header(role);
+    text += trim(content);
+    text += "<|eot_id|>";
+  };
+  if (conversation.system != nullptr) turn("system", conversation.system->content);
+  for (size_t t = 0; t < conversation.turns.size(); ++t) turn(t % 2 == 0 ? "user" : "assistant", conversation.turns[t]->content);
+  if (add_generation_prompt) header("assistant");
+  return text;
+}
+
+constexpr std::string_view kQwenDefaultSystemPrompt = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
+
+// Where a template's BOS comes from: its own text, the tokenizer, or nowhere.
+enum class Bos { in_text, tokenizer_adds, none };
+
+// One row per template. A file's Jinja text is recognised by all of `markers` appearing in
+// it; the first matching row wins, so a more specific row comes before a general one.
+struct TemplateRow {
+  ChatTemplate id;
+  std::string_view name;
+  std::string_view markers[2];
+  Bos bos;
+  std::string (*render)(const Conversation&, bool add_generation_prompt);
+};
+
+constexpr TemplateRow kTemplates[] = {
+    {ChatTemplate::gemma, "gemma", {"<start_of_turn>", ""}, Bos::in_text, render_gemma},
+    {ChatTemplate::qwen2_5, "qwen2.5", {"<|im_start|>", kQwenDefaultSystemPrompt}, Bos::none,
+     [](const Conversation& c, bool g) { return render_chatml(c, g, kQwenDefaultSystemPrompt); }},
+    {ChatTemplate::chatml, "chatml", {"<|im_start|>", ""}, Bos::none, [](const Conversation& c, bool g) { return render_chatml(c, g, {}); }},
+    {ChatTemplate::llama3, "llama3", {"<|start_header_id|>", ""}, Bos::in_text, render_llama3},
+    {ChatTemplate::vicuna_v1_1, "vicuna_v1.1", {"USER:", "ASSISTANT:"}, Bos::tokenizer_adds, render_vicuna_v1_1},
+};
+
+const TemplateRow& row_of(ChatTemplate id) {
+  for (const TemplateRow& row : kTemplates)
+    if (row.id == id) return row;
+  DB_CHECK(false && "ChatTemplate without a row");
+  return kTemplates[0];
+}
+
 }  // namespace
 
-std::string render_chat(ChatTemplate chat_template, std::span<const ChatMessage> messages,
-                        bool add_generation_prompt) {
-  const Conversation conversation = check_conversation(chat_template, messages, add_generation_prompt);
-  switch (chat_template) {
-    case ChatTemplate::gemma: return render_gemma(conversation, add_generation_prompt);
-    case ChatTemplate::vicuna_v1_1: return render_vicuna_v1_1(conversation, add_generation_prompt);
-  }
-  DB_CHECK(false && "unhandled ChatTemplate");
-  return {};
+std::string render_chat(ChatTemplate chat_template, std::span<const ChatMessage> messages, bool add_generation_prompt) {
+  return row_of(chat_template).render(check_conversation(chat_template, messages, add_generation_prompt), add_generation_prompt);
 }
 
-ChatTemplate chat_template_for_architecture(std::string_view architecture) {
+std::string_view chat_template_name(ChatTemplate chat_template) { return row_of(chat_template).name; }
+
+std::string chat_template_names() {
+  std::string names;
+  for (const TemplateRow& row : kTemplates) names += (names.empty() ? "" : ", ") + std::string(row.name);
+  return names;
+}
+
+ChatTemplate chat_template_from_name(std::string_view name, const std::string& where) {
+  for (const TemplateRow& row : kTemplates)
+    if (name == row.name) return row.id;
+  throw InputError(where, "chat template '" + std::string(name) + "'", "unknown (expected one of " + chat_template_names() + ")");
+}
+
+ChatTemplate chat_template_for_model(std::string_view architecture, const std::optional<std::string>& file_template, const std::string& where) {
+  if (file_template) {
+    for (const TemplateRow& row : kTemplates)
+      if (std::all_of(std::begin(row.markers), std::end(row.markers), [&](std::string_view m) { return file_template->find(m) != std::string::npos; }))
+        return row.id;
+    throw InputError(where, "key 'tokenizer.chat_template'",
+                     "a template draftbench does not know (pass --chat-template with one of " + chat_template_names() + ")");
+  }
   if (architecture == "gemma3" || architecture == "gemma2" || architecture == "gemma") return ChatTemplate::gemma;
   if (architecture == "llama") return ChatTemplate::vicuna_v1_1;
-  throw InputError("chat template", "architecture '" + std::string(architecture) + "'",
-                   "no chat template known (expected gemma3, gemma2, gemma or llama)");
-}
-
-std::string_view chat_template_name(ChatTemplate chat_template) {
-  switch (chat_template) {
-    case ChatTemplate::gemma: return "gemma";
-    case ChatTemplate::vicuna_v1_1: return "vicuna_v1.1";
-  }
-  return "unknown";
+  throw InputError(where, "key 'tokenizer.chat_template'",
+                   "absent, and architecture '" + std::string(architecture) + "' has no default (pass --chat-template with one of " +
+                       chat_template_names() + ")");
 }
 
 std::vector<int32_t> encode_chat(const Tokenizer& tokenizer, ChatTemplate chat_template, std::span<const ChatMessage> messages,
                                  bool add_generation_prompt) {
   const std::string text = render_chat(chat_template, messages, add_generation_prompt);
-  return tokenizer.encode(text, text.rfind("<bos>", 0) != 0, true);
+  return tokenizer.encode(text, row_of(chat_template).bos == Bos::tokenizer_adds, true);
 }
 
 }  // namespace draftbench

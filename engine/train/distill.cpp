@@ -65,7 +65,7 @@ struct WorkItem {
 std::vector<int32_t> chat_tokens(const Model& model, const std::string& prompt, const std::string* reply) {
   std::vector<ChatMessage> messages{{"user", prompt}};
   if (reply) messages.push_back({"assistant", *reply});
-  return encode_chat(model.tokenizer(), chat_template_for_architecture(model.config().arch_name), messages, reply == nullptr);
+  return encode_chat(model.tokenizer(), model.chat_template(), messages, reply == nullptr);
 }
 
 // A reply position t is trained when token t+1 belongs to the reply.

@@ -39,11 +39,11 @@ std::vector<int32_t> Conversation::next_prompt(const Model& model, bool chat) co
       messages.push_back(ChatMessage{"user", item_->turns[t]});
       if (t < turn) messages.push_back(ChatMessage{"assistant", answers_[t]});
     }
-    return encode_chat(tok, chat_template_for_architecture(model.config().arch_name), messages, true);
+    return encode_chat(tok, model.chat_template(), messages, true);
   }
   std::string text;
   for (size_t t = 0; t < turn; ++t) text += item_->turns[t] + "\n" + answers_[t] + "\n";
-  return tok.encode(text + item_->turns[turn], true, false);
+  return tok.encode(text + item_->turns[turn], tok.add_bos_by_default(), false);
 }
 
 void Conversation::add_answer(const Model& model, const std::vector<int32_t>& reply) {

@@ -13,6 +13,7 @@
 #include <yaml-cpp/depthguard.h>
 
 #include "engine/common/error.h"
+#include "engine/model/model_aliases.h"
 #include "engine/common/input_checks.h"
 #include "engine/common/input_file.h"
 #include "engine/drafters/make_drafter.h"
@@ -74,7 +75,7 @@ class SpecLoader {
     s.name = doc["name"] ? plain_name(doc["name"]) : fs::path(r_.file()).stem().string();
     if (doc["description"]) s.description = r_.text(doc["description"], "description");
     if (doc["model"]) {
-      s.model = existing_path(doc["model"], "model");
+      s.model = model_path(doc["model"]);
       // Naming the default model explicitly still gets the drafters shipped for it.
       std::error_code ec;
       s.default_model = fs::exists(default_model_) && fs::equivalent(s.model, default_model_, ec);
@@ -157,6 +158,15 @@ class SpecLoader {
   // Relative to the spec's directory first (a spec next to its data), then the checkout.
   // A regular file or a directory (a checkpoint, drafter weights); a FIFO or a device is
   // refused here, before anything opens it.
+  // A path, or a model alias (engine/model/model_aliases.h) resolved in the checkout.
+  std::string model_path(const YAML::Node& node) {
+    const ModelAlias* alias = find_model_alias(r_.text(node, "model"));
+    if (!alias) return existing_path(node, "model");
+    const fs::path p = root_ / alias->path;
+    if (!fs::exists(p)) r_.fail(node, "model", fmt::format("alias '{}': {} is not there (run {})", alias->name, alias->path, alias->setup));
+    return p.string();
+  }
+
   std::string existing_path(const YAML::Node& node, const std::string& key) {
     const fs::path p = r_.text(node, key);
     const auto found = [&](const fs::path& at) {

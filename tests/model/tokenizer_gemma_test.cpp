@@ -104,7 +104,7 @@ TEST_CASE("gemma tokenizer: special tokens need parse_special", "[tokenizer][mod
 TEST_CASE("gemma tokenizer: the chat template tokenizes to llama.cpp's ids", "[tokenizer][model]") {
   const Tokenizer& tok = gemma_tokenizer();
   const std::vector<ChatMessage> chat = {{"system", "You are a helpful assistant."}, {"user", "Write a haiku about the sea."}};
-  const std::string prompt = render_chat(chat_template_for_architecture("gemma3"), chat, true);
+  const std::string prompt = render_chat(chat_template_for_model("gemma3", std::nullopt, "gemma"), chat, true);
   const std::vector<int32_t> expected = {2,   105, 2364, 107,    3048, 659, 496, 11045, 16326, 236761, 108, 6974,
                                          496, 678, 20517, 1003, 506,  5442, 236761, 106, 107, 105, 4368, 107};
   CHECK(tok.encode(prompt, false, true) == expected);

@@ -502,7 +502,7 @@ TEST_CASE("chat template: vicuna v1.1", "[chat]") {
 }
 
 TEST_CASE("chat template: conversations that do not fit are rejected", "[chat]") {
-  for (ChatTemplate chat_template : {ChatTemplate::gemma, ChatTemplate::vicuna_v1_1}) {
+  for (ChatTemplate chat_template : {ChatTemplate::gemma, ChatTemplate::vicuna_v1_1, ChatTemplate::chatml, ChatTemplate::qwen2_5, ChatTemplate::llama3}) {
     const auto render = [&](std::vector<ChatMessage> messages, bool generation_prompt = true) {
       return render_chat(chat_template, messages, generation_prompt);
     };
@@ -517,8 +517,37 @@ TEST_CASE("chat template: conversations that do not fit are rejected", "[chat]")
   }
 }
 
-TEST_CASE("chat template: chosen by architecture", "[chat]") {
-  CHECK(chat_template_for_architecture("gemma3") == ChatTemplate::gemma);
-  CHECK(chat_template_for_architecture("llama") == ChatTemplate::vicuna_v1_1);
-  CHECK_THROWS_WITH(chat_template_for_architecture("qwen2"), Contains("qwen2"));
+TEST_CASE("chat template: ChatML, Qwen 2.5's ChatML and Llama 3 render their turns", "[chat]") {
+  const std::vector<ChatMessage> chat = {{"user", " Hi "}, {"assistant", "Hey"}, {"user", "Bye"}};
+  CHECK(render_chat(ChatTemplate::chatml, chat, true) ==
+        "<|im_start|>user\n Hi <|im_end|>\n<|im_start|>assistant\nHey<|im_end|>\n<|im_start|>user\nBye<|im_end|>\n<|im_start|>assistant\n");
+  CHECK(render_chat(ChatTemplate::qwen2_5, std::span(chat).first(1), false) ==
+        "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\n Hi <|im_end|>\n");
+  const std::vector<ChatMessage> with_system = {{"system", "Be terse."}, {"user", "Hi"}};
+  CHECK(render_chat(ChatTemplate::qwen2_5, with_system, true) ==
+        "<|im_start|>system\nBe terse.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+  CHECK(render_chat(ChatTemplate::llama3, with_system, true) ==
+        "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe terse.<|eot_id|>"
+        "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+  CHECK(render_chat(ChatTemplate::llama3, std::span(chat).first(2), false) ==
+        "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHey<|eot_id|>");
+}
+
+TEST_CASE("chat template: chosen from the file's template text, else by architecture, else a clear error", "[chat]") {
+  const std::optional<std::string> none;
+  CHECK(chat_template_for_model("gemma3", none, "m.gguf") == ChatTemplate::gemma);
+  CHECK(chat_template_for_model("llama", none, "m.gguf") == ChatTemplate::vicuna_v1_1);
+  CHECK_THROWS_WITH(chat_template_for_model("qwen2", none, "m.gguf"),
+                    Contains("m.gguf") && Contains("tokenizer.chat_template") && Contains("qwen2") && Contains("--chat-template"));
+  const std::string qwen = "{%- else %}{{- '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>' }}";
+  CHECK(chat_template_for_model("qwen2", qwen, "m.gguf") == ChatTemplate::qwen2_5);
+  CHECK(chat_template_for_model("qwen2", std::string("{{'<|im_start|>' + message['role']}}"), "m.gguf") == ChatTemplate::chatml);
+  CHECK(chat_template_for_model("llama", std::string("{{'<|start_header_id|>' + message['role'] + '<|end_header_id|>'}}"), "m.gguf") ==
+        ChatTemplate::llama3);
+  CHECK(chat_template_for_model("llama", std::string("{{ bos_token }}<start_of_turn>"), "m.gguf") == ChatTemplate::gemma);
+  CHECK_THROWS_WITH(chat_template_for_model("llama", std::string("[INST] {{ message }} [/INST]"), "m.gguf"),
+                    Contains("m.gguf") && Contains("does not know") && Contains("--chat-template") && Contains("chatml"));
+  for (std::string_view name : {"gemma", "vicuna_v1.1", "chatml", "qwen2.5", "llama3"})
+    CHECK(chat_template_name(chat_template_from_name(name, "--chat-template")) == name);
+  CHECK_THROWS_WITH(chat_template_from_name("mistral", "--chat-template"), Contains("--chat-template") && Contains("mistral") && Contains("llama3"));
 }
