@@ -1,6 +1,6 @@
 #include <filesystem>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 
 namespace draftbench::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/decoding/prefill.h"
 #include "kernels/sampling/counter_rng.h"
 #include "engine/decoding/sampling.h"

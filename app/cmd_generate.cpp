@@ -7,9 +7,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "datasets/loaders/prompt_set.h"
-#include "engine/cli/prompt_input.h"
+#include "app/prompt_input.h"
 #include "engine/common/error.h"
 #include "engine/decoding/autoregressive.h"
 #include "engine/decoding/decoder.h"
