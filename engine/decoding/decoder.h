@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "engine/decoding/cost_model.h"
+#include "engine/decoding/drafter.h"
 #include "engine/decoding/sampling.h"
-#include "engine/drafters/drafter.h"
+#include "engine/model/forward_pass.h"
 #include "engine/model/kv_cache.h"
 #include "engine/model/model.h"
-#include "engine/model/forward_pass.h"
 
 namespace draftbench {
 
