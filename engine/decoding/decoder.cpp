@@ -54,7 +54,6 @@ void verify(const Draft& draft, const TokenTree& tree, TargetLogits target, cons
   }
 }
 
-
 // The cache one generate() call needs, checked against the model's context: committed
 // tokens never exceed the longest prompt + max_new_tokens, and a tree sits on top of them.
 int64_t checked_capacity(std::span<const std::vector<int32_t>> prompts, int max_new_tokens, int32_t max_tree_nodes, const ModelConfig& config) {
