@@ -54,6 +54,206 @@ void verify(const Draft& draft, const TokenTree& tree, TargetLogits target, cons
   }
 }
 
+// The cache one generate() call needs, checked against the model's context: committed
+// tokens never exceed the longest prompt + max_new_tokens, and a tree sits on top of them.
+int64_t checked_capacity(std::span<const std::vector<int32_t>> prompts, int max_new_tokens, int32_t max_tree_nodes, const ModelConfig& config) {
+  DB_CHECK(!prompts.empty() && max_tree_nodes >= 1);
+  int64_t longest = 0;
+  for (const auto& p : prompts) {
+    if (p.empty()) throw InputError("prompt", "", "is empty (expected at least one token)");
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(p.size()));
+  }
+  const int64_t capacity = capacity_for(longest, max_new_tokens, max_tree_nodes);
+  if (capacity > config.context_length)
+    throw InputError("prompt", "", std::to_string(longest) + " tokens + " + std::to_string(max_new_tokens) + " new + a tree of " +
+                                       std::to_string(max_tree_nodes) + " exceed the model's context of " + std::to_string(config.context_length));
+  return capacity;
+}
+
+// One generate() call: the batch's state and the stages of the loop in decoder.h, each a
+// method, called in the order prefill, then (next_step, draft, verify, accept) per step.
+class DecodeRun {
+ public:
+  DecodeRun(const Model& model, ForwardPass& target, Drafter& drafter, std::span<const std::vector<int32_t>> prompts,
+            const DecodeOptions& options)
+      : target_(target),
+        drafter_(drafter),
+        prompts_(prompts),
+        options_(options),
+        n_(static_cast<int>(prompts.size())),
+        max_tree_nodes_(drafter.max_tree_nodes()),
+        cache_(model.config(), n_, checked_capacity(prompts, options.max_new_tokens, max_tree_nodes_, model.config()), target.device()),
+        E_(model.config().n_embd),
+        stops_(model.tokenizer().stop_ids()),
+        results_(static_cast<size_t>(n_)),
+        seqs_(static_cast<size_t>(n_)),
+        node_logits_(target, model.config().n_vocab, E_, options.head_lookahead,
+                     options.cost ? options.cost->head_row_in_passes() : NodeLogits::kDefaultRowCostInPasses),
+        head_output_(options.sampling.greedy() ? HeadOutput::argmax : HeadOutput::logits),
+        records_(static_cast<size_t>(n_)) {
+    drafter_.reset(n_);
+  }
+
+  // Prefill: logits of each prompt's last token, hidden states of the last token or, for
+  // drafters that read them, of every prompt position; the first root of every sequence
+  // sampled, handed to drafter.begin and emitted.
+  void prefill() {
+    t_start_ = Clock::now();
+    std::vector<PrefillInput> prefill_inputs;
+    for (int s = 0; s < n_; ++s) prefill_inputs.push_back(PrefillInput{s, prompts_[s], drafter_.wants_prompt_hidden()});
+    PrefillOutput prefilled;
+    draftbench::prefill(target_, cache_, prefill_inputs, prefilled);
+    for (int s = 0; s < n_; ++s) {
+      Sequence& q = seqs_[s];
+      q.context = prompts_[s];
+      // Request id = prompt index, step 0 = the prefill's token: the same keys as
+      // generate_autoregressive, so an empty draft reproduces it bit for bit.
+      q.root = sample_token(prefilled.logits_of(static_cast<size_t>(s)), options_.sampling,
+                            RngKey{options_.seed, options_.first_request + static_cast<uint64_t>(s), 0, 0}, dist_scratch_);
+      const std::span<const float> prompt_hidden = prefilled.hidden_of(static_cast<size_t>(s));
+      q.hidden.assign(prompt_hidden.end() - E_, prompt_hidden.end());
+      drafter_.begin(s, prompts_[s], prompt_hidden);
+      results_[s].prompt_tokens = static_cast<int64_t>(prompts_[s].size());
+      results_[s].prefill_seconds = seconds(t_start_, Clock::now());
+    }
+    for (int s = 0; s < n_; ++s) emit(s, seqs_[s].root);
+  }
+
+  // Starts a step over the sequences still decoding; false when every one has finished.
+  bool next_step() {
+    active_.clear();
+    for (int s = 0; s < n_; ++s)
+      if (!seqs_[s].done) active_.push_back(s);
+    if (active_.empty()) return false;
+    t_step_ = Clock::now();
+    return true;
+  }
+
+  // Draft: a tree per active sequence, each its sequence's input to the batch's forward.
+  void draft() {
+    batch_.sequences.resize(active_.size());
+    for (size_t a = 0; a < active_.size(); ++a) {
+      const int s = active_[a];
+      Sequence& q = seqs_[s];
+      const auto t0 = Clock::now();
+      drafter_.propose(DraftContext{s, q.context, q.root, q.hidden, !options_.sampling.greedy()}, q.draft);
+      const int32_t n_nodes = q.draft.tree.size();
+      if (n_nodes > max_tree_nodes_ || q.draft.tree.tokens[0] != q.root)
+        throw InputError(drafter_.name(), "draft", "tree of " + std::to_string(n_nodes) + " nodes exceeds the planned " +
+                                                       std::to_string(max_tree_nodes_) + " or does not start at the root");
+      SequenceInput& in = batch_.sequences[a];
+      in.seq = s;
+      in.tokens = q.draft.tree.tokens;
+      in.tree.assign(q.draft.tree.parents);
+      in.logit_rows.clear();  // logits come from the hidden states, as verification asks (NodeLogits)
+      in.hidden_rows.resize(static_cast<size_t>(n_nodes));
+      std::iota(in.hidden_rows.begin(), in.hidden_rows.end(), 0);
+      records_[s] = StepRecord{n_nodes - 1, n_nodes, q.draft.beam_tokens(), 0, seconds(t0, Clock::now()), 0, 0, 0};
+    }
+  }
+
+  // Verify: one forward over every active sequence's tree. Verification visits every root
+  // and most likely the path its drafter ranked first: those in one LM-head pass for the
+  // batch (the same per-row kernels, so the same bits as computing them one by one);
+  // anything else when verification asks for it (accept).
+  void verify() {
+    const auto t_verify = Clock::now();
+    target_.forward(batch_, cache_, out_);
+    node_logits_.begin_step(head_output_);
+    for (size_t a = 0, row = 0; a < active_.size(); row += static_cast<size_t>(batch_.sequences[a].tree.size()), ++a)
+      node_logits_.add_tree(out_.hidden.data() + static_cast<int64_t>(row) * E_, batch_.sequences[a].tree);
+    node_logits_.compute_predicted_paths();
+    verify_seconds_ = seconds(t_verify, Clock::now());
+  }
+
+  // Accept, per active sequence: the longest acceptable path and the next token, its K/V
+  // committed, its tokens emitted, drafter.accept; then the step recorded.
+  void accept() {
+    int64_t row = 0;  // the sequence's first row of the batch's forward
+    for (size_t a = 0; a < active_.size(); ++a) {
+      accept_sequence(a, row);
+      row += batch_.sequences[a].tree.size();
+    }
+    const double step_seconds = seconds(t_step_, Clock::now());
+    for (int s : active_) {
+      records_[s].step_seconds = step_seconds;
+      results_[s].steps.push_back(records_[s]);
+    }
+  }
+
+  std::vector<SequenceResult> take_results() { return std::move(results_); }
+
+ private:
+  // A sequence emits its root; it is finished by a stop token or the length limit.
+  void emit(int s, int32_t token) {
+    results_[s].tokens.push_back(token);
+    if (options_.on_token) options_.on_token(s, token);
+    const bool stop = !options_.ignore_eos && std::find(stops_.begin(), stops_.end(), token) != stops_.end();
+    results_[s].stopped_on_eos |= stop;
+    if (stop || static_cast<int>(results_[s].tokens.size()) >= options_.max_new_tokens) {
+      seqs_[s].done = true;
+      results_[s].total_seconds = seconds(t_start_, Clock::now());
+    }
+  }
+
+  // The a-th active sequence's part of accept(); its tree's rows start at `row`.
+  void accept_sequence(size_t a, int64_t row) {
+    const int s = active_[a];
+    Sequence& q = seqs_[s];
+    const SequenceInput& in = batch_.sequences[a];
+    const auto t0 = Clock::now();
+    const TargetLogits target{nullptr, node_logits_.n_vocab(), &node_logits_.tree(static_cast<int>(a))};
+    // The k-th verification of request s uses step k (the prefill's draw is step 0).
+    const RngKey key{options_.seed, options_.first_request + static_cast<uint64_t>(s), results_[s].steps.size() + 1, 0};
+    draftbench::verify(q.draft, in.tree, target, options_, key, verify_scratch_, q.acceptance);
+    const std::vector<int32_t>& path = q.acceptance.path;
+    node_logits_.observe_path(static_cast<int>(a), path);
+    cache_.commit(s, path);
+    q.path_tokens.clear();
+    q.path_hidden.clear();
+    for (int32_t node : path) {
+      q.path_tokens.push_back(in.tokens[node]);
+      const auto h = out_.hidden_row(row + node);
+      q.path_hidden.insert(q.path_hidden.end(), h.begin(), h.end());
+    }
+    q.context.push_back(q.root);
+    for (size_t k = 1; k < path.size() && !q.done; ++k) {
+      q.context.push_back(q.path_tokens[k]);
+      emit(s, q.path_tokens[k]);
+    }
+    q.hidden.assign(q.path_hidden.end() - E_, q.path_hidden.end());
+    q.root = q.acceptance.next_token;
+    drafter_.accept(s, AcceptedPath{path, q.path_tokens, q.path_hidden, q.root});
+    if (!q.done) emit(s, q.root);
+    StepRecord& rec = records_[s];
+    rec.accepted = static_cast<int32_t>(path.size()) - 1;
+    rec.verify_seconds = verify_seconds_;
+    rec.accept_seconds = seconds(t0, Clock::now());
+  }
+
+  ForwardPass& target_;
+  Drafter& drafter_;
+  const std::span<const std::vector<int32_t>> prompts_;
+  const DecodeOptions& options_;
+  const int n_;
+  const int32_t max_tree_nodes_;
+  KvCache cache_;
+  const int64_t E_;
+  const std::vector<int32_t> stops_;
+  std::vector<SequenceResult> results_;
+  std::vector<Sequence> seqs_;
+  DistributionScratch dist_scratch_;
+  VerifyScratch verify_scratch_;  // shared: [n_vocab] arrays, restored after each use
+  NodeLogits node_logits_;
+  const HeadOutput head_output_;
+  Clock::time_point t_start_, t_step_;
+  ForwardBatch batch_;
+  ForwardResult out_;
+  std::vector<int> active_;  // the step's sequences, in index order
+  std::vector<StepRecord> records_;
+  double verify_seconds_ = 0;  // the step's forward and LM-head pass, shared by its sequences
+};
+
 }  // namespace
 
 const char* verification_rule_name(VerificationRule rule) {
@@ -86,152 +286,14 @@ Decoder::Decoder(const Model& model, ForwardPass& target, Drafter& drafter)
     : model_(model), target_(target), drafter_(drafter) {}
 
 std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_t>> prompts, const DecodeOptions& options) {
-  const int n = static_cast<int>(prompts.size());
-  const int32_t max_tree_nodes = drafter_.max_tree_nodes();
-  DB_CHECK(n >= 1 && max_tree_nodes >= 1);
-  int64_t longest = 0;
-  for (const auto& p : prompts) {
-    if (p.empty()) throw InputError("prompt", "", "is empty (expected at least one token)");
-    longest = std::max<int64_t>(longest, static_cast<int64_t>(p.size()));
+  DecodeRun run(model_, target_, drafter_, prompts, options);
+  run.prefill();
+  while (run.next_step()) {
+    run.draft();
+    run.verify();
+    run.accept();
   }
-  const int64_t capacity = capacity_for(longest, options.max_new_tokens, max_tree_nodes);
-  if (capacity > model_.config().context_length)
-    throw InputError("prompt", "", std::to_string(longest) + " tokens + " + std::to_string(options.max_new_tokens) +
-                                       " new + a tree of " + std::to_string(max_tree_nodes) + " exceed the model's context of " +
-                                       std::to_string(model_.config().context_length));
-  KvCache cache(model_.config(), n, capacity, target_.device());
-  const int64_t E = model_.config().n_embd;
-  const std::vector<int32_t> stops = model_.tokenizer().stop_ids();
-  std::vector<SequenceResult> results(static_cast<size_t>(n));
-  std::vector<Sequence> seqs(static_cast<size_t>(n));
-  DistributionScratch dist_scratch;
-  VerifyScratch verify_scratch;  // shared: [n_vocab] arrays, restored after each use
-  NodeLogits node_logits(target_, model_.config().n_vocab, E, options.head_lookahead,
-                         options.cost ? options.cost->head_row_in_passes() : NodeLogits::kDefaultRowCostInPasses);
-  const HeadOutput head_output = options.sampling.greedy() ? HeadOutput::argmax : HeadOutput::logits;
-  drafter_.reset(n);
-
-  // Prefill: logits of each prompt's last token, hidden states of the last token or, for
-  // drafters that read them, of every prompt position.
-  const auto t_start = Clock::now();
-  std::vector<PrefillInput> prefill_inputs;
-  for (int s = 0; s < n; ++s) prefill_inputs.push_back(PrefillInput{s, prompts[s], drafter_.wants_prompt_hidden()});
-  PrefillOutput prefilled;
-  prefill(target_, cache, prefill_inputs, prefilled);
-  for (int s = 0; s < n; ++s) {
-    Sequence& q = seqs[s];
-    q.context = prompts[s];
-    // Request id = prompt index, step 0 = the prefill's token: the same keys as
-    // generate_autoregressive, so an empty draft reproduces it bit for bit.
-    q.root = sample_token(prefilled.logits_of(static_cast<size_t>(s)), options.sampling,
-                          RngKey{options.seed, options.first_request + static_cast<uint64_t>(s), 0, 0}, dist_scratch);
-    const std::span<const float> prompt_hidden = prefilled.hidden_of(static_cast<size_t>(s));
-    q.hidden.assign(prompt_hidden.end() - E, prompt_hidden.end());
-    drafter_.begin(s, prompts[s], prompt_hidden);
-    results[s].prompt_tokens = static_cast<int64_t>(prompts[s].size());
-    results[s].prefill_seconds = seconds(t_start, Clock::now());
-  }
-
-  // A sequence emits its root; it is finished by a stop token or the length limit.
-  auto emit = [&](int s, int32_t token) {
-    results[s].tokens.push_back(token);
-    if (options.on_token) options.on_token(s, token);
-    const bool stop = !options.ignore_eos && std::find(stops.begin(), stops.end(), token) != stops.end();
-    results[s].stopped_on_eos |= stop;
-    if (stop || static_cast<int>(results[s].tokens.size()) >= options.max_new_tokens) {
-      seqs[s].done = true;
-      results[s].total_seconds = seconds(t_start, Clock::now());
-    }
-  };
-  for (int s = 0; s < n; ++s) emit(s, seqs[s].root);
-
-  ForwardBatch batch;
-  ForwardResult out;
-  std::vector<int> active;
-  std::vector<StepRecord> records(static_cast<size_t>(n));
-  for (;;) {
-    active.clear();
-    for (int s = 0; s < n; ++s)
-      if (!seqs[s].done) active.push_back(s);
-    if (active.empty()) break;
-    const auto t_step = Clock::now();
-
-    // Draft.
-    batch.sequences.resize(active.size());
-    for (size_t a = 0; a < active.size(); ++a) {
-      const int s = active[a];
-      Sequence& q = seqs[s];
-      const auto t0 = Clock::now();
-      drafter_.propose(DraftContext{s, q.context, q.root, q.hidden, !options.sampling.greedy()}, q.draft);
-      const int32_t n_nodes = q.draft.tree.size();
-      if (n_nodes > max_tree_nodes || q.draft.tree.tokens[0] != q.root)
-        throw InputError(drafter_.name(), "draft", "tree of " + std::to_string(n_nodes) + " nodes exceeds the planned " +
-                                                       std::to_string(max_tree_nodes) + " or does not start at the root");
-      SequenceInput& in = batch.sequences[a];
-      in.seq = s;
-      in.tokens = q.draft.tree.tokens;
-      in.tree.assign(q.draft.tree.parents);
-      in.logit_rows.clear();  // logits come from the hidden states, as verification asks (NodeLogits)
-      in.hidden_rows.resize(static_cast<size_t>(n_nodes));
-      std::iota(in.hidden_rows.begin(), in.hidden_rows.end(), 0);
-      records[s] = StepRecord{n_nodes - 1, n_nodes, q.draft.beam_tokens(), 0, seconds(t0, Clock::now()), 0, 0, 0};
-    }
-
-    // Verify: one forward over every active sequence's tree.
-    const auto t_verify = Clock::now();
-    target_.forward(batch, cache, out);
-    // Verification visits every root and most likely the path its drafter ranked first: those
-    // in one LM-head pass for the batch (the same per-row kernels, so the same bits as
-    // computing them one by one); anything else when verification asks for it.
-    node_logits.begin_step(head_output);
-    for (size_t a = 0, row = 0; a < active.size(); row += static_cast<size_t>(batch.sequences[a].tree.size()), ++a)
-      node_logits.add_tree(out.hidden.data() + static_cast<int64_t>(row) * E, batch.sequences[a].tree);
-    node_logits.compute_predicted_paths();
-    const double verify_seconds = seconds(t_verify, Clock::now());
-
-    // Accept: longest acceptable path, commit it, emit its tokens and the next root.
-    int64_t row = 0;
-    for (size_t a = 0; a < active.size(); ++a) {
-      const int s = active[a];
-      Sequence& q = seqs[s];
-      const SequenceInput& in = batch.sequences[a];
-      const auto t0 = Clock::now();
-      const TargetLogits target{nullptr, node_logits.n_vocab(), &node_logits.tree(static_cast<int>(a))};
-      // The k-th verification of request s uses step k (the prefill's draw is step 0).
-      const RngKey key{options.seed, options.first_request + static_cast<uint64_t>(s), results[s].steps.size() + 1, 0};
-      verify(q.draft, in.tree, target, options, key, verify_scratch, q.acceptance);
-      const std::vector<int32_t>& path = q.acceptance.path;
-      node_logits.observe_path(static_cast<int>(a), path);
-      cache.commit(s, path);
-      q.path_tokens.clear();
-      q.path_hidden.clear();
-      for (int32_t node : path) {
-        q.path_tokens.push_back(in.tokens[node]);
-        const auto h = out.hidden_row(row + node);
-        q.path_hidden.insert(q.path_hidden.end(), h.begin(), h.end());
-      }
-      q.context.push_back(q.root);
-      for (size_t k = 1; k < path.size() && !q.done; ++k) {
-        q.context.push_back(q.path_tokens[k]);
-        emit(s, q.path_tokens[k]);
-      }
-      q.hidden.assign(q.path_hidden.end() - E, q.path_hidden.end());
-      q.root = q.acceptance.next_token;
-      drafter_.accept(s, AcceptedPath{path, q.path_tokens, q.path_hidden, q.root});
-      if (!q.done) emit(s, q.root);
-      row += in.tree.size();
-      StepRecord& rec = records[s];
-      rec.accepted = static_cast<int32_t>(path.size()) - 1;
-      rec.verify_seconds = verify_seconds;
-      rec.accept_seconds = seconds(t0, Clock::now());
-    }
-    const double step_seconds = seconds(t_step, Clock::now());
-    for (int s : active) {
-      records[s].step_seconds = step_seconds;
-      results[s].steps.push_back(records[s]);
-    }
-  }
-  return results;
+  return run.take_results();
 }
 
 }  // namespace draftbench

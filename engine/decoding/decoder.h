@@ -1,10 +1,14 @@
 // The speculative decoding loop (engine/DESIGN.md §1) for a batch of sequences, shared by every
 // drafter and by the autoregressive baseline:
 //
-//   prefill all prompts -> first root per sequence -> drafter.begin
-//   repeat: draft a tree per active sequence -> one forward over all trees
-//           -> verify (longest acceptable path + next token) -> commit the path's K/V
-//           -> drafter.accept -> record the step
+//   prefill  all prompts -> first root per sequence -> drafter.begin
+//   repeat:
+//     draft   a tree per active sequence
+//     verify  one forward over all trees (and the LM-head rows verification will read)
+//     accept  per sequence: the longest acceptable path + next token (the verification
+//             rule) -> commit the path's K/V -> drafter.accept; then record the step
+//
+// generate() is these stages in this order (decoder.cpp, DecodeRun).
 //
 // Sequences finish independently (stop token or length) and stop costing compute.
 #pragma once
@@ -17,11 +21,11 @@
 #include <vector>
 
 #include "engine/decoding/cost_model.h"
+#include "engine/decoding/drafter.h"
 #include "engine/decoding/sampling.h"
-#include "engine/drafters/drafter.h"
+#include "engine/model/forward_pass.h"
 #include "engine/model/kv_cache.h"
 #include "engine/model/model.h"
-#include "engine/model/forward_pass.h"
 
 namespace draftbench {
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "engine/decoding/cost_model.h"
-#include "engine/drafters/drafter.h"
+#include "engine/decoding/drafter.h"
 
 namespace draftbench {
 

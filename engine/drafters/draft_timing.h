@@ -16,7 +16,7 @@
 #include <string>
 
 #include "engine/decoding/cost_model.h"
-#include "engine/drafters/drafter.h"
+#include "engine/decoding/drafter.h"
 #include "engine/model/model_config.h"
 
 namespace draftbench {

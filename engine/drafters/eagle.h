@@ -29,8 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/decoding/drafter.h"
 #include "engine/drafters/choice_tree.h"
-#include "engine/drafters/drafter.h"
 #include "engine/drafters/drafter_checkpoint.h"
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/kv_cache.h"

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "engine/decoding/cost_model.h"
+#include "engine/decoding/drafter.h"
 #include "engine/drafters/draft_timing.h"
-#include "engine/drafters/drafter.h"
 #include "engine/drafters/drafter_registry.h"
 #include "engine/model/model.h"
 #include "kernels/runtime/thread_pool.h"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/drafters/drafter.h"
+#include "engine/decoding/drafter.h"
 #include "engine/drafters/drafter_checkpoint.h"
 #include "engine/drafters/make_drafter.h"
 

@@ -11,7 +11,7 @@
 // (sized_drafter.h), which trims each step's draft to what pays on the machine.
 #pragma once
 
-#include "engine/drafters/drafter.h"
+#include "engine/decoding/drafter.h"
 #include "engine/drafters/make_drafter.h"
 
 namespace draftbench {

@@ -66,14 +66,30 @@ class Redrafter final : public Drafter {
     return w;
   }
 
+  // Beam search over the draft vocabulary (each step: score every live beam, keep the top W
+  // by summed log-probability), then the beams packed into the draft's tree.
   void propose(const DraftContext& ctx, Draft& out) override {
+    start_beams(ctx);
+    out.reset_to_root(ctx.root);
+    int alive = 1;  // beams with a finite score: all later steps run every beam
+    for (int t = 1; t < step_shape_.beam_length; ++t) {
+      const int history_base = score_beams(t, alive);
+      extend_beams(t, history_base);
+      alive = step_shape_.beam_width;
+    }
+    pack_draft(out);
+  }
+
+ private:
+  // The step's beam shape (within the sizing limits) and the beams before the first step:
+  // beam 0 alive at the root, the others at -inf.
+  void start_beams(const DraftContext& ctx) {
     // A beam of length L reaches L - 1 levels below the root.
     step_shape_ = shape_;
     if (depth_limit_ > 0) step_shape_.beam_length = std::min(shape_.beam_length, depth_limit_ + 1);
     if (width_limit_ > 0) step_shape_.beam_width = std::min(shape_.beam_width, width_limit_);
     const int W = step_shape_.beam_width, L = step_shape_.beam_length;
-    const int64_t H = w_.n_embd, V = head_.n_draft_vocab();
-    out.reset_to_root(ctx.root);
+    const int64_t H = w_.n_embd;
     hidden_.assign(ctx.hidden.begin(), ctx.hidden.end());  // h is constant over the draft
     beams_.assign(static_cast<size_t>(W) * L, ctx.root);
     scores_.assign(static_cast<size_t>(W), kMinusInf);
@@ -83,63 +99,74 @@ class Redrafter final : public Drafter {
     cond_.assign(static_cast<size_t>(W) * L, 0.0f);
     step_rows_.clear();
     history_.clear();
-    int alive = 1;  // beams with a finite score: all later steps run every beam
+  }
 
-    for (int t = 1; t < L; ++t) {
-      // Advance each live beam's RNN state with the embedding of its last token, then score.
-      const int n = alive;
-      last_.resize(static_cast<size_t>(n));
-      for (int b = 0; b < n; ++b) last_[static_cast<size_t>(b)] = beams_[static_cast<size_t>(b) * L + t - 1];
-      embed_.resize(static_cast<size_t>(n * H));
-      embed_tokens(target_.config(), target_.weights(), last_, embed_.data());
-      advance_state(n, t == 1);
-      logits_.resize(static_cast<size_t>(n * V));
-      draft_logits(n, logits_.data());
-      step_rows_.push_back(n);
+  // Step t over the first n beams: each one's RNN state advanced with the embedding of its
+  // last token, its logits, and the top W of every (beam, token) by summed log-probability
+  // into picked_. Returns the history row of beam 0's logits this step (keep_q_).
+  int score_beams(int t, int n) {
+    const int W = step_shape_.beam_width, L = step_shape_.beam_length;
+    const int64_t H = w_.n_embd, V = head_.n_draft_vocab();
+    last_.resize(static_cast<size_t>(n));
+    for (int b = 0; b < n; ++b) last_[static_cast<size_t>(b)] = beams_[static_cast<size_t>(b) * L + t - 1];
+    embed_.resize(static_cast<size_t>(n * H));
+    embed_tokens(target_.config(), target_.weights(), last_, embed_.data());
+    advance_state(n, t == 1);
+    logits_.resize(static_cast<size_t>(n * V));
+    draft_logits(n, logits_.data());
+    step_rows_.push_back(n);
 
-      // Top-W of every (beam, token) by summed log-probability.
-      flat_.resize(static_cast<size_t>(n * V));
-      for (int b = 0; b < n; ++b)
-        for (int64_t v = 0; v < V; ++v) flat_[static_cast<size_t>(b * V + v)] = scores_[static_cast<size_t>(b)] + logits_[static_cast<size_t>(b * V + v)];
-      top_k_indices(flat_, W, picked_);
-      if (keep_q_) history_.insert(history_.end(), logits_.begin(), logits_.end());
-      const int history_base = static_cast<int>(history_.size() / static_cast<size_t>(V)) - (keep_q_ ? n : 0);
+    flat_.resize(static_cast<size_t>(n * V));
+    for (int b = 0; b < n; ++b)
+      for (int64_t v = 0; v < V; ++v) flat_[static_cast<size_t>(b * V + v)] = scores_[static_cast<size_t>(b)] + logits_[static_cast<size_t>(b * V + v)];
+    top_k_indices(flat_, W, picked_);
+    if (keep_q_) history_.insert(history_.end(), logits_.begin(), logits_.end());
+    return static_cast<int>(history_.size() / static_cast<size_t>(V)) - (keep_q_ ? n : 0);
+  }
 
-      next_beams_ = beams_;
-      next_state_.assign(state_.size(), 0.0f);
-      next_q_row_ = q_row_;
-      next_cond_ = cond_;
-      next_scores_.assign(static_cast<size_t>(W), kMinusInf);
-      const int n_picked = static_cast<int>(picked_.size());
-      for (int k = 0; k < n_picked; ++k) {
-        const int parent = static_cast<int>(picked_[static_cast<size_t>(k)] / V);
-        const int64_t v = picked_[static_cast<size_t>(k)] % V;
-        std::copy_n(beams_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_beams_.begin() + static_cast<ptrdiff_t>(k) * L);
-        next_beams_[static_cast<size_t>(k) * L + t] = head_.draft_vocab()[static_cast<size_t>(v)];
-        std::copy_n(state_.begin() + static_cast<ptrdiff_t>(parent * H), H, next_state_.begin() + static_cast<ptrdiff_t>(k * H));
-        std::copy_n(q_row_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_q_row_.begin() + static_cast<ptrdiff_t>(k) * L);
-        next_q_row_[static_cast<size_t>(k) * L + t - 1] = history_base + parent;
-        std::copy_n(cond_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_cond_.begin() + static_cast<ptrdiff_t>(k) * L);
-        next_cond_[static_cast<size_t>(k) * L + t] = logits_[static_cast<size_t>(parent * V + v)];
-        next_scores_[static_cast<size_t>(k)] = flat_[static_cast<size_t>(picked_[static_cast<size_t>(k)])];
-      }
-      // Fewer candidates than beams (a tiny draft vocabulary): repeat the best beam so the
-      // shape stays [W][L]; dedup_prefix folds the copies into one path.
-      for (int k = n_picked; k < W; ++k) {
-        std::copy_n(next_beams_.begin(), L, next_beams_.begin() + static_cast<ptrdiff_t>(k) * L);
-        std::copy_n(next_state_.begin(), H, next_state_.begin() + static_cast<ptrdiff_t>(k * H));
-        std::copy_n(next_q_row_.begin(), L, next_q_row_.begin() + static_cast<ptrdiff_t>(k) * L);
-        std::copy_n(next_cond_.begin(), L, next_cond_.begin() + static_cast<ptrdiff_t>(k) * L);
-      }
-      beams_.swap(next_beams_);
-      state_.swap(next_state_);
-      q_row_.swap(next_q_row_);
-      cond_.swap(next_cond_);
-      scores_.swap(next_scores_);
-      alive = W;
+  // The beams after step t: each picked (beam, token) continues its parent beam's tokens,
+  // state, q rows and conditional log-probabilities.
+  void extend_beams(int t, int history_base) {
+    const int W = step_shape_.beam_width, L = step_shape_.beam_length;
+    const int64_t H = w_.n_embd, V = head_.n_draft_vocab();
+    next_beams_ = beams_;
+    next_state_.assign(state_.size(), 0.0f);
+    next_q_row_ = q_row_;
+    next_cond_ = cond_;
+    next_scores_.assign(static_cast<size_t>(W), kMinusInf);
+    const int n_picked = static_cast<int>(picked_.size());
+    for (int k = 0; k < n_picked; ++k) {
+      const int parent = static_cast<int>(picked_[static_cast<size_t>(k)] / V);
+      const int64_t v = picked_[static_cast<size_t>(k)] % V;
+      std::copy_n(beams_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_beams_.begin() + static_cast<ptrdiff_t>(k) * L);
+      next_beams_[static_cast<size_t>(k) * L + t] = head_.draft_vocab()[static_cast<size_t>(v)];
+      std::copy_n(state_.begin() + static_cast<ptrdiff_t>(parent * H), H, next_state_.begin() + static_cast<ptrdiff_t>(k * H));
+      std::copy_n(q_row_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_q_row_.begin() + static_cast<ptrdiff_t>(k) * L);
+      next_q_row_[static_cast<size_t>(k) * L + t - 1] = history_base + parent;
+      std::copy_n(cond_.begin() + static_cast<ptrdiff_t>(parent) * L, t, next_cond_.begin() + static_cast<ptrdiff_t>(k) * L);
+      next_cond_[static_cast<size_t>(k) * L + t] = logits_[static_cast<size_t>(parent * V + v)];
+      next_scores_[static_cast<size_t>(k)] = flat_[static_cast<size_t>(picked_[static_cast<size_t>(k)])];
     }
+    // Fewer candidates than beams (a tiny draft vocabulary): repeat the best beam so the
+    // shape stays [W][L]; dedup_prefix folds the copies into one path.
+    for (int k = n_picked; k < W; ++k) {
+      std::copy_n(next_beams_.begin(), L, next_beams_.begin() + static_cast<ptrdiff_t>(k) * L);
+      std::copy_n(next_state_.begin(), H, next_state_.begin() + static_cast<ptrdiff_t>(k * H));
+      std::copy_n(next_q_row_.begin(), L, next_q_row_.begin() + static_cast<ptrdiff_t>(k) * L);
+      std::copy_n(next_cond_.begin(), L, next_cond_.begin() + static_cast<ptrdiff_t>(k) * L);
+    }
+    beams_.swap(next_beams_);
+    state_.swap(next_state_);
+    q_row_.swap(next_q_row_);
+    cond_.swap(next_cond_);
+    scores_.swap(next_scores_);
+  }
 
-    // Dynamic tree attention: verify the distinct prefixes once; off: every beam a chain.
+  // The final beams as the draft: with dynamic tree attention their distinct prefixes
+  // verified once, without it every beam a chain; each node's probability given its parent
+  // from the beam step that chose its token.
+  void pack_draft(Draft& out) {
+    const int L = step_shape_.beam_length;
     if (tree_attention_) {
       prefix_tree_.resize(beams_.size());
       dedup_prefix(beams_, step_shape_, prefix_tree_);
@@ -149,17 +176,15 @@ class Redrafter final : public Drafter {
     }
     out.tree.tokens = packed_.tokens;
     out.tree.parents = packed_.parents;
-    // Each node's probability given its parent, from the beam step that chose its token.
     out.confidence.assign(static_cast<size_t>(packed_.size()), 1.0f);
     for (size_t i = 0; i < packed_.unpacker.size(); ++i)
       if (i % static_cast<size_t>(L) != 0) out.confidence[static_cast<size_t>(packed_.unpacker[i])] = std::exp(cond_[i]);
     out.beam_nodes = packed_.unpacker;
-    out.n_beams = W;
+    out.n_beams = step_shape_.beam_width;
     out.beam_length = L;
     if (keep_q_) attach_q(out);
   }
 
- private:
   // state_[b] <- s_t for the first n beams; embed_ holds e_t.
   void advance_state(int n, bool first) {
     const int64_t H = w_.n_embd;

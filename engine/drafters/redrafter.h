@@ -25,7 +25,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/drafters/drafter.h"
+#include "engine/decoding/drafter.h"
 #include "engine/drafters/drafter_checkpoint.h"
 #include "engine/drafters/make_drafter.h"
 

@@ -29,8 +29,8 @@
 #include <memory>
 #include <vector>
 
+#include "engine/decoding/drafter.h"
 #include "engine/decoding/tree_sizer.h"
-#include "engine/drafters/drafter.h"
 
 namespace draftbench {
 

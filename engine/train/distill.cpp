@@ -167,6 +167,159 @@ void generate_replies(const Model& model, Transformer& transformer, std::span<co
   }
 }
 
+// The work list, in the order items are distilled: each prompt's greedy reply (and, every
+// `sampled_every` prompts, a sampled one after it), then the texts.
+std::vector<WorkItem> work_items(const std::vector<CorpusRecord>& prompts, const std::vector<CorpusRecord>& texts, const DistillOptions& o) {
+  std::vector<WorkItem> items;
+  int64_t n_sampled = 0;
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    items.push_back({SequenceKind::greedy_response, &prompts[i], 0});
+    if (o.sampled_every > 0 && i % static_cast<size_t>(o.sampled_every) == 0)
+      items.push_back({SequenceKind::sampled_response, &prompts[i], n_sampled++});
+  }
+  for (const CorpusRecord& r : texts) items.push_back({SequenceKind::text, &r, 0});
+  if (items.empty()) throw InputError(o.prompts_path.empty() ? o.texts_path : o.prompts_path, "", "no records to distill (check --split)");
+  return items;
+}
+
+// A manifest with no shard yet: the target, the settings and the inputs a resume must match.
+nlohmann::json new_manifest(const DistillOptions& o, const Model& model, size_t n_prompts, size_t n_texts) {
+  nlohmann::json manifest = {{"format", kDistillFormat},
+                             {"version", kDistillFormatVersion},
+                             {"complete", false},
+                             {"target",
+                              {{"path", o.model_path},
+                               {"sha256", sha256_file(o.model_path)},
+                               {"n_embd", model.config().n_embd},
+                               {"n_vocab", model.config().n_vocab},
+                               {"architecture", model.config().arch_name}}},
+                             {"settings", settings_json(o)},
+                             {"inputs", nlohmann::json::array()},
+                             {"shards", nlohmann::json::array()},
+                             {"command", o.command_line}};
+  for (const auto& [path, n] : {std::pair{o.prompts_path, n_prompts}, std::pair{o.texts_path, n_texts}})
+    if (!path.empty()) manifest["inputs"].push_back({{"path", path}, {"sha256", sha256_file(path)}, {"records", n}});
+  return manifest;
+}
+
+// Resume: the same target, settings and inputs as the manifest already in the output
+// directory, or nothing. Its finished shards, checked, are carried into `manifest`; returns
+// the first item they do not cover. Without texts, the items of fewer prompts are a prefix of
+// the items of more: a distillation may be extended (or stopped early) by --max-prompts alone.
+size_t resume_shards(const DistillOptions& o, const std::string& manifest_path, bool prefix_extensible, size_t n_items,
+                     nlohmann::json& manifest, DistillSummary& summary) {
+  const nlohmann::json old = read_json_file(manifest_path, "distill manifest");
+  for (const char* key : {"format", "version", "settings", "inputs"}) {
+    nlohmann::json a = old.value(key, nlohmann::json()), b = manifest[key];
+    for (auto* v : {&a, &b}) {
+      if (std::string(key) == "inputs")  // paths may differ between machines; contents may not
+        for (auto& input : *v) {
+          input.erase("path");
+          if (prefix_extensible) input.erase("records");
+        }
+      if (std::string(key) == "settings" && prefix_extensible && v->is_object()) v->erase("max_prompts");
+    }
+    if (a != b)
+      throw InputError(manifest_path, fmt::format("field '{}'", key), "this directory was made with other options or inputs: use a new --out");
+  }
+  if (old["target"].value("sha256", "") != manifest["target"]["sha256"])
+    throw InputError(manifest_path, "field 'target.sha256'", "this directory was made with another model file: use a new --out");
+  size_t next_item = 0;
+  for (const nlohmann::json& s : old["shards"]) {
+    const std::string file = (fs::path(o.out_dir) / s["file"].get<std::string>()).string();
+    if (!fs::exists(file) || sha256_file(file) != s["sha256"])
+      throw InputError(file, "sha256", "missing or not the shard the manifest lists: delete it and the later entries, then resume");
+    manifest["shards"].push_back(s);
+    next_item = s["first_item"].get<size_t>() + s["items"].get<size_t>();
+    ++summary.shards_skipped;
+  }
+  if (next_item > n_items)
+    throw InputError(manifest_path, "field 'shards'", fmt::format("the finished shards cover {} items, more than the {} of these options", next_item, n_items));
+  return next_item;
+}
+
+// The sequences of one shard's items, in the items' order: replies generated in two groups
+// (greedy, sampled) and continuation trees over every sequence; items with nothing to
+// learn from are left out.
+std::vector<DistillSequence> distill_items(const Model& model, Transformer& transformer, ContinuationTree& tree,
+                                           std::span<const WorkItem> shard_items, const DistillOptions& o) {
+  const int64_t E = model.config().n_embd, C = o.draft_steps + 1;
+  std::vector<WorkItem> greedy, sampled;
+  for (const WorkItem& it : shard_items) {
+    if (it.kind == SequenceKind::greedy_response) greedy.push_back(it);
+    if (it.kind == SequenceKind::sampled_response) sampled.push_back(it);
+  }
+  std::vector<Reply> replies;
+  generate_replies(model, transformer, greedy, o, replies);
+  generate_replies(model, transformer, sampled, o, replies);
+  std::vector<DistillSequence> sequences;
+  size_t g = 0, s = greedy.size();
+  for (const WorkItem& it : shard_items) {
+    if (it.kind == SequenceKind::text) {
+      std::optional<DistillSequence> seq = text_sequence(model, o.texts_path, it, o.max_text_tokens);
+      if (!seq) continue;
+      tree.run(*seq, o.text_continuations);
+      sequences.push_back(std::move(*seq));
+      continue;
+    }
+    Reply& r = replies[it.kind == SequenceKind::greedy_response ? g++ : s++];
+    if (r.reply.size() < 3) continue;  // nothing to learn from
+    std::vector<int32_t> tokens = r.prompt;
+    tokens.insert(tokens.end(), r.reply.begin(), r.reply.end());
+    DistillSequence seq = make_sequence(std::move(tokens), r.prompt.size(), it);
+    if (it.kind == SequenceKind::sampled_response) {
+      tree.run(seq, true);
+    } else {
+      // The recorded hidden states are bit-identical to a prefill's (batch-invariant
+      // kernels); the last token's was never computed, so the last position is not
+      // trained: EAGLE would regress onto it.
+      seq.hidden = std::move(r.hidden);
+      seq.hidden.resize(seq.tokens.size() * static_cast<size_t>(E), 0.0f);
+      seq.trained[seq.tokens.size() - 2] = 0;
+      continuation_from_text(seq, C, model.tokenizer());
+    }
+    sequences.push_back(std::move(seq));
+  }
+  return sequences;
+}
+
+// Writes shard `index` (items first..last) to the output directory; returns its manifest entry.
+nlohmann::json write_shard(const DistillOptions& o, size_t index, const std::vector<DistillSequence>& sequences, int64_t n_embd, size_t first,
+                           size_t last, Clock::time_point t_shard) {
+  const std::string file = fmt::format("shard-{:05d}.safetensors", index);
+  const std::string sha = write_distill_shard((fs::path(o.out_dir) / file).string(), sequences, n_embd, o.draft_steps + 1);
+  int64_t n_tokens = 0, n_trained = 0;
+  for (const DistillSequence& q : sequences) {
+    n_tokens += static_cast<int64_t>(q.tokens.size());
+    for (uint8_t t : q.trained) n_trained += t;
+  }
+  return {{"file", file},
+          {"sha256", sha},
+          {"sequences", sequences.size()},
+          {"tokens", n_tokens},
+          {"trained", n_trained},
+          {"first_item", first},
+          {"items", last - first},
+          {"seconds", std::chrono::duration<double>(Clock::now() - t_shard).count()}};
+}
+
+// The manifest's totals over every shard, and the directory marked complete.
+void finish_manifest(const DistillOptions& o, size_t n_items, nlohmann::json& manifest, DistillSummary& summary) {
+  int64_t sequences = 0, tokens = 0, trained = 0;
+  for (const nlohmann::json& s : manifest["shards"]) {
+    sequences += s["sequences"].get<int64_t>();
+    tokens += s["tokens"].get<int64_t>();
+    trained += s["trained"].get<int64_t>();
+  }
+  manifest["complete"] = true;
+  manifest["totals"] = {{"items", n_items}, {"sequences", sequences}, {"tokens", tokens}, {"trained", trained}};
+  write_manifest(o.out_dir, manifest);
+  summary.items = static_cast<int64_t>(n_items);
+  summary.sequences = sequences;
+  summary.tokens = tokens;
+  summary.trained = trained;
+}
+
 }  // namespace
 
 DistillSummary run_distill(const DistillOptions& o, const std::function<void(const std::string&)>& progress) {
@@ -177,158 +330,35 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
 
   const std::vector<CorpusRecord> prompts = o.prompts_path.empty() ? std::vector<CorpusRecord>{} : read_corpus(o.prompts_path, false, o.split, o.max_prompts);
   const std::vector<CorpusRecord> texts = o.texts_path.empty() ? std::vector<CorpusRecord>{} : read_corpus(o.texts_path, true, "", o.max_texts);
-  std::vector<WorkItem> items;
-  int64_t n_sampled = 0;
-  for (size_t i = 0; i < prompts.size(); ++i) {
-    items.push_back({SequenceKind::greedy_response, &prompts[i], 0});
-    if (o.sampled_every > 0 && i % static_cast<size_t>(o.sampled_every) == 0)
-      items.push_back({SequenceKind::sampled_response, &prompts[i], n_sampled++});
-  }
-  for (const CorpusRecord& r : texts) items.push_back({SequenceKind::text, &r, 0});
-  if (items.empty()) throw InputError(o.prompts_path.empty() ? o.texts_path : o.prompts_path, "", "no records to distill (check --split)");
-
+  const std::vector<WorkItem> items = work_items(prompts, texts, o);
   auto model = Model::load(o.model_path);
-  const int64_t E = model->config().n_embd, C = o.draft_steps + 1;
+  nlohmann::json manifest = new_manifest(o, *model, prompts.size(), texts.size());
 
-  nlohmann::json manifest = {{"format", kDistillFormat},
-                             {"version", kDistillFormatVersion},
-                             {"complete", false},
-                             {"target",
-                              {{"path", o.model_path},
-                               {"sha256", sha256_file(o.model_path)},
-                               {"n_embd", E},
-                               {"n_vocab", model->config().n_vocab},
-                               {"architecture", model->config().arch_name}}},
-                             {"settings", settings_json(o)},
-                             {"inputs", nlohmann::json::array()},
-                             {"shards", nlohmann::json::array()},
-                             {"command", o.command_line}};
-  for (const auto& [path, n] : {std::pair{o.prompts_path, prompts.size()}, std::pair{o.texts_path, texts.size()}})
-    if (!path.empty()) manifest["inputs"].push_back({{"path", path}, {"sha256", sha256_file(path)}, {"records", n}});
-
-  // Resume: the same target, settings and inputs, or nothing.
   fs::create_directories(o.out_dir);
   const std::string manifest_path = (fs::path(o.out_dir) / kDistillManifest).string();
   DistillSummary summary;
-  size_t next_item = 0;
-  if (fs::exists(manifest_path)) {
-    const nlohmann::json old = read_json_file(manifest_path, "distill manifest");
-    // Without texts, the items of fewer prompts are a prefix of the items of more: a
-    // distillation may be extended (or stopped early) by changing --max-prompts alone.
-    const bool prefix_extensible = texts.empty();
-    for (const char* key : {"format", "version", "settings", "inputs"}) {
-      nlohmann::json a = old.value(key, nlohmann::json()), b = manifest[key];
-      for (auto* v : {&a, &b}) {
-        if (std::string(key) == "inputs")  // paths may differ between machines; contents may not
-          for (auto& input : *v) {
-            input.erase("path");
-            if (prefix_extensible) input.erase("records");
-          }
-        if (std::string(key) == "settings" && prefix_extensible && v->is_object()) v->erase("max_prompts");
-      }
-      if (a != b)
-        throw InputError(manifest_path, fmt::format("field '{}'", key), "this directory was made with other options or inputs: use a new --out");
-    }
-    if (old["target"].value("sha256", "") != manifest["target"]["sha256"])
-      throw InputError(manifest_path, "field 'target.sha256'", "this directory was made with another model file: use a new --out");
-    for (const nlohmann::json& s : old["shards"]) {
-      const std::string file = (fs::path(o.out_dir) / s["file"].get<std::string>()).string();
-      if (!fs::exists(file) || sha256_file(file) != s["sha256"])
-        throw InputError(file, "sha256", "missing or not the shard the manifest lists: delete it and the later entries, then resume");
-      manifest["shards"].push_back(s);
-      next_item = s["first_item"].get<size_t>() + s["items"].get<size_t>();
-      ++summary.shards_skipped;
-    }
-    if (next_item > items.size())
-      throw InputError(manifest_path, "field 'shards'", fmt::format("the finished shards cover {} items, more than the {} of these options", next_item, items.size()));
-  }
+  size_t next_item = fs::exists(manifest_path) ? resume_shards(o, manifest_path, texts.empty(), items.size(), manifest, summary) : 0;
   write_manifest(o.out_dir, manifest);
 
   ThreadPool pool(o.threads > 0 ? o.threads : ThreadPool::default_threads());
   Transformer transformer(model->config(), model->weights(), pool);
-  ContinuationTree tree(*model, transformer, C);
-
+  ContinuationTree tree(*model, transformer, o.draft_steps + 1);
   while (next_item < items.size()) {
     const auto t_shard = Clock::now();
     const size_t first = next_item, last = std::min(items.size(), first + static_cast<size_t>(o.shard_items));
-    const std::span<const WorkItem> shard_items(items.data() + first, last - first);
-    std::vector<DistillSequence> sequences;
-
-    // Replies, grouped by how they are generated (results keep the items' order below).
-    std::vector<WorkItem> greedy, sampled;
-    for (const WorkItem& it : shard_items) {
-      if (it.kind == SequenceKind::greedy_response) greedy.push_back(it);
-      if (it.kind == SequenceKind::sampled_response) sampled.push_back(it);
-    }
-    std::vector<Reply> replies;
-    generate_replies(*model, transformer, greedy, o, replies);
-    generate_replies(*model, transformer, sampled, o, replies);
-    size_t g = 0, s = greedy.size();
-    for (const WorkItem& it : shard_items) {
-      if (it.kind == SequenceKind::text) {
-        std::optional<DistillSequence> seq = text_sequence(*model, o.texts_path, it, o.max_text_tokens);
-        if (!seq) continue;
-        tree.run(*seq, o.text_continuations);
-        sequences.push_back(std::move(*seq));
-        continue;
-      }
-      Reply& r = replies[it.kind == SequenceKind::greedy_response ? g++ : s++];
-      if (r.reply.size() < 3) continue;  // nothing to learn from
-      std::vector<int32_t> tokens = r.prompt;
-      tokens.insert(tokens.end(), r.reply.begin(), r.reply.end());
-      DistillSequence seq = make_sequence(std::move(tokens), r.prompt.size(), it);
-      if (it.kind == SequenceKind::sampled_response) {
-        tree.run(seq, true);
-      } else {
-        // The recorded hidden states are bit-identical to a prefill's (batch-invariant
-        // kernels); the last token's was never computed, so the last position is not
-        // trained: EAGLE would regress onto it.
-        seq.hidden = std::move(r.hidden);
-        seq.hidden.resize(seq.tokens.size() * static_cast<size_t>(E), 0.0f);
-        seq.trained[seq.tokens.size() - 2] = 0;
-        continuation_from_text(seq, C, model->tokenizer());
-      }
-      sequences.push_back(std::move(seq));
-    }
-
-    const size_t shard_index = manifest["shards"].size();
-    const std::string file = fmt::format("shard-{:05d}.safetensors", shard_index);
-    const std::string sha = write_distill_shard((fs::path(o.out_dir) / file).string(), sequences, E, C);
-    int64_t n_tokens = 0, n_trained = 0;
-    for (const DistillSequence& q : sequences) {
-      n_tokens += static_cast<int64_t>(q.tokens.size());
-      for (uint8_t t : q.trained) n_trained += t;
-    }
-    manifest["shards"].push_back({{"file", file},
-                                  {"sha256", sha},
-                                  {"sequences", sequences.size()},
-                                  {"tokens", n_tokens},
-                                  {"trained", n_trained},
-                                  {"first_item", first},
-                                  {"items", last - first},
-                                  {"seconds", std::chrono::duration<double>(Clock::now() - t_shard).count()}});
+    const std::vector<DistillSequence> sequences =
+        distill_items(*model, transformer, tree, std::span<const WorkItem>(items.data() + first, last - first), o);
+    const nlohmann::json shard = write_shard(o, manifest["shards"].size(), sequences, model->config().n_embd, first, last, t_shard);
+    manifest["shards"].push_back(shard);
     next_item = last;
     manifest["complete"] = next_item == items.size();
     write_manifest(o.out_dir, manifest);
     ++summary.shards_written;
     const double secs = std::chrono::duration<double>(Clock::now() - t_shard).count();
-    progress(fmt::format("{}: items {}..{} of {}, {} sequences, {} tokens ({} trained) in {:.1f} s", file, first, last, items.size(),
-                         sequences.size(), n_tokens, n_trained, secs));
+    progress(fmt::format("{}: items {}..{} of {}, {} sequences, {} tokens ({} trained) in {:.1f} s", shard["file"].get<std::string>(), first, last,
+                         items.size(), sequences.size(), shard["tokens"].get<int64_t>(), shard["trained"].get<int64_t>(), secs));
   }
-
-  int64_t sequences = 0, tokens = 0, trained = 0;
-  for (const nlohmann::json& s : manifest["shards"]) {
-    sequences += s["sequences"].get<int64_t>();
-    tokens += s["tokens"].get<int64_t>();
-    trained += s["trained"].get<int64_t>();
-  }
-  manifest["complete"] = true;
-  manifest["totals"] = {{"items", items.size()}, {"sequences", sequences}, {"tokens", tokens}, {"trained", trained}};
-  write_manifest(o.out_dir, manifest);
-  summary.items = static_cast<int64_t>(items.size());
-  summary.sequences = sequences;
-  summary.tokens = tokens;
-  summary.trained = trained;
+  finish_manifest(o, items.size(), manifest, summary);
   summary.seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
   return summary;
 }

@@ -176,84 +176,83 @@ MemoryPlan plan_memory(const Model& model, const DrafterOptions& drafter_options
   return m;
 }
 
-nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
-  const PointSettings settings = point_settings(c.spec, point);
-  DrafterOptions options = settings.drafter;
-  if (drafter_wants_cost_model(options)) {
-    options.cost = c.cost_model();
-    options.time_drafter = c.time_drafter;
-  }
-  std::unique_ptr<Drafter> drafter = make_drafter(options, c.model, c.pool);
-  const int batch_size = settings.batch_size;
-  const int max_new_tokens = settings.decode.max_new_tokens;
+namespace {
+
+// The memory the point plans for, from the longest prompt it can see: later turns are
+// bounded by the earlier ones' prompts and answers.
+MemoryPlan plan_point_memory(const PointContext& c, const PointSettings& settings, const DrafterOptions& options, int32_t max_tree_nodes) {
   const int turns = c.dataset.turns;
-
-  // Plan from the longest prompt the point can see: later turns are bounded by the earlier
-  // ones' prompts and answers.
+  const int max_new_tokens = settings.decode.max_new_tokens;
   const int64_t longest = c.longest_first_prompt * turns + static_cast<int64_t>(turns - 1) * max_new_tokens;
-  const MemoryPlan plan = plan_memory(c.model, options, drafter->max_tree_nodes(), std::min<int>(batch_size, static_cast<int>(c.prompts.size())), longest,
-                                      max_new_tokens);
-  nlohmann::json record{{"memory", plan.to_json()}};
-  if (c.spec.memory_budget_bytes > 0 && plan.total() > c.spec.memory_budget_bytes) {
-    record["status"] = "oom";
-    record["message"] = fmt::format("planned {:.1f} MiB exceeds the memory budget of {:.1f} MiB", static_cast<double>(plan.total()) / 1048576.0,
-                                    static_cast<double>(c.spec.memory_budget_bytes) / 1048576.0);
-    return record;
-  }
+  return plan_memory(c.model, options, max_tree_nodes, std::min<int>(settings.batch_size, static_cast<int>(c.prompts.size())), longest,
+                     max_new_tokens);
+}
 
-  Decoder decoder(c.model, c.target, *drafter);
+// What every request of the point decodes with; past the spec's time limit, counted from
+// `start`, the next token throws PointTimeout.
+DecodeOptions point_decode_options(const ExperimentSpec& spec, const PointSettings& settings, std::shared_ptr<const CostModel> cost,
+                                   Clock::time_point start) {
   DecodeOptions opt;
-  opt.cost = options.cost;
-  opt.max_new_tokens = max_new_tokens;
+  opt.cost = std::move(cost);
+  opt.max_new_tokens = settings.decode.max_new_tokens;
   opt.sampling.temperature = settings.decode.sampling.temperature;
   opt.seed = settings.decode.seed;
-  const auto start = Clock::now();
-  if (c.spec.time_limit_s > 0) {
-    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(c.spec.time_limit_s));
-    opt.on_token = [deadline, limit = c.spec.time_limit_s](int, int32_t) {
+  if (spec.time_limit_s > 0) {
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.time_limit_s));
+    opt.on_token = [deadline, limit = spec.time_limit_s](int, int32_t) {
       if (Clock::now() > deadline) throw PointTimeout(fmt::format("the point ran past its time limit of {:.0f} s", limit));
     };
   }
+  return opt;
+}
 
+// The spec's warm-up: its first prompts, one turn, short answers; nothing recorded.
+void warm_up(const PointContext& c, const SweepPoint& point, Decoder& decoder, const DecodeOptions& opt, int64_t total) {
   const std::span<const PromptItem> all(c.prompts);
-  int64_t done = 0;
-  const int64_t total = static_cast<int64_t>(c.prompts.size()) * turns * c.spec.repeats;
-  if (c.spec.warmup > 0) {
-    int64_t ignored = 0;
-    DecodeOptions warm = opt;
-    warm.max_new_tokens = std::min(max_new_tokens, 32);
-    decode_all(c, point, decoder, warm, all.first(std::min<size_t>(static_cast<size_t>(c.spec.warmup), all.size())), 1, ignored, total);
-  }
+  int64_t ignored = 0;
+  DecodeOptions warm = opt;
+  warm.max_new_tokens = std::min(opt.max_new_tokens, 32);
+  decode_all(c, point, decoder, warm, all.first(std::min<size_t>(static_cast<size_t>(c.spec.warmup), all.size())), 1, ignored, total);
+}
 
-  // Counts and step records come from the first repeat (the tokens are the same in every
-  // repeat); timings are medians over repeats.
-  std::vector<std::vector<Request>> repeats;
-  std::vector<double> repeat_tps, repeat_throughput, repeat_wall;
-  Totals t;
+// Every repeat's requests and timings. Counts and step records come from the first repeat
+// (the tokens are the same in every repeat); timings are medians over repeats.
+struct Repeats {
+  std::vector<std::vector<Request>> requests;  // [repeat][request]
+  std::vector<double> tps, throughput, wall;   // per repeat
+  Totals first;                                // the first repeat's sums
+};
+
+Repeats run_repeats(const PointContext& c, const SweepPoint& point, Decoder& decoder, const DecodeOptions& opt, int64_t total) {
+  Repeats out;
+  int64_t done = 0;
   for (int r = 0; r < c.spec.repeats; ++r) {
     const auto t0 = Clock::now();
-    repeats.push_back(decode_all(c, point, decoder, opt, all, turns, done, total));
+    out.requests.push_back(decode_all(c, point, decoder, opt, c.prompts, c.dataset.turns, done, total));
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     Totals repeat;
-    for (const Request& request : repeats.back()) repeat.add(request);
-    repeat_wall.push_back(wall);
-    repeat_tps.push_back(mean(repeat.request_tps));
-    repeat_throughput.push_back(repeat.generated / wall);
-    if (r == 0) t = std::move(repeat);
+    for (const Request& request : out.requests.back()) repeat.add(request);
+    out.wall.push_back(wall);
+    out.tps.push_back(mean(repeat.request_tps));
+    out.throughput.push_back(repeat.generated / wall);
+    if (r == 0) out.first = std::move(repeat);
   }
+  return out;
+}
 
+// The record's "metrics": the first repeat's counts, the repeats' median speeds.
+nlohmann::json point_metrics(const Repeats& repeats, int batch_size) {
+  const Totals& t = repeats.first;
   const double steps = static_cast<double>(t.verified_per_step.size());
-  const double tps = median(repeat_tps);
+  const double tps = median(repeats.tps);
   const double per_step_ms = steps > 0 ? 1e3 / t.calls : 0;
-  record["status"] = "ok";
-  record["device"] = c.target.describe();
-  record["metrics"] = {
+  return {
       {"requests", t.requests},
       {"generated_tokens", t.generated},
       {"tokens_per_step", t.tokens_per_step()},
       {"tps", tps},
       {"tps_x_bsz", tps * batch_size},
-      {"throughput", median(repeat_throughput)},
+      {"throughput", median(repeats.throughput)},
       {"ms_per_token", tps > 0 ? 1e3 / tps : 0},
       {"time_to_first_token_s", t.ttft / t.requests},
       {"compression_ratio", t.verified > 0 ? t.beam / t.verified : 1.0},
@@ -263,15 +262,18 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
       {"step_time_ms",
        {{"draft", t.draft_s * per_step_ms}, {"verify", t.verify_s * per_step_ms}, {"accept", t.accept_s * per_step_ms}, {"other", t.other_s * per_step_ms}}},
   };
-  record["spread"] = {{"tps", spread(repeat_tps)}, {"throughput", spread(repeat_throughput)}, {"wall_s", spread(repeat_wall)}};
+}
 
-  // Per prompt (all turns) and per category, timing as the median over repeats.
+// The record's "per_prompt" (every turn of every prompt) and "per_category", from the first
+// repeat, speeds the median over repeats.
+void add_per_prompt(const PointContext& c, const Repeats& repeats, nlohmann::json& record) {
   std::map<std::string, Totals> by_category;
   nlohmann::json per_prompt = nlohmann::json::array();
-  for (size_t i = 0; i < repeats[0].size(); ++i) {
-    const Request& r = repeats[0][i];
+  const std::vector<Request>& first = repeats.requests[0];
+  for (size_t i = 0; i < first.size(); ++i) {
+    const Request& r = first[i];
     std::vector<double> tps_over_repeats;
-    for (const auto& rep : repeats) tps_over_repeats.push_back(rep[i].result.tokens_per_second());
+    for (const auto& rep : repeats.requests) tps_over_repeats.push_back(rep[i].result.tokens_per_second());
     const PromptItem& item = c.prompts[r.prompt];
     per_prompt.push_back({{"id", item.id},
                           {"category", item.category},
@@ -289,6 +291,39 @@ nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
     per_category[category.empty() ? "(none)" : category] = {{"requests", ct.requests}, {"tokens_per_step", ct.tokens_per_step()}, {"tps", mean(ct.request_tps)}};
   record["per_prompt"] = std::move(per_prompt);
   record["per_category"] = std::move(per_category);
+}
+
+}  // namespace
+
+nlohmann::json run_point(const PointContext& c, const SweepPoint& point) {
+  const PointSettings settings = point_settings(c.spec, point);
+  DrafterOptions options = settings.drafter;
+  if (drafter_wants_cost_model(options)) {
+    options.cost = c.cost_model();
+    options.time_drafter = c.time_drafter;
+  }
+  std::unique_ptr<Drafter> drafter = make_drafter(options, c.model, c.pool);
+  const MemoryPlan plan = plan_point_memory(c, settings, options, drafter->max_tree_nodes());
+  nlohmann::json record{{"memory", plan.to_json()}};
+  if (c.spec.memory_budget_bytes > 0 && plan.total() > c.spec.memory_budget_bytes) {
+    record["status"] = "oom";
+    record["message"] = fmt::format("planned {:.1f} MiB exceeds the memory budget of {:.1f} MiB", static_cast<double>(plan.total()) / 1048576.0,
+                                    static_cast<double>(c.spec.memory_budget_bytes) / 1048576.0);
+    return record;
+  }
+
+  Decoder decoder(c.model, c.target, *drafter);
+  const auto start = Clock::now();
+  const DecodeOptions opt = point_decode_options(c.spec, settings, options.cost, start);
+  const int64_t total = static_cast<int64_t>(c.prompts.size()) * c.dataset.turns * c.spec.repeats;
+  if (c.spec.warmup > 0) warm_up(c, point, decoder, opt, total);
+  const Repeats repeats = run_repeats(c, point, decoder, opt, total);
+
+  record["status"] = "ok";
+  record["device"] = c.target.describe();
+  record["metrics"] = point_metrics(repeats, settings.batch_size);
+  record["spread"] = {{"tps", spread(repeats.tps)}, {"throughput", spread(repeats.throughput)}, {"wall_s", spread(repeats.wall)}};
+  add_per_prompt(c, repeats, record);
   record["wall_s"] = std::chrono::duration<double>(Clock::now() - start).count();
   record["memory"]["peak_rss_bytes"] = peak_rss_bytes();
   return record;

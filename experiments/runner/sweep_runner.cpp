@@ -134,6 +134,49 @@ double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& p, int64_t
   return batches * steps * step_s * (spec.repeats + (spec.warmup > 0 ? 0.1 : 0.0));
 }
 
+namespace {
+
+// --dry-run: every point with its estimate, and the total.
+void print_dry_run(const std::vector<SweepPoint>& points, std::map<std::string, std::vector<PromptItem>>& prompts,
+                   const std::vector<double>& estimates, double estimated_total) {
+  for (size_t i = 0; i < points.size(); ++i)
+    fmt::print("{:4}  {}{}  ~{:.0f} s\n", i + 1, point_label(points[i]), points[i].added_baseline ? "  (baseline)" : "", estimates[i]);
+  size_t prompts_in_all = 0;
+  for (const SweepPoint& p : points) prompts_in_all += prompts[p.dataset].size();
+  fmt::print("{} points, {} prompts per point on average; estimated {:.1f} min on this machine (rough: from model size and tree sizes)\n", points.size(),
+             prompts_in_all / points.size(), estimated_total / 60.0);
+}
+
+// Per dataset, the tokens of its longest first-turn prompt: every point plans its memory
+// from it, so each prompt is tokenized once per sweep.
+std::map<std::string, int64_t> longest_first_prompts(const ExperimentSpec& spec, const Model& model,
+                                                     const std::map<std::string, std::vector<PromptItem>>& prompts) {
+  std::map<std::string, int64_t> longest;
+  for (const auto& [name, items] : prompts)
+    for (const PromptItem& item : items)
+      longest[name] = std::max<int64_t>(longest[name], static_cast<int64_t>(Conversation(item).next_prompt(model, spec.chat).size()));
+  return longest;
+}
+
+// The point's record for results.jsonl: its measurements, or how it failed ("timeout",
+// "error", the latter counted in `errors`).
+nlohmann::json point_record(const PointContext& context, const SweepPoint& p, int& errors) {
+  nlohmann::json record;
+  try {
+    record = run_point(context, p);
+  } catch (const PointTimeout& e) {
+    record = {{"status", "timeout"}, {"message", e.what()}};
+  } catch (const std::exception& e) {
+    record = {{"status", "error"}, {"message", e.what()}};
+    ++errors;
+  }
+  record["key"] = p.key();
+  record["point"] = p.to_json();
+  return record;
+}
+
+}  // namespace
+
 int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   const std::vector<SweepPoint> points = select_points(spec, o);
   std::map<std::string, std::vector<PromptItem>> prompts;
@@ -146,12 +189,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
     estimated_total += estimates.back();
   }
   if (o.dry_run) {
-    for (size_t i = 0; i < points.size(); ++i)
-      fmt::print("{:4}  {}{}  ~{:.0f} s\n", i + 1, point_label(points[i]), points[i].added_baseline ? "  (baseline)" : "", estimates[i]);
-    size_t prompts_in_all = 0;
-    for (const SweepPoint& p : points) prompts_in_all += prompts[p.dataset].size();
-    fmt::print("{} points, {} prompts per point on average; estimated {:.1f} min on this machine (rough: from model size and tree sizes)\n", points.size(),
-               prompts_in_all / points.size(), estimated_total / 60.0);
+    print_dry_run(points, prompts, estimates, estimated_total);
     return 0;
   }
 
@@ -169,11 +207,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   auto model = Model::load(spec.model);
   ThreadPool pool(spec.threads > 0 ? spec.threads : ThreadPool::default_threads());
   const std::unique_ptr<ForwardPass> target = make_forward_pass(spec.device, model->config(), model->weights(), pool);
-  // Every point plans its memory from its dataset's longest prompt: tokenize each once.
-  std::map<std::string, int64_t> longest_first_prompt;
-  for (const auto& [name, items] : prompts)
-    for (const PromptItem& item : items)
-      longest_first_prompt[name] = std::max<int64_t>(longest_first_prompt[name], static_cast<int64_t>(Conversation(item).next_prompt(*model, spec.chat).size()));
+  std::map<std::string, int64_t> longest_first_prompt = longest_first_prompts(spec, *model, prompts);
   std::shared_ptr<const CostModel> cost;
   DraftTimer timer;
   auto cost_model = [&] {
@@ -202,17 +236,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
                          [&](int64_t done, int64_t total) { bar.prompt(done, total); },
                          cost_model,
                          time_drafter};
-    nlohmann::json record;
-    try {
-      record = run_point(context, p);
-    } catch (const PointTimeout& e) {
-      record = {{"status", "timeout"}, {"message", e.what()}};
-    } catch (const std::exception& e) {
-      record = {{"status", "error"}, {"message", e.what()}};
-      ++errors;
-    }
-    record["key"] = p.key();
-    record["point"] = p.to_json();
+    const nlohmann::json record = point_record(context, p, errors);
     log.append(record);
     bar.end_point(record["status"].get<std::string>() + (record.contains("message") ? ": " + record["message"].get<std::string>() : ""));
   }

@@ -1,5 +1,5 @@
 // Fuzz target for the CLI's numeric options: the input's lines are argv words (the first the
-// command), parsed through the draftbench command definitions (engine/cli add_commands) and
+// command), parsed through the draftbench command definitions (app/ add_commands) and
 // never run. Parsing either fails with a CLI11 ParseError (the one line main() prints) or
 // succeeds, and then every value given to a number option is a finite number (CLI11 type
 // FLOAT) or, for an unsigned one (UINT), was not negative (strtoull wraps "-1" silently).
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 
 namespace {
 

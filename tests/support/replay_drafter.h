@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/drafters/drafter.h"
+#include "engine/decoding/drafter.h"
 
 namespace draftbench::test {
 

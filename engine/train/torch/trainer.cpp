@@ -165,84 +165,86 @@ Split make_split(const TrainingCorpus& corpus, const std::vector<uint32_t>& sequ
   return split;
 }
 
-}  // namespace
 
-const char* trainable_drafters() {
-  static const std::string names = trainable_kinds();
-  return names.c_str();
+// The distilled data and the target model, checked against each other: hidden size,
+// vocabulary, and the model file's SHA-256 where the manifest records one.
+struct TrainInputs {
+  explicit TrainInputs(const TrainOptions& o)
+      : data(o.data_dir, o.verify_checksums),
+        manifest_path((fs::path(o.data_dir) / kDistillManifest).string()),
+        manifest_sha256(sha256_file(manifest_path)),
+        model(Model::load(o.model_path)) {
+    const ModelConfig& mc = model->config();
+    if (data.n_embd() != mc.n_embd)
+      throw InputError(manifest_path, "field 'target.n_embd'", fmt::format("{} does not match the model's hidden size {} ({})", data.n_embd(), mc.n_embd, o.model_path));
+    const nlohmann::json& target_info = data.manifest().at("target");
+    if (target_info.contains("n_vocab") && target_info["n_vocab"].is_number_integer() && target_info["n_vocab"].get<int64_t>() != mc.n_vocab)
+      throw InputError(manifest_path, "field 'target.n_vocab'",
+                       fmt::format("{} does not match the model's vocabulary {} ({})", target_info["n_vocab"].get<int64_t>(), mc.n_vocab, o.model_path));
+    if (fs::is_regular_file(o.model_path) && target_info.contains("sha256") && target_info["sha256"].is_string()) {
+      model_sha256 = sha256_file(o.model_path);
+      if (model_sha256 != target_info["sha256"].get<std::string>())
+        throw InputError(manifest_path, "field 'target.sha256'", fmt::format("differs from {}'s (the data was distilled from another model)", o.model_path));
+    }
+  }
+
+  const DistillData data;
+  const std::string manifest_path, manifest_sha256;
+  const std::unique_ptr<Model> model;
+  std::string model_sha256;  // empty: not checked (no file, or the manifest records none)
+};
+
+// Draft steps, heads or 1: the labels per example the net learns. Distilled labels for
+// position drafters come from the continuations, which must be long enough.
+int64_t label_steps(const TrainOptions& o, const TrainingNet& net, const TrainInputs& in, LabelSource source) {
+  const int64_t steps = net.steps == TrainingNet::Steps::draft_steps ? o.draft_steps : net.steps == TrainingNet::Steps::heads ? o.medusa_heads : 1;
+  const int64_t continuation = in.data.continuation_length();
+  if (!net.features && source == LabelSource::distilled && steps > continuation - 1)
+    throw InputError(in.manifest_path, "field 'settings.continuation_length'",
+                     fmt::format("{} gives {} distilled labels per position; {} {} needs {} (distill with --draft-steps {} or more, or train on ground_truth labels)",
+                                 continuation, continuation - 1, o.drafter, net.steps == TrainingNet::Steps::heads ? "--heads" : "--draft-steps", steps, steps));
+  return steps;
 }
 
-TrainResult train_drafter(const TrainOptions& o) {
-  check_options(o);
-  const Clock::time_point start = Clock::now();
-  auto say = [&](const std::string& line) {
-    if (o.progress) o.progress(line);
-  };
-  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+// The draft vocabulary: the training split's most frequent response tokens (and the stop
+// tokens), with the share of response tokens it covers.
+struct DraftVocabulary {
+  std::vector<int32_t> ids;
+  int64_t responses = 0;  // response tokens of the training split
+  double response_coverage = 0;
+};
 
-  // --- data and target --------------------------------------------------------------------
-  const DistillData data(o.data_dir, o.verify_checksums);
-  const std::string manifest_path = (fs::path(o.data_dir) / kDistillManifest).string();
-  const std::string manifest_sha256 = sha256_file(manifest_path);
-  const std::unique_ptr<Model> model = Model::load(o.model_path);
-  const ModelConfig& mc = model->config();
-  if (data.n_embd() != mc.n_embd)
-    throw InputError(manifest_path, "field 'target.n_embd'", fmt::format("{} does not match the model's hidden size {} ({})", data.n_embd(), mc.n_embd, o.model_path));
-  const nlohmann::json& target_info = data.manifest().at("target");
-  if (target_info.contains("n_vocab") && target_info["n_vocab"].is_number_integer() && target_info["n_vocab"].get<int64_t>() != mc.n_vocab)
-    throw InputError(manifest_path, "field 'target.n_vocab'",
-                     fmt::format("{} does not match the model's vocabulary {} ({})", target_info["n_vocab"].get<int64_t>(), mc.n_vocab, o.model_path));
-  std::string model_sha256;
-  if (fs::is_regular_file(o.model_path) && target_info.contains("sha256") && target_info["sha256"].is_string()) {
-    model_sha256 = sha256_file(o.model_path);
-    if (model_sha256 != target_info["sha256"].get<std::string>())
-      throw InputError(manifest_path, "field 'target.sha256'", fmt::format("differs from {}'s (the data was distilled from another model)", o.model_path));
+DraftVocabulary choose_vocabulary(const TrainingCorpus& corpus, const Model& model, int64_t size) {
+  const std::vector<int64_t> counts = corpus.response_token_counts(corpus.train_sequences(), model.config().n_vocab);
+  DraftVocabulary v;
+  v.ids = choose_draft_vocab(counts, size, model.tokenizer().stop_ids());
+  int64_t covered = 0;
+  for (int64_t c : counts) v.responses += c;
+  for (int32_t id : v.ids) covered += counts[static_cast<size_t>(id)];
+  v.response_coverage = v.responses ? static_cast<double>(covered) / static_cast<double>(v.responses) : 0.0;
+  return v;
+}
+
+// Position drafters: the share of every step label of the training split, as the loss sees
+// them, inside the draft vocabulary.
+double step_label_coverage(const TrainingCorpus& corpus, const Split& train, LabelSource source, int64_t steps, const DraftTarget& target) {
+  int64_t labels = 0, inside = 0;
+  int32_t root = 0;
+  std::vector<int32_t> step_labels(static_cast<size_t>(steps));
+  for (const CorpusPosition& p : train.positions) {
+    corpus.labels(p, source, steps, &root, step_labels.data());
+    for (int32_t l : step_labels)
+      if (l >= 0) {
+        ++labels;
+        inside += target.draft_index(l) >= 0;
+      }
   }
+  return labels ? static_cast<double>(inside) / static_cast<double>(labels) : 0.0;
+}
 
-  const TrainingNet& net = *find_drafter_kind(o.drafter)->training;
+// The torch session's net, AdamW and clipping (the recipe in this file's header).
+SessionSpec session_spec(const TrainOptions& o, const TrainingNet& net, int64_t steps, const DraftTarget& target, int threads) {
   const bool eagle = net.features;
-  const LabelSource source = o.labels == "distilled" ? LabelSource::distilled : LabelSource::ground_truth;
-  const int64_t steps = net.steps == TrainingNet::Steps::draft_steps ? o.draft_steps : net.steps == TrainingNet::Steps::heads ? o.medusa_heads : 1;
-  if (!eagle && source == LabelSource::distilled && steps > data.continuation_length() - 1)
-    throw InputError(manifest_path, "field 'settings.continuation_length'",
-                     fmt::format("{} gives {} distilled labels per position; {} {} needs {} (distill with --draft-steps {} or more, or train on ground_truth labels)",
-                                 data.continuation_length(), data.continuation_length() - 1, o.drafter, net.steps == TrainingNet::Steps::heads ? "--heads" : "--draft-steps",
-                                 steps, steps));
-  const TrainingCorpus corpus(data, o.valid_fraction);
-
-  // --- draft vocabulary -------------------------------------------------------------------
-  const std::vector<int64_t> counts = corpus.response_token_counts(corpus.train_sequences(), mc.n_vocab);
-  const std::vector<int32_t> vocab = choose_draft_vocab(counts, o.draft_vocab, model->tokenizer().stop_ids());
-  int64_t responses = 0, covered = 0;
-  for (int64_t c : counts) responses += c;
-  for (int32_t id : vocab) covered += counts[static_cast<size_t>(id)];
-  const double response_coverage = responses ? static_cast<double>(covered) / static_cast<double>(responses) : 0.0;
-  const DraftTarget target(*model, vocab);
-  say(fmt::format("draft vocabulary: {} tokens (asked {}), {:.2f}% of the {} response tokens", vocab.size(), o.draft_vocab, 100 * response_coverage, responses));
-
-  // --- examples ---------------------------------------------------------------------------
-  const Split train = make_split(corpus, corpus.train_sequences(), eagle, source, o.max_positions, o.max_sequence_length);
-  const Split valid = make_split(corpus, corpus.valid_sequences(), eagle, source, kMaxValidExamples, o.max_sequence_length);
-  if (train.examples == 0) throw InputError(o.data_dir, "shards", "hold no trained positions in the training split (expected responses to learn)");
-  if (o.patience > 0 && valid.examples == 0)
-    throw InputError("train", "option '--patience'", "needs held-out examples to watch (expected --valid-fraction > 0 and data with enough records)");
-  double label_coverage = response_coverage;
-  if (!eagle) {  // every step label, as the loss sees them
-    int64_t labels = 0, inside = 0;
-    int32_t root = 0;
-    std::vector<int32_t> step_labels(static_cast<size_t>(steps));
-    for (const CorpusPosition& p : train.positions) {
-      corpus.labels(p, source, steps, &root, step_labels.data());
-      for (int32_t l : step_labels)
-        if (l >= 0) {
-          ++labels;
-          inside += target.draft_index(l) >= 0;
-        }
-    }
-    label_coverage = labels ? static_cast<double>(inside) / static_cast<double>(labels) : 0.0;
-  }
-
-  // --- the torch session: net, AdamW, clipping ---------------------------------------------
   SessionSpec spec;
   spec.kind = net.net;
   spec.steps = steps;
@@ -255,86 +257,167 @@ TrainResult train_drafter(const TrainOptions& o) {
   spec.clip_by_value = eagle;
   spec.seed = o.seed;
   spec.threads = threads;
-  const std::unique_ptr<TorchSession> session = open_torch_session(spec, target.rows());
-  const std::string blas = session->blas_library();
-  if (!fast_blas(blas))
-    say(fmt::format("warning: torch's matrix products run on {} (the reference BLAS?): training is ~30x slower than with OpenBLAS "
-                    "(Debian: apt-get install libopenblas0-openmp)", blas));
-  const int64_t batch_size = o.batch_size > 0 ? o.batch_size : kDefaultBatchSize;
-  // Every epoch's order up front: EAGLE's batch count depends on the order, and the
-  // schedule needs the total.
+  return spec;
+}
+
+// Every epoch's batch order, drawn up front from the seed (EAGLE's batch count depends on
+// the order, and the schedule needs the total), and the schedule's step counts.
+struct EpochPlan {
+  std::vector<std::vector<std::vector<size_t>>> batches;  // [epoch][batch] example indices
+  int64_t total_steps = 0, steps_per_epoch = 0, warmup_steps = 0;
+};
+
+EpochPlan plan_epochs(const TrainOptions& o, const Split& train, int64_t batch_size) {
+  EpochPlan plan;
   std::mt19937_64 order_rng(o.seed);
-  std::vector<std::vector<std::vector<size_t>>> epoch_batches;
-  int64_t total_steps = 0;
   for (int e = 0; e < o.epochs; ++e) {
-    epoch_batches.push_back(train.batches(batch_size, &order_rng));
-    total_steps += static_cast<int64_t>(epoch_batches.back().size());
+    plan.batches.push_back(train.batches(batch_size, &order_rng));
+    plan.total_steps += static_cast<int64_t>(plan.batches.back().size());
   }
-  const int64_t steps_per_epoch = static_cast<int64_t>(epoch_batches[0].size());
-  if (o.max_steps > 0) total_steps = std::min(total_steps, o.max_steps);
-  const int64_t warmup_steps = static_cast<int64_t>(std::ceil(o.warmup * static_cast<double>(total_steps)));
-  say(fmt::format("{}: {} training examples, {} held out; {} steps of {} ({} per epoch), {} threads", o.drafter, train.examples, valid.examples,
-                  total_steps, batch_size, steps_per_epoch, threads));
+  plan.steps_per_epoch = static_cast<int64_t>(plan.batches[0].size());
+  if (o.max_steps > 0) plan.total_steps = std::min(plan.total_steps, o.max_steps);
+  plan.warmup_steps = static_cast<int64_t>(std::ceil(o.warmup * static_cast<double>(plan.total_steps)));
+  return plan;
+}
 
-  std::error_code ec;
-  fs::create_directories(o.out_dir, ec);
-  if (ec || !fs::is_directory(o.out_dir)) throw InputError(o.out_dir, "", "cannot create the output directory" + (ec ? " (" + ec.message() + ")" : std::string()));
-  const GgmlType export_type = o.dtype == "f16" ? GgmlType::F16 : GgmlType::F32;
-  nlohmann::json training_fields{{"trained", true}, {"labels", eagle ? "target_features" : o.labels}, {"seed", o.seed}, {"data_manifest_sha256", manifest_sha256}};
-  auto export_to = [&](const std::string& dir, int epochs_done) {
-    nlohmann::json config = native_drafter_config(o.drafter);
-    config.update(session->config());
-    config["training"] = training_fields;
-    config["training"]["epochs"] = epochs_done;
-    SafetensorsWriter writer;
-    for (const NamedFloats& t : session->weights()) writer.tensor_floats(t.name, export_type, t.shape, t.values);
-    write_native_drafter(dir, config, writer, target.draft_vocab(), mc.n_vocab);
-  };
+// What the loop and the records need of a run, fixed before the loop starts.
+struct TrainSetup {
+  const TrainOptions& o;
+  const TrainInputs& in;
+  const TrainingNet& net;
+  LabelSource source;
+  int64_t steps = 1, batch_size = 0;
+  int threads = 1;
+  const DraftVocabulary& vocab;
+  double label_coverage = 0;
+  const Split& train;
+  const Split& valid;
+  const SessionSpec& spec;
+  const EpochPlan& plan;
+  bool eagle() const { return net.features; }
+};
 
-  // --- the loop (train_loop.cpp): checkpoints, deadline, early stopping ---------------------
-  PositionBatch position_batch;
-  SequenceBatch sequence_batch;
-  BackendBatch backend_batch;
-  // Fills backend_batch with the split's examples `members`; returns how many examples.
-  auto prepare = [&](const Split& split, const std::vector<size_t>& members) -> int64_t {
-    if (eagle) {
+// Fills the backend batch the loop trains on with examples of a split.
+class ExampleBatches {
+ public:
+  ExampleBatches(const TrainSetup& setup, const TrainingCorpus& corpus, const DraftTarget& target)
+      : setup_(setup), corpus_(corpus), target_(target) {}
+  const BackendBatch& batch() const { return backend_batch_; }
+
+  // The split's examples `members` into batch(); returns how many examples it holds.
+  int64_t prepare(bool is_valid, const std::vector<size_t>& members) {
+    const Split& split = is_valid ? setup_.valid : setup_.train;
+    if (setup_.eagle()) {
       std::vector<uint32_t> picked;
       for (size_t i : members) picked.push_back(split.sequences[i]);
-      corpus.fill(picked, o.max_sequence_length, sequence_batch);
-      target.to_backend(sequence_batch, backend_batch);
+      corpus_.fill(picked, setup_.o.max_sequence_length, sequence_batch_);
+      target_.to_backend(sequence_batch_, backend_batch_);
       int64_t trained = 0;
-      for (uint8_t t : backend_batch.trained) trained += t;
+      for (uint8_t t : backend_batch_.trained) trained += t;
       return trained;
     }
     std::vector<CorpusPosition> picked;
     for (size_t i : members) picked.push_back(split.positions[i]);
-    corpus.fill(picked, source, steps, position_batch);
-    target.to_backend(position_batch, net.step_inputs, backend_batch);
-    return position_batch.size;
-  };
-  const std::vector<std::vector<size_t>> valid_batches = valid.batches(batch_size, nullptr);
-  const DirectoryLock out_lock(o.out_dir);  // one trainer per output directory
-  // What a resume must match: everything that shapes the weights (train_checkpoint.h).
-  const nlohmann::json fingerprint{
-      {"drafter", o.drafter}, {"data_manifest_sha256", manifest_sha256}, {"model_sha256", model_sha256},
-      {"draft_vocab_sha256", sha256_hex(std::string_view(reinterpret_cast<const char*>(vocab.data()), vocab.size() * sizeof(int32_t)))},
-      {"epoch_order_sha256", order_checksum(epoch_batches)}, {"total_steps", total_steps}, {"train_examples", train.examples},
-      {"valid_examples", valid.examples},
-      {"options", {{"epochs", o.epochs}, {"lr", o.lr}, {"batch_size", batch_size}, {"seed", o.seed}, {"labels", o.labels}, {"draft_steps", steps},
-                   {"num_layers", spec.layers}, {"draft_vocab", o.draft_vocab}, {"threads", threads}, {"max_positions", o.max_positions},
-                   {"max_steps", o.max_steps}, {"warmup", o.warmup}, {"weight_decay", o.weight_decay}, {"grad_clip", spec.grad_clip},
-                   {"valid_fraction", o.valid_fraction}, {"max_sequence_length", o.max_sequence_length}, {"eagle_noise", o.eagle_noise},
-                   {"dtype", o.dtype}, {"patience", o.patience}}}};
-  const TrainLoopOutcome outcome = run_train_loop(TrainLoopSetup{
-      o, *session, epoch_batches, valid_batches, total_steps, warmup_steps, fingerprint,
-      [&](bool is_valid, const std::vector<size_t>& members) { return prepare(is_valid ? valid : train, members); }, backend_batch, export_to, say});
-  const TrainProgress& progress = outcome.progress;
+    corpus_.fill(picked, setup_.source, setup_.steps, position_batch_);
+    target_.to_backend(position_batch_, setup_.net.step_inputs, backend_batch_);
+    return position_batch_.size;
+  }
 
+ private:
+  const TrainSetup& setup_;
+  const TrainingCorpus& corpus_;
+  const DraftTarget& target_;
+  PositionBatch position_batch_;
+  SequenceBatch sequence_batch_;
+  BackendBatch backend_batch_;
+};
+
+// The session's current weights as a drafter in `dir`, recording the training fields.
+void export_drafter(const TrainSetup& setup, TorchSession& session, const DraftTarget& target, const std::string& dir, int epochs_done) {
+  const TrainOptions& o = setup.o;
+  nlohmann::json config = native_drafter_config(o.drafter);
+  config.update(session.config());
+  config["training"] = {{"trained", true}, {"labels", setup.eagle() ? "target_features" : o.labels}, {"seed", o.seed},
+                        {"data_manifest_sha256", setup.in.manifest_sha256}};
+  config["training"]["epochs"] = epochs_done;
+  const GgmlType export_type = o.dtype == "f16" ? GgmlType::F16 : GgmlType::F32;
+  SafetensorsWriter writer;
+  for (const NamedFloats& t : session.weights()) writer.tensor_floats(t.name, export_type, t.shape, t.values);
+  write_native_drafter(dir, config, writer, target.draft_vocab(), setup.in.model->config().n_vocab);
+}
+
+// What a resume must match: everything that shapes the weights (train_checkpoint.h).
+nlohmann::json resume_fingerprint(const TrainSetup& s) {
+  const TrainOptions& o = s.o;
+  const std::vector<int32_t>& vocab = s.vocab.ids;
+  return {{"drafter", o.drafter}, {"data_manifest_sha256", s.in.manifest_sha256}, {"model_sha256", s.in.model_sha256},
+          {"draft_vocab_sha256", sha256_hex(std::string_view(reinterpret_cast<const char*>(vocab.data()), vocab.size() * sizeof(int32_t)))},
+          {"epoch_order_sha256", order_checksum(s.plan.batches)}, {"total_steps", s.plan.total_steps}, {"train_examples", s.train.examples},
+          {"valid_examples", s.valid.examples},
+          {"options", {{"epochs", o.epochs}, {"lr", o.lr}, {"batch_size", s.batch_size}, {"seed", o.seed}, {"labels", o.labels}, {"draft_steps", s.steps},
+                       {"num_layers", s.spec.layers}, {"draft_vocab", o.draft_vocab}, {"threads", s.threads}, {"max_positions", o.max_positions},
+                       {"max_steps", o.max_steps}, {"warmup", o.warmup}, {"weight_decay", o.weight_decay}, {"grad_clip", s.spec.grad_clip},
+                       {"valid_fraction", o.valid_fraction}, {"max_sequence_length", o.max_sequence_length}, {"eagle_noise", o.eagle_noise},
+                       {"dtype", o.dtype}, {"patience", o.patience}}}};
+}
+
+// train_result.json's provenance of a finished run.
+nlohmann::json provenance(const TrainSetup& s, const TrainResult& result, const TrainProgress& progress, const std::string& blas) {
+  const TrainOptions& o = s.o;
+  const bool eagle = s.eagle();
+  const EpochSummary* last = result.epochs.empty() ? nullptr : &result.epochs.back();
+  return {
+      {"command_line", o.command_line},
+      {"drafter", o.drafter},
+      {"data_dir", o.data_dir},
+      {"data_manifest_sha256", s.in.manifest_sha256},
+      {"model", o.model_path},
+      {"model_sha256", s.in.model_sha256},
+      {"seed", o.seed},
+      {"epochs", o.epochs},
+      {"options",
+       {{"lr", o.lr}, {"batch_size", s.batch_size}, {"labels", eagle ? "target_features" : o.labels}, {"draft_steps", s.steps},
+        {"num_layers", s.spec.layers}, {"warmup", o.warmup}, {"weight_decay", o.weight_decay}, {"grad_clip", s.spec.grad_clip},
+        {"grad_clip_kind", eagle ? "value" : "norm"}, {"betas", {s.spec.beta1, s.spec.beta2}}, {"max_positions", o.max_positions}, {"max_steps", o.max_steps},
+        {"valid_fraction", o.valid_fraction}, {"max_sequence_length", o.max_sequence_length}, {"eagle_noise", eagle ? o.eagle_noise : 0.0},
+        {"dtype", o.dtype}, {"threads", s.threads}, {"patience", o.patience}}},
+      {"blas", blas},
+      {"optimizer_steps", result.optimizer_steps},
+      {"positions_trained", result.positions_trained},
+      {"train_examples_per_epoch", s.train.examples},
+      {"valid_examples", s.valid.examples},
+      {"wall_seconds", progress.wall_seconds},
+      {"training_seconds", progress.training_seconds},
+      {"pieces", progress.pieces},
+      {"epochs_done", result.epochs.size()},
+      {"best_epoch", progress.best_epoch},
+      {"best_valid_loss", progress.best_valid_loss},
+      {"exported_epoch", result.best_epoch > 0 ? result.best_epoch : static_cast<int>(result.epochs.size())},
+      {"stopped_early", result.stopped_early},
+      {"positions_per_second", result.positions_per_second},
+      {"draft_vocab_size", result.draft_vocab_size},
+      {"draft_vocab_requested", o.draft_vocab},
+      {"response_token_coverage", s.vocab.response_coverage},
+      {"label_coverage", s.label_coverage},
+      {"final_train_loss", last ? last->train_loss : 0.0},
+      {"final_valid_loss", last ? last->valid_loss : 0.0},
+      {"final_train_steps", step_metrics_json(last ? last->train_steps : std::vector<StepMetrics>{})},
+      {"final_valid_steps", step_metrics_json(last ? last->valid_steps : std::vector<StepMetrics>{})},
+  };
+}
+
+// The run's result after the loop. A stopped run exports nothing (its checkpoint continues
+// it); a finished one exports the best epoch (patience) or the last, writes
+// train_result.json and removes the checkpoint.
+TrainResult finish_training(const TrainSetup& s, const TrainLoopOutcome& outcome, Clock::time_point start, const std::string& blas,
+                            const std::function<void(const std::string&, int)>& export_to) {
+  const TrainOptions& o = s.o;
+  const TrainProgress& progress = outcome.progress;
   TrainResult result;
   result.out_dir = o.out_dir;
-  result.draft_vocab_size = static_cast<int64_t>(vocab.size());
-  result.label_coverage = label_coverage;
-  result.total_steps = total_steps;
+  result.draft_vocab_size = static_cast<int64_t>(s.vocab.ids.size());
+  result.label_coverage = s.label_coverage;
+  result.total_steps = s.plan.total_steps;
   result.optimizer_steps = progress.step;
   result.positions_trained = progress.positions_trained;
   result.epochs = epoch_summaries(progress.epochs, train_checkpoint_path(o.out_dir));
@@ -352,52 +435,75 @@ TrainResult train_drafter(const TrainOptions& o) {
   } else {
     export_to(o.out_dir, static_cast<int>(result.epochs.size()));
   }
-  const double training_seconds = progress.training_seconds;
-  result.positions_per_second = static_cast<double>(result.positions_trained) / std::max(training_seconds, 1e-9);
-  const EpochSummary* last = result.epochs.empty() ? nullptr : &result.epochs.back();
-  result.provenance = {
-      {"command_line", o.command_line},
-      {"drafter", o.drafter},
-      {"data_dir", o.data_dir},
-      {"data_manifest_sha256", manifest_sha256},
-      {"model", o.model_path},
-      {"model_sha256", model_sha256},
-      {"seed", o.seed},
-      {"epochs", o.epochs},
-      {"options",
-       {{"lr", o.lr}, {"batch_size", batch_size}, {"labels", eagle ? "target_features" : o.labels}, {"draft_steps", steps},
-        {"num_layers", spec.layers}, {"warmup", o.warmup}, {"weight_decay", o.weight_decay}, {"grad_clip", spec.grad_clip},
-        {"grad_clip_kind", eagle ? "value" : "norm"}, {"betas", {spec.beta1, spec.beta2}}, {"max_positions", o.max_positions}, {"max_steps", o.max_steps},
-        {"valid_fraction", o.valid_fraction}, {"max_sequence_length", o.max_sequence_length}, {"eagle_noise", eagle ? o.eagle_noise : 0.0},
-        {"dtype", o.dtype}, {"threads", threads}, {"patience", o.patience}}},
-      {"blas", blas},
-      {"optimizer_steps", result.optimizer_steps},
-      {"positions_trained", result.positions_trained},
-      {"train_examples_per_epoch", train.examples},
-      {"valid_examples", valid.examples},
-      {"wall_seconds", progress.wall_seconds},
-      {"training_seconds", training_seconds},
-      {"pieces", progress.pieces},
-      {"epochs_done", result.epochs.size()},
-      {"best_epoch", progress.best_epoch},
-      {"best_valid_loss", progress.best_valid_loss},
-      {"exported_epoch", result.best_epoch > 0 ? result.best_epoch : static_cast<int>(result.epochs.size())},
-      {"stopped_early", result.stopped_early},
-      {"positions_per_second", result.positions_per_second},
-      {"draft_vocab_size", result.draft_vocab_size},
-      {"draft_vocab_requested", o.draft_vocab},
-      {"response_token_coverage", response_coverage},
-      {"label_coverage", label_coverage},
-      {"final_train_loss", last ? last->train_loss : 0.0},
-      {"final_valid_loss", last ? last->valid_loss : 0.0},
-      {"final_train_steps", step_metrics_json(last ? last->train_steps : std::vector<StepMetrics>{})},
-      {"final_valid_steps", step_metrics_json(last ? last->valid_steps : std::vector<StepMetrics>{})},
-  };
+  result.positions_per_second = static_cast<double>(result.positions_trained) / std::max(progress.training_seconds, 1e-9);
+  result.provenance = provenance(s, result, progress, blas);
   write_file_atomically((fs::path(o.out_dir) / "train_result.json").string(), nlohmann::json{{"provenance", result.provenance}}.dump(2) + "\n");
   // Finished: nothing left to resume, and a checkpoint is several times the drafter's size.
   std::error_code removed;
   fs::remove(train_checkpoint_path(o.out_dir), removed);
   return result;
+}
+
+}  // namespace
+
+const char* trainable_drafters() {
+  static const std::string names = trainable_kinds();
+  return names.c_str();
+}
+
+TrainResult train_drafter(const TrainOptions& o) {
+  check_options(o);
+  const Clock::time_point start = Clock::now();
+  auto say = [&](const std::string& line) {
+    if (o.progress) o.progress(line);
+  };
+  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  // --- data, target, draft vocabulary -----------------------------------------------------
+  const TrainInputs in(o);
+  const TrainingNet& net = *find_drafter_kind(o.drafter)->training;
+  const bool eagle = net.features;
+  const LabelSource source = o.labels == "distilled" ? LabelSource::distilled : LabelSource::ground_truth;
+  const int64_t steps = label_steps(o, net, in, source);
+  const TrainingCorpus corpus(in.data, o.valid_fraction);
+  const DraftVocabulary vocab = choose_vocabulary(corpus, *in.model, o.draft_vocab);
+  const DraftTarget target(*in.model, vocab.ids);
+  say(fmt::format("draft vocabulary: {} tokens (asked {}), {:.2f}% of the {} response tokens", vocab.ids.size(), o.draft_vocab,
+                  100 * vocab.response_coverage, vocab.responses));
+
+  // --- examples ---------------------------------------------------------------------------
+  const Split train = make_split(corpus, corpus.train_sequences(), eagle, source, o.max_positions, o.max_sequence_length);
+  const Split valid = make_split(corpus, corpus.valid_sequences(), eagle, source, kMaxValidExamples, o.max_sequence_length);
+  if (train.examples == 0) throw InputError(o.data_dir, "shards", "hold no trained positions in the training split (expected responses to learn)");
+  if (o.patience > 0 && valid.examples == 0)
+    throw InputError("train", "option '--patience'", "needs held-out examples to watch (expected --valid-fraction > 0 and data with enough records)");
+  const double label_coverage = eagle ? vocab.response_coverage : step_label_coverage(corpus, train, source, steps, target);
+
+  // --- the torch session and the epochs' order --------------------------------------------
+  const SessionSpec spec = session_spec(o, net, steps, target, threads);
+  const std::unique_ptr<TorchSession> session = open_torch_session(spec, target.rows());
+  const std::string blas = session->blas_library();
+  if (!fast_blas(blas))
+    say(fmt::format("warning: torch's matrix products run on {} (the reference BLAS?): training is ~30x slower than with OpenBLAS "
+                    "(Debian: apt-get install libopenblas0-openmp)", blas));
+  const int64_t batch_size = o.batch_size > 0 ? o.batch_size : kDefaultBatchSize;
+  const EpochPlan plan = plan_epochs(o, train, batch_size);
+  say(fmt::format("{}: {} training examples, {} held out; {} steps of {} ({} per epoch), {} threads", o.drafter, train.examples, valid.examples,
+                  plan.total_steps, batch_size, plan.steps_per_epoch, threads));
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec || !fs::is_directory(o.out_dir)) throw InputError(o.out_dir, "", "cannot create the output directory" + (ec ? " (" + ec.message() + ")" : std::string()));
+
+  // --- the loop (train_loop.cpp): checkpoints, deadline, early stopping ---------------------
+  const TrainSetup setup{o, in, net, source, steps, batch_size, threads, vocab, label_coverage, train, valid, spec, plan};
+  auto export_to = [&](const std::string& dir, int epochs_done) { export_drafter(setup, *session, target, dir, epochs_done); };
+  ExampleBatches examples(setup, corpus, target);
+  const std::vector<std::vector<size_t>> valid_batches = valid.batches(batch_size, nullptr);
+  const DirectoryLock out_lock(o.out_dir);  // one trainer per output directory
+  const TrainLoopOutcome outcome = run_train_loop(TrainLoopSetup{
+      o, *session, plan.batches, valid_batches, plan.total_steps, plan.warmup_steps, resume_fingerprint(setup),
+      [&](bool is_valid, const std::vector<size_t>& members) { return examples.prepare(is_valid, members); }, examples.batch(), export_to, say});
+  return finish_training(setup, outcome, start, blas, export_to);
 }
 
 }  // namespace draftbench

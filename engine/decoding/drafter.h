@@ -1,6 +1,8 @@
 // The drafter interface (engine/DESIGN.md §9): every method, and the autoregressive baseline,
 // runs through the same Decoder loop, so speed and losslessness are comparable by
-// construction.
+// construction. The interface belongs to the loop that drives it: the drafters
+// (engine/drafters/) sit a layer above engine/decoding and implement it, and nothing in
+// engine/decoding includes them (scripts/check_layering.py).
 //
 // A draft is a token tree whose node 0 is the root — the token the target model already
 // chose and that is not yet forwarded — and whose other nodes are proposals, stored

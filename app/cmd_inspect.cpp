@@ -7,7 +7,7 @@
 #include <iostream>
 #include <map>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "kernels/quant/dequantize.h"

@@ -7,9 +7,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
+#include "app/prompt_input.h"
 #include "datasets/loaders/prompt_set.h"
-#include "engine/cli/prompt_input.h"
 #include "engine/common/error.h"
 #include "engine/decoding/autoregressive.h"
 #include "engine/decoding/decoder.h"
@@ -66,6 +66,44 @@ int run_first_logits(const GenerateArgs& a, const Model& model, const std::vecto
   return 0;
 }
 
+// The drafter's options completed for this machine and model: the cost model and the
+// drafter's timing when it sizes itself, and the shipped weights for the default model.
+void complete_drafter_options(GenerateArgs& a, ForwardPass& target, const Model& model, const ThreadPool& pool) {
+  if (drafter_wants_cost_model(a.point.drafter)) {
+    const auto note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+    const CostKey key = cost_key(target, a.model, pool.size());
+    a.point.drafter.cost = obtain_cost_model(target, model.config(), key, false, note);
+    a.point.drafter.time_drafter = cached_draft_timer(key, a.point.drafter.cost, model.config(), note);
+  }
+  // The shipped drafters were trained for the default model and only serve it.
+  if (a.point.drafter.weights_dir.empty() && a.point.drafter.kind != "autoregressive" && is_default_model(a.model))
+    a.point.drafter.weights_dir = shipped_drafter_dir(drafter_weights_kind(a.point.drafter.kind));
+}
+
+// Sums over every prompt for the closing line on stderr.
+struct GenerateTotals {
+  double tokens = 0, steps = 0, seconds = 0;
+  RequestMetrics time;  // draft, verify, accept and other seconds
+
+  void add(const RequestMetrics& m) {
+    tokens += static_cast<double>(m.generated_tokens);
+    steps += static_cast<double>(m.steps + 1);
+    seconds += m.total_s;
+    time.draft_s += m.draft_s;
+    time.verify_s += m.verify_s;
+    time.accept_s += m.accept_s;
+    time.other_s += m.other_s;
+  }
+  void print(const std::string& drafter, const std::string& device, size_t prompts) const {
+    const double step_ms = steps > 0 ? 1e3 / steps : 0;
+    fmt::print(stderr,
+               "drafter: {}, device: {}, prompts: {}, generated tokens: {:.0f}, tokens/step: {:.2f}, tokens/s per request: {:.1f}, "
+               "per step: draft {:.2f} ms, verify {:.2f} ms, accept {:.2f} ms, other {:.2f} ms\n",
+               drafter, device, prompts, tokens, steps > 0 ? tokens / steps : 0.0, seconds > 0 ? tokens / seconds : 0.0,
+               time.draft_s * step_ms, time.verify_s * step_ms, time.accept_s * step_ms, time.other_s * step_ms);
+  }
+};
+
 int run_generate(GenerateArgs a) {
   auto model = Model::load(model_path_of(a.model));
   if (!a.chat_template.empty()) model->use_chat_template(chat_template_from_name(a.chat_template, "--chat-template"));
@@ -87,15 +125,7 @@ int run_generate(GenerateArgs a) {
   a.point.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   const auto target = make_forward_pass(a.device, model->config(), model->weights(), pool);
-  if (drafter_wants_cost_model(a.point.drafter)) {
-    const auto note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-    const CostKey key = cost_key(*target, a.model, pool.size());
-    a.point.drafter.cost = obtain_cost_model(*target, model->config(), key, false, note);
-    a.point.drafter.time_drafter = cached_draft_timer(key, a.point.drafter.cost, model->config(), note);
-  }
-  // The shipped drafters were trained for the default model and only serve it.
-  if (a.point.drafter.weights_dir.empty() && a.point.drafter.kind != "autoregressive" && is_default_model(a.model))
-    a.point.drafter.weights_dir = shipped_drafter_dir(drafter_weights_kind(a.point.drafter.kind));
+  complete_drafter_options(a, *target, *model, pool);
   auto drafter = make_drafter(a.point.drafter, *model, pool);
   Decoder decoder(*model, *target, *drafter);
   opt.max_new_tokens = a.point.decode.max_new_tokens;
@@ -111,8 +141,7 @@ int run_generate(GenerateArgs a) {
   TextStreamer streamer(tok);
   if (stream) opt.on_token = [&](int, int32_t t) { std::cout << streamer.push(t) << std::flush; };
 
-  double tokens = 0, steps = 0, seconds = 0;
-  RequestMetrics total;
+  GenerateTotals totals;
   for (size_t first = 0; first < prompts.size(); first += static_cast<size_t>(a.point.batch_size)) {
     const size_t n = std::min(prompts.size() - first, static_cast<size_t>(a.point.batch_size));
     const std::span<const std::vector<int32_t>> batch(prompts.data() + first, n);
@@ -134,21 +163,10 @@ int run_generate(GenerateArgs a) {
       } else {
         std::cout << tok.decode(r.tokens) << "\n" << std::endl;
       }
-      tokens += static_cast<double>(m.generated_tokens);
-      steps += static_cast<double>(m.steps + 1);
-      seconds += m.total_s;
-      total.draft_s += m.draft_s;
-      total.verify_s += m.verify_s;
-      total.accept_s += m.accept_s;
-      total.other_s += m.other_s;
+      totals.add(m);
     }
   }
-  const double step_ms = steps > 0 ? 1e3 / steps : 0;
-  fmt::print(stderr,
-             "drafter: {}, device: {}, prompts: {}, generated tokens: {:.0f}, tokens/step: {:.2f}, tokens/s per request: {:.1f}, "
-             "per step: draft {:.2f} ms, verify {:.2f} ms, accept {:.2f} ms, other {:.2f} ms\n",
-             drafter->name(), target->describe(), prompts.size(), tokens, steps > 0 ? tokens / steps : 0.0, seconds > 0 ? tokens / seconds : 0.0,
-             total.draft_s * step_ms, total.verify_s * step_ms, total.accept_s * step_ms, total.other_s * step_ms);
+  totals.print(drafter->name(), target->describe(), prompts.size());
   return 0;
 }
 }  // namespace

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/common/error.h"
 #include "engine/model/synthetic_model.h"
 

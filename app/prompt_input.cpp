@@ -1,4 +1,4 @@
-#include "engine/cli/prompt_input.h"
+#include "app/prompt_input.h"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // own format — for the losslessness tests and for trying a drafter before training one.
 #include <fmt/format.h>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
 

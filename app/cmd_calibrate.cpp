@@ -5,7 +5,7 @@
 // itself the first time.
 #include <fmt/format.h>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/decoding/cost_model.h"
 #include "engine/model/model.h"
 

@@ -2,7 +2,7 @@
 // (tests/fuzz/cli_fuzz.cpp), so that what is fuzzed is what users type into.
 #include <fmt/format.h>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/common/printable.h"
 
 namespace draftbench::cli {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/common/error.h"
 #include "experiments/runner/sweep_runner.h"
 #include "experiments/spec/experiment_spec.h"

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/drafters/drafter_registry.h"
 #include "engine/train/drafter_training.h"
 #include "engine/train/torch/train_checkpoint.h"

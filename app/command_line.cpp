@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/common/error.h"
 #include "engine/common/input_checks.h"
 #include "engine/drafters/axis_table.h"

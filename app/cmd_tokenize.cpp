@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/common/error.h"
 #include "engine/model/gguf_file.h"
 #include "engine/model/gguf_vocab.h"

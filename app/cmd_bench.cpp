@@ -10,14 +10,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/decoding/prefill.h"
-#include "kernels/sampling/counter_rng.h"
 #include "engine/decoding/sampling.h"
-#include "engine/model/model.h"
 #include "engine/model/forward_pass.h"
+#include "engine/model/model.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
+#include "kernels/sampling/counter_rng.h"
 
 namespace draftbench::cli {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"draftbench: speculative decoding engine and experiment harness"};

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "reports/compare/report_compare.h"
 #include "reports/render/report_files.h"
 #include "reports/report/report_json.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/common/error.h"
 #include "engine/model/model_aliases.h"
 

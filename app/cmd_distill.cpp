@@ -2,7 +2,7 @@
 // engine/train/distill.h). Resumable: rerun the same command after an interruption.
 #include <fmt/format.h>
 
-#include "engine/cli/commands.h"
+#include "app/commands.h"
 #include "engine/train/distill.h"
 
 namespace draftbench::cli {
