@@ -263,15 +263,21 @@ def run(args) -> int:
     print_table(results, alt is not None)
     ours_summary = summarise([r.draftbench for r in results])
     share = ours_summary["identical_share"]
-    passed = share >= args.min_share
-    summary = {"prompts": len(results), "steps": args.steps, "min_share": args.min_share,
+    # With --near-tie, a prompt that diverges still passes when llama.cpp's own margin at the
+    # first divergent step is below it: two correct engines part there on rounding alone.
+    divergence_margins = [r.draftbench.llama_margin_at_divergence for r in results if not r.draftbench.identical]
+    all_near_ties = args.near_tie is not None and all(m is not None and m < args.near_tie for m in divergence_margins)
+    passed = share >= args.min_share or all_near_ties
+    summary = {"prompts": len(results), "steps": args.steps, "min_share": args.min_share, "near_tie": args.near_tie,
+               "largest_margin_at_divergence": max((m for m in divergence_margins if m is not None), default=None),
                "passed": passed, "draftbench_vs_llamacpp": ours_summary}
     n_same = sum(r.draftbench.identical for r in results)
     print(f"llamacpp: {n_same}/{len(results)} prompts identical over {args.steps} greedy steps "
           f"({share:.1%}, need {args.min_share:.0%}); first-step argmax agrees on "
           f"{ours_summary['first_step_argmax_agree_share']:.1%}; max abs logit diff "
           f"{ours_summary['first_step_max_abs_logit_diff']:.3g}, median KL {ours_summary['first_step_median_kl']:.2g}"
-          f" -> {'PASS' if passed else 'FAIL'}")
+          f" -> {'PASS' if passed else 'FAIL'}"
+          f"{' (every divergence at a near-tie: llama.cpp margin < ' + str(args.near_tie) + ')' if all_near_ties and share < args.min_share else ''}")
     if alt:
         floor = summarise([r.llamacpp_alt for r in results])
         summary["llamacpp_fa_toggled_vs_llamacpp"] = floor
@@ -306,6 +312,8 @@ def main() -> None:
                     help="llama.cpp flash attention (llama.cpp's CLI default 'auto' means on for CPU)")
     ap.add_argument("--min-share", type=float, default=0.95,
                     help="required share of prompts with identical greedy output")
+    ap.add_argument("--near-tie", type=float,
+                    help="also pass when every divergence is where llama.cpp's top-2 margin is below this")
     ap.add_argument("--noise-floor", action="store_true",
                     help="also compare llama.cpp with flash attention toggled against llama.cpp, "
                          "to show how much llama.cpp disagrees with itself")
