@@ -67,7 +67,7 @@ int run_first_logits(const GenerateArgs& a, const Model& model, const std::vecto
 }
 
 // The drafter's options completed for this machine and model: the cost model and the
-// drafter's timing when it sizes itself, and the shipped weights for the default model.
+// drafter's timing when it sizes itself, and the weights shipped for the model.
 void complete_drafter_options(GenerateArgs& a, ForwardPass& target, const Model& model, const ThreadPool& pool) {
   if (drafter_wants_cost_model(a.point.drafter)) {
     const auto note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
@@ -75,9 +75,9 @@ void complete_drafter_options(GenerateArgs& a, ForwardPass& target, const Model&
     a.point.drafter.cost = obtain_cost_model(target, model.config(), key, false, note);
     a.point.drafter.time_drafter = cached_draft_timer(key, a.point.drafter.cost, model.config(), note);
   }
-  // The shipped drafters were trained for the default model and only serve it.
-  if (a.point.drafter.weights_dir.empty() && a.point.drafter.kind != "autoregressive" && is_default_model(a.model))
-    a.point.drafter.weights_dir = shipped_drafter_dir(drafter_weights_kind(a.point.drafter.kind));
+  // A shipped drafter serves the model it was trained for.
+  if (a.point.drafter.weights_dir.empty() && a.point.drafter.kind != "autoregressive")
+    a.point.drafter.weights_dir = shipped_drafter_dir(a.model, drafter_weights_kind(a.point.drafter.kind));
 }
 
 // Sums over every prompt for the closing line on stderr.
@@ -105,7 +105,8 @@ struct GenerateTotals {
 };
 
 int run_generate(GenerateArgs a) {
-  auto model = Model::load(model_path_of(a.model));
+  a.model = model_path_of(a.model);
+  auto model = Model::load(a.model);
   if (!a.chat_template.empty()) model->use_chat_template(chat_template_from_name(a.chat_template, "--chat-template"));
   const Tokenizer& tok = model->tokenizer();
   // A prompts file of any format datasets/ reads; multi-turn questions run their first turn.

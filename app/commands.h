@@ -47,11 +47,10 @@ std::string default_model_path();
 // file in the checkout; anything else is returned as it is. Throws InputError for an alias
 // whose file is not installed, naming the setup command.
 std::string model_path_of(const std::string& argument);
-// Whether `path` is the default model's file, however it is spelled.
-bool is_default_model(const std::string& path);
-// The drafter trained for the default model (models/drafters/<kind>, found the same way),
-// or empty when the checkout has none.
-std::string shipped_drafter_dir(const std::string& kind);
+// The drafter of `kind` shipped for the model at `model_path`: the folder of <kind> in its
+// alias's drafters folder (engine/model/model_aliases.h; models/drafters/<kind> for the
+// default model), or empty when the checkout has none for that model.
+std::string shipped_drafter_dir(const std::string& model_path, const std::string& kind);
 
 // The checkout (the directory holding experiments/, models/, datasets/): the working
 // directory or the one the binary was built in; "." when neither is.

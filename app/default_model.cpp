@@ -41,12 +41,14 @@ std::string model_path_of(const std::string& argument) {
   return found;
 }
 
-bool is_default_model(const std::string& path) {
+std::string shipped_drafter_dir(const std::string& model_path, const std::string& kind) {
   std::error_code ec;
-  return fs::equivalent(path, default_model_path(), ec);
+  for (const ModelAlias& alias : model_aliases()) {
+    const std::string file = checkout_path(alias.path);
+    if (!file.empty() && fs::equivalent(model_path, file, ec)) return checkout_path(fs::path(alias.drafters) / kind);
+  }
+  return "";
 }
-
-std::string shipped_drafter_dir(const std::string& kind) { return checkout_path(fs::path("models/drafters") / kind); }
 
 std::string checkout_root() {
   const std::string experiments = checkout_path("experiments");

@@ -79,9 +79,12 @@ class SpecLoader {
       // Naming the default model explicitly still gets the drafters shipped for it.
       std::error_code ec;
       s.default_model = fs::exists(default_model_) && fs::equivalent(s.model, default_model_, ec);
+      for (const ModelAlias& alias : model_aliases())
+        if (fs::exists(root_ / alias.path) && fs::equivalent(s.model, root_ / alias.path, ec)) shipped_drafters_ = root_ / alias.drafters;
     } else {
       s.model = default_model_;
       s.default_model = true;
+      shipped_drafters_ = root_ / model_aliases()[0].drafters;
       if (!fs::exists(s.model)) r_.fail(doc["model"], "model", fmt::format("missing, and the default model {} is not there (expected a model path; scripts/setup.sh fetches the default one)", s.model));
     }
     if (doc["threads"]) s.threads = static_cast<int>(r_.integer(doc["threads"], "threads", 0, max_threads()));
@@ -115,6 +118,7 @@ class SpecLoader {
   SpecReader r_;
   fs::path dir_, root_;
   std::string default_model_;
+  fs::path shipped_drafters_;  // the model's shipped drafters (model_aliases.h), or empty
 
   // The spec file as a document: a regular file under kMaxSpecBytes, UTF-8, valid YAML,
   // within the nesting and alias-expansion bounds of SpecReader::check_bounds.
@@ -368,8 +372,8 @@ class SpecLoader {
     }
   }
 
-  // Every drafter the sweep runs has weights before anything runs: its own, or the shipped
-  // ones when the model is the default one.
+  // Every drafter the sweep runs has weights before anything runs: its own, or those
+  // shipped for the model.
   void check_weights(const YAML::Node& doc, ExperimentSpec& s) {
     const bool distilled_false = s.sweep.axes.count("distilled") &&
                                  std::any_of(s.sweep.axes["distilled"].begin(), s.sweep.axes["distilled"].end(), [](const nlohmann::json& v) { return !v.get<bool>(); });
@@ -381,8 +385,9 @@ class SpecLoader {
       const std::string key = "drafters." + d.name;
       const YAML::Node at = doc["drafters"] && doc["drafters"][d.name] ? doc["drafters"][d.name] : doc["sweep"]["drafter"];
       auto shipped = [&](const std::string& dir, const char* field) {
-        if (!s.default_model) r_.fail(at, key + "." + field, "missing (expected a weights directory: the shipped drafters serve the default model only)");
-        const fs::path p = root_ / "models" / "drafters" / dir;
+        if (shipped_drafters_.empty())
+          r_.fail(at, key + "." + field, "missing (expected a weights directory: drafters are shipped only for the models of model_aliases)");
+        const fs::path p = shipped_drafters_ / dir;
         if (!fs::exists(p / "drafter.json") && !fs::exists(p / "config.json"))
           r_.fail(at, key + "." + field, fmt::format("missing, and no shipped drafter at {} (expected a weights directory)", p.string()));
         return p.string();
