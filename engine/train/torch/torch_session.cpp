@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 #include "engine/train/torch/drafter_nets.h"
 #include "engine/train/torch/session_state.h"
@@ -61,6 +63,21 @@ std::string loaded_library(const char* part) {
   return search.found;
 }
 
+// The network of each trainable kind (the registry's TrainingNet entries name them): one
+// row per kind, the one place training code names kinds.
+using Output = DraftOutputLayer;
+std::shared_ptr<DrafterNet> make_net(const SessionSpec& spec, const Output& output) {
+  using Factory = std::shared_ptr<DrafterNet> (*)(const SessionSpec&, const Output&);
+  static constexpr std::pair<std::string_view, Factory> kNets[] = {
+      {"redrafter", [](const SessionSpec& s, const Output& o) -> std::shared_ptr<DrafterNet> { return std::make_shared<RedrafterNet>(o, s.steps, s.layers); }},
+      {"medusa", [](const SessionSpec& s, const Output& o) -> std::shared_ptr<DrafterNet> { return std::make_shared<MedusaNet>(o, s.steps, s.layers); }},
+      {"eagle", [](const SessionSpec& s, const Output& o) -> std::shared_ptr<DrafterNet> { return std::make_shared<EagleNet>(o, s.eagle, s.eagle_noise); }},
+  };
+  for (const auto& [kind, factory] : kNets)
+    if (spec.kind == kind) return factory(spec, output);
+  throw std::invalid_argument("unknown drafter '" + spec.kind + "' (expected redrafter, medusa or eagle)");
+}
+
 class Session final : public TorchSession {
  public:
   Session(const SessionSpec& spec, const TargetRows& target) : spec_(spec), output_(target) {
@@ -79,10 +96,7 @@ class Session final : public TorchSession {
         dlclose(handle);
       }
     torch::manual_seed(spec.seed);
-    if (spec.kind == "redrafter") net_ = std::make_shared<RedrafterNet>(output_, spec.steps, spec.layers);
-    else if (spec.kind == "medusa") net_ = std::make_shared<MedusaNet>(output_, spec.steps, spec.layers);
-    else if (spec.kind == "eagle") net_ = std::make_shared<EagleNet>(output_, spec.eagle, spec.eagle_noise);
-    else throw std::invalid_argument("unknown drafter '" + spec.kind + "' (expected redrafter, medusa or eagle)");
+    net_ = make_net(spec, output_);
     optimizer_ = std::make_unique<torch::optim::AdamW>(
         net_->parameters(), torch::optim::AdamWOptions(1e-3).betas({spec.beta1, spec.beta2}).weight_decay(spec.weight_decay));
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "engine/drafters/drafter_registry.h"
+
 namespace draftbench {
 
 void MetricTally::add(const std::vector<StepTally>& steps, const std::map<std::string, double>& extras, double batch_loss, int64_t examples) {
@@ -79,6 +81,16 @@ MetricTally MetricTally::from_state(const nlohmann::json& state, int64_t n_steps
   return t;
 }
 
+namespace {
+
+// What one entry of valid_top1 / valid_top3 measures: a head (Medusa) or a draft step.
+const char* per_what(const std::string& drafter) {
+  const DrafterKind* kind = find_drafter_kind(drafter);
+  return kind && kind->training && kind->training->steps == TrainingNet::Steps::heads ? "head" : "step";
+}
+
+}  // namespace
+
 nlohmann::json epoch_record(const std::string& drafter, int64_t step, const MetricTally& train, const MetricTally& valid,
                             const EpochSummary& summary, bool best) {
   nlohmann::json top1 = nlohmann::json::array(), top3 = nlohmann::json::array();
@@ -86,7 +98,7 @@ nlohmann::json epoch_record(const std::string& drafter, int64_t step, const Metr
     top1.push_back(m.top1);
     top3.push_back(m.top3);
   }
-  return {{"epoch", summary.epoch},     {"step", step},           {"drafter", drafter},   {"per", drafter == "medusa" ? "head" : "step"},
+  return {{"epoch", summary.epoch},     {"step", step},           {"drafter", drafter},   {"per", per_what(drafter)},
           {"train", train.to_json()},   {"valid", valid.to_json()}, {"valid_top1", top1}, {"valid_top3", top3},
           {"seconds", summary.seconds}, {"best", best}};
 }
