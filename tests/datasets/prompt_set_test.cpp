@@ -404,8 +404,11 @@ TEST_CASE("the shipped prompt sets share no prompt and no 8-word run with the dr
   REQUIRE(corpus.size() == 3600);
   const std::vector<PromptItem> mt_bench = load_prompt_set(source_path("datasets/mt_bench_style/question.jsonl"));
   const std::vector<PromptItem> alpaca = load_prompt_set(source_path("datasets/alpaca_style/alpaca_eval_style.json"));
+  const std::vector<PromptItem> code = load_prompt_set(source_path("datasets/code_style/code_prompts.jsonl"));
+  REQUIRE(code.size() >= 40);
   CHECK(first_overlap(mt_bench, corpus) == "");
   CHECK(first_overlap(alpaca, corpus) == "");
+  CHECK(first_overlap(code, corpus) == "");
 
   // The two shipped sets do not repeat each other either.
   std::set<std::string> mt_bench_texts;
