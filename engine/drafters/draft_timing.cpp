@@ -76,7 +76,10 @@ DraftTiming fit_draft_timing(std::span<const DraftTimingSample> samples) {
       for (int k = 0; k < kTerms; ++k) predicted += coef[static_cast<size_t>(k)] * term(s, k);
       error += (predicted - s.measured_s) * (predicted - s.measured_s);
     }
-    if (error < best_error) best_error = error, best = coef;
+    if (error < best_error) {
+      best_error = error;
+      best = coef;
+    }
   }
   return DraftTiming{best[0], best[1], best[2], best[3], best[4]};
 }
@@ -110,9 +113,12 @@ DraftTiming measure_draft_timing(Drafter& drafter, const CostModel& cost, const 
         const auto t0 = std::chrono::steady_clock::now();
         drafter.propose(DraftContext{0, context, root, hidden, false}, draft);
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (r > 0) measured.push_back(s), estimate = drafter.draft_seconds(cost), work = drafter.draft_work();
-        const int32_t path_token = root;
-        drafter.accept(0, AcceptedPath{{&root_node, 1}, {&path_token, 1}, hidden, token(rng)});
+        if (r > 0) {  // the first is a warm-up
+          measured.push_back(s);
+          estimate = drafter.draft_seconds(cost);
+          work = drafter.draft_work();
+        }
+        drafter.accept(0, AcceptedPath{{&root_node, 1}, {&root, 1}, hidden, token(rng)});
         context.push_back(root);
       }
       samples.push_back(DraftTimingSample{estimate, work, median(measured)});
