@@ -129,12 +129,12 @@ def self_test():
         "engine/model/model.h": '#include "engine/common/error.h"\n#include "engine/tokenizer/tokenizer.h"\n',
         "engine/tokenizer/tokenizer.h": '#include "engine/common/error.h"\n',
         "engine/decoding/decoder.h": '#include "engine/model/model.h"\n#include <vector>\n',
-        "engine/drafters/medusa.h": '#include "engine/decoding/decoder.h"\n#include "kernels/ops/norm.h"\n',
+        "engine/drafters/medusa/medusa.h": '#include "engine/decoding/decoder.h"\n#include "kernels/ops/norm.h"\n',
         "reports/report.cpp": '#include "engine/common/error.h"\n#include "kernels/ops/norm.h"\n',
-        "app/main.cpp": '#include "engine/drafters/medusa.h"\n#include "reports/report.cpp"\n',
+        "app/main.cpp": '#include "engine/drafters/medusa/medusa.h"\n#include "reports/report.cpp"\n',
         # Bad: a lower layer reaching up, a sibling, a layer two above, and no layer at all.
         "engine/common/bad_up.cpp": '#include "engine/model/model.h"\n',
-        "engine/decoding/bad_cycle.h": '// the cycle this check exists for\n#include "engine/drafters/medusa.h"\n',
+        "engine/decoding/bad_cycle.h": '// the cycle this check exists for\n#include "engine/drafters/medusa/medusa.h"\n',
         "reports/bad_sibling.cpp": '#include "datasets/prompts.h"\n',
         "datasets/prompts.h": "",
         "kernels/bad_app.h": '#include "app/main.cpp"\n',
@@ -142,7 +142,7 @@ def self_test():
     }
     expected = [
         "engine/common/bad_up.cpp:1: includes engine/model/model.h",
-        "engine/decoding/bad_cycle.h:2: includes engine/drafters/medusa.h",
+        "engine/decoding/bad_cycle.h:2: includes engine/drafters/medusa/medusa.h",
         "engine/orphan/thing.cpp: in no layer",
         "kernels/bad_app.h:1: includes app/main.cpp",
         "reports/bad_sibling.cpp:1: includes datasets/prompts.h",

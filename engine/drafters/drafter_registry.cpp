@@ -8,10 +8,10 @@
 namespace draftbench {
 
 // The kinds, each defined beside its drafter. A new kind is one line here and one below.
-const DrafterKind& medusa_kind();     // medusa.cpp
-const DrafterKind& eagle_kind();      // eagle.cpp
-const DrafterKind& redrafter_kind();  // redrafter.cpp
-const DrafterKind& ngram_kind();      // ngram.cpp
+const DrafterKind& medusa_kind();     // medusa/medusa.cpp
+const DrafterKind& eagle_kind();      // eagle/eagle.cpp
+const DrafterKind& redrafter_kind();  // redrafter/redrafter.cpp
+const DrafterKind& ngram_kind();      // ngram/ngram.cpp
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include "engine/common/error.h"
 #include "engine/drafters/drafter_checkpoint.h"
-#include "engine/drafters/ngram.h"
+#include "engine/drafters/ngram/ngram.h"
 #include "engine/drafters/sized_drafter.h"
 
 namespace draftbench {

@@ -13,7 +13,7 @@
 
 #include "engine/drafters/draft_head.h"
 #include "engine/drafters/drafter_checkpoint.h"
-#include "engine/drafters/eagle.h"
+#include "engine/drafters/eagle/eagle.h"
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
 #include "engine/train/torch/draft_target.h"

@@ -18,7 +18,7 @@
 #include "engine/common/error.h"
 #include "engine/decoding/autoregressive.h"
 #include "engine/decoding/decoder.h"
-#include "engine/drafters/eagle.h"
+#include "engine/drafters/eagle/eagle.h"
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
 #include "engine/model/safetensors_writer.h"

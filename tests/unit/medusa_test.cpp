@@ -20,7 +20,7 @@
 #include "engine/decoding/decoder.h"
 #include "engine/drafters/choice_tree.h"
 #include "engine/drafters/make_drafter.h"
-#include "engine/drafters/medusa.h"
+#include "engine/drafters/medusa/medusa.h"
 #include "engine/model/safetensors_checkpoint.h"
 #include "engine/model/safetensors_file.h"
 #include "engine/model/safetensors_writer.h"

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/drafters/make_drafter.h"
-#include "engine/drafters/ngram.h"
+#include "engine/drafters/ngram/ngram.h"
 
 using namespace draftbench;
 

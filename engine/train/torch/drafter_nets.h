@@ -1,5 +1,5 @@
 // The three drafters as libtorch modules, each computing exactly what its engine drafter
-// computes (engine/drafters/redrafter.cpp, medusa.cpp, eagle.cpp + eagle_tree.cpp), so the
+// computes (engine/drafters/redrafter/, medusa/, eagle/), so the
 // exported weights mean the same thing to the engine as to the trainer; the parity tests
 // (tests/train/parity_test.cpp) hold the two side by side. Inside libdraftbench_torch.so
 // only (torch_backend.h says why).

@@ -15,7 +15,7 @@
 #include "engine/common/error.h"
 #include "engine/decoding/cost_model.h"
 #include "engine/drafters/draft_head.h"
-#include "engine/drafters/eagle.h"
+#include "engine/drafters/eagle/eagle.h"
 #include "engine/model/model.h"
 #include "engine/model/token_embedding.h"
 

@@ -1,4 +1,4 @@
-#include "engine/drafters/redrafter.h"
+#include "engine/drafters/redrafter/redrafter.h"
 
 #include <fmt/format.h>
 

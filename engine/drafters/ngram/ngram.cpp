@@ -1,4 +1,4 @@
-#include "engine/drafters/ngram.h"
+#include "engine/drafters/ngram/ngram.h"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // Loading EAGLE weights (both layouts) and writing untrained ones. The drafting itself is
 // in eagle_tree.cpp.
-#include "engine/drafters/eagle.h"
+#include "engine/drafters/eagle/eagle.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "engine/drafters/medusa.h"
+#include "engine/drafters/medusa/medusa.h"
 
 #include <fmt/format.h>
 
