@@ -56,8 +56,7 @@ int run_bench_decode(const BenchArgs& a) {
 
   // Random prompt ids from a fixed key, avoiding the special ids at the start of the vocabulary.
   std::vector<int32_t> prompt(static_cast<size_t>(a.prompt_tokens));
-  for (size_t i = 0; i < prompt.size(); ++i)
-    prompt[i] = 1000 + static_cast<int32_t>(uniform(RngKey{42, 0, i, 0}) * static_cast<double>(c.n_vocab - 2000));
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = 1000 + static_cast<int32_t>(uniform(RngKey{42, 0, i, 0}) * static_cast<double>(c.n_vocab - 2000));
   if (model->tokenizer().bos_id() >= 0 && !prompt.empty()) prompt[0] = model->tokenizer().bos_id();
 
   ForwardResult out;

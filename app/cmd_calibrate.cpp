@@ -25,8 +25,7 @@ void print_cost_model(const CostModel& m) {
   fmt::print("sampling a row at temperature > 0: {:.2f} ms\n", m.sample_s * 1e3);
   for (const auto& [identity, t] : m.drafters)
     fmt::print("drafter {}: a proposal takes {:.3f} ms + {:.2f} x its estimate + {:.3f} ms per pass + {:.4f} ms per token + {:.4f} ms per row\n",
-               identity.substr(0, identity.find('@') + 13), t.fixed_s * 1e3, t.per_estimate, t.per_pass_s * 1e3, t.per_token_s * 1e3,
-               t.per_row_s * 1e3);
+               identity.substr(0, identity.find('@') + 13), t.fixed_s * 1e3, t.per_estimate, t.per_pass_s * 1e3, t.per_token_s * 1e3, t.per_row_s * 1e3);
   if (m.drafters.empty()) fmt::print("no drafter timed yet (each drafter is timed the first time it sizes drafts automatically)\n");
 }
 

@@ -18,11 +18,17 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   sub->add_option("--split", o->split, "Use only prompt records of this split (records without one are used)")->capture_default_str();
   sub->add_option("--max-prompts", o->max_prompts, "At most this many prompt records (0 = all)")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--max-texts", o->max_texts, "At most this many text records (0 = all)")->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--sampled-every", o->sampled_every, "Every n-th prompt also gets a sampled reply (0 = none)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--sampled-every", o->sampled_every, "Every n-th prompt also gets a sampled reply (0 = none)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--temperature", o->temperature, "Temperature of the sampled replies")->capture_default_str()->check(finite_number(0.01, 10.0));
   sub->add_option("--max-new-tokens", o->max_new_tokens, "Reply length limit")->capture_default_str()->check(CLI::Range(2, 65536));
-  sub->add_option("--max-text-tokens", o->max_text_tokens, "Text conversations are cut to this many tokens")->capture_default_str()->check(CLI::Range(8, 1 << 20));
-  sub->add_option("--draft-steps", o->draft_steps, "T: the greedy continuation is T + 1 tokens (the target's own next token, then T)")->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--max-text-tokens", o->max_text_tokens, "Text conversations are cut to this many tokens")
+      ->capture_default_str()
+      ->check(CLI::Range(8, 1 << 20));
+  sub->add_option("--draft-steps", o->draft_steps, "T: the greedy continuation is T + 1 tokens (the target's own next token, then T)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   sub->add_flag("!--no-text-continuations", o->text_continuations, "Texts get hidden states only (ground-truth labels), no greedy continuations");
   sub->add_option("--batch-size", o->batch_size, "Replies generated together")->capture_default_str()->check(CLI::Range(1, 256));
   sub->add_option("--shard-items", o->shard_items, "Work items per shard (the resume granularity)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
@@ -33,8 +39,8 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
     o->command_line = command_line;
     o->model_path = model_path_of(o->model_path);
     const DistillSummary s = run_distill(*o, [](const std::string& line) { fmt::print(stderr, "distill: {}\n", line); });
-    fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n",
-               s.items, s.sequences, s.tokens, s.trained, s.shards_written, s.shards_skipped, s.seconds);
+    fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n", s.items, s.sequences,
+               s.tokens, s.trained, s.shards_written, s.shards_skipped, s.seconds);
     return 0;
   };
 }

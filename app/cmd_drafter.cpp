@@ -23,10 +23,14 @@ Run add_drafter(CLI::App& app) {
   init->add_option("--model", a->model, "Target model (GGUF file or HF directory)")->capture_default_str();
   init->add_option("--drafter", a->spec.kind, fmt::format("One of {}", known_drafters(true)))->required();
   init->add_option("--out", a->out, "Directory to write drafter.json and model.safetensors to")->required();
-  init->add_option("--draft-vocab", a->spec.draft_vocab, "Draft vocabulary size (0 = the whole target vocabulary)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  init->add_option("--draft-vocab", a->spec.draft_vocab, "Draft vocabulary size (0 = the whole target vocabulary)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   init->add_option("--seed", a->spec.seed, "Random seed")->capture_default_str()->check(seed_value());
   init->add_option("--num-heads", a->spec.num_heads, "Medusa heads")->capture_default_str()->check(CLI::Range(1, 64));
-  init->add_option("--num-layers", a->spec.num_layers, "Residual blocks (Medusa per head; ReDrafter's num_draft_layers)")->capture_default_str()->check(CLI::Range(0, 64));
+  init->add_option("--num-layers", a->spec.num_layers, "Residual blocks (Medusa per head; ReDrafter's num_draft_layers)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
   init->add_flag("--own-head", a->spec.own_head, "An own output layer instead of the target's LM head rows (Medusa, ReDrafter)");
   return [init, a]() -> int {
     if (!init->parsed()) return -1;

@@ -99,8 +99,8 @@ struct GenerateTotals {
     fmt::print(stderr,
                "drafter: {}, device: {}, prompts: {}, generated tokens: {:.0f}, tokens/step: {:.2f}, tokens/s per request: {:.1f}, "
                "per step: draft {:.2f} ms, verify {:.2f} ms, accept {:.2f} ms, other {:.2f} ms\n",
-               drafter, device, prompts, tokens, steps > 0 ? tokens / steps : 0.0, seconds > 0 ? tokens / seconds : 0.0,
-               time.draft_s * step_ms, time.verify_s * step_ms, time.accept_s * step_ms, time.other_s * step_ms);
+               drafter, device, prompts, tokens, steps > 0 ? tokens / steps : 0.0, seconds > 0 ? tokens / seconds : 0.0, time.draft_s * step_ms,
+               time.verify_s * step_ms, time.accept_s * step_ms, time.other_s * step_ms);
   }
 };
 
@@ -153,10 +153,17 @@ int run_generate(GenerateArgs a) {
       const RequestMetrics m = request_metrics(r);
       const PromptItem& e = entries[first + i];
       if (a.json) {
-        nlohmann::json j{{"id", e.id}, {"category", e.category}, {"prompt_tokens", r.prompt_tokens}, {"prompt_ids", batch[i]},
-                         {"tokens", r.tokens}, {"text", tok.decode(r.tokens)}, {"drafter", drafter->name()},
-                         {"verification", opt.sampling.greedy() ? "greedy" : verification_rule_name(opt.rule)}, {"lossy", lossy},
-                         {"stopped_on_eos", r.stopped_on_eos}, {"device", target->describe()},
+        nlohmann::json j{{"id", e.id},
+                         {"category", e.category},
+                         {"prompt_tokens", r.prompt_tokens},
+                         {"prompt_ids", batch[i]},
+                         {"tokens", r.tokens},
+                         {"text", tok.decode(r.tokens)},
+                         {"drafter", drafter->name()},
+                         {"verification", opt.sampling.greedy() ? "greedy" : verification_rule_name(opt.rule)},
+                         {"lossy", lossy},
+                         {"stopped_on_eos", r.stopped_on_eos},
+                         {"device", target->describe()},
                          {"metrics", to_json(m)}};
         std::cout << json_line(j) << std::endl;
       } else if (stream) {
@@ -175,10 +182,12 @@ int run_generate(GenerateArgs a) {
 Run add_generate(CLI::App& app) {
   auto a = std::make_shared<GenerateArgs>();
   CLI::App* sub = app.add_subcommand("generate", "Generate text with any drafter through the speculative decoding loop");
-  sub->add_option("--model", a->model, fmt::format("GGUF model file, Hugging Face checkpoint directory, or a model alias ({})", model_alias_names()))->capture_default_str();
+  sub->add_option("--model", a->model, fmt::format("GGUF model file, Hugging Face checkpoint directory, or a model alias ({})", model_alias_names()))
+      ->capture_default_str();
   auto* p = sub->add_option("--prompt", a->prompt, "Prompt text");
   auto* ids = sub->add_option("--prompt-ids", a->prompt_ids, "Prompt as comma-separated token ids (used as given)");
-  auto* file = sub->add_option("--prompts-file", a->prompts_file, "Prompts: MT-Bench/Spec-Bench JSONL, AlpacaEval JSON, corpus JSONL or plain text (a prompt per line)");
+  auto* file =
+      sub->add_option("--prompts-file", a->prompts_file, "Prompts: MT-Bench/Spec-Bench JSONL, AlpacaEval JSON, corpus JSONL or plain text (a prompt per line)");
   p->excludes(ids)->excludes(file);
   ids->excludes(file);
   sub->add_flag("--chat", a->chat, "Wrap each prompt in the model's chat template");
@@ -186,14 +195,16 @@ Run add_generate(CLI::App& app) {
                   fmt::format("With --chat: this template instead of the one the model file names ({})", chat_template_names()));
   sub->add_option("--top-p", a->top_p, "Nucleus filtering of the target distribution")->capture_default_str()->check(finite_number(0.0, 1.0));
   sub->add_option("--sampling-top-k", a->sampling_top_k, "Top-k filtering of the target distribution (0 = off)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
   sub->add_flag("--json", a->json, "Print one JSON object per prompt (tokens, text, metrics) instead of text");
   sub->add_flag("--ignore-eos", a->ignore_eos, "Do not stop at end-of-sequence tokens");
   sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file (autoregressive, one prompt)");
   sub->add_option("--drafter", a->point.drafter.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
-  sub->add_option("--drafter-weights", a->point.drafter.weights_dir, "Drafter directory (drafter.json or a reference config.json, plus safetensors); "
+  sub->add_option("--drafter-weights", a->point.drafter.weights_dir,
+                  "Drafter directory (drafter.json or a reference config.json, plus safetensors); "
                   "default with the default model: the shipped models/drafters/<drafter>");
   add_setting_options(*sub, a->point);
   sub->add_option("--verification", a->verification, "At temperature > 0: exact, or the LOSSY redrafter_lossy / typical_lossy")->capture_default_str();

@@ -85,8 +85,8 @@ int run_inspect(const InspectArgs& a) {
   fmt::print("heads: {} query / {} key-value, head dim {}, context {}\n", c.n_heads, c.n_kv_heads, c.head_dim, c.context_length);
   int64_t n_local = 0;
   for (int64_t il = 0; il < c.n_layers; ++il) n_local += c.is_local_layer(il);
-  fmt::print("attention: {} sliding-window layers (window {}), {} global; RoPE base {} global / {} local\n", n_local, c.sliding_window,
-             c.n_layers - n_local, c.rope_base, c.rope_base_local);
+  fmt::print("attention: {} sliding-window layers (window {}), {} global; RoPE base {} global / {} local\n", n_local, c.sliding_window, c.n_layers - n_local,
+             c.rope_base, c.rope_base_local);
   std::map<std::string, std::pair<int, size_t>> by_type;
   const int64_t params = count_tensors(*model, by_type);
   int n_tensors = 0;

@@ -41,8 +41,7 @@ int run_make_model(const MakeModelArgs& a) {
 
 Run add_make_model(CLI::App& app) {
   auto a = std::make_shared<MakeModelArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "make-model", "Write a random-weight GGUF model with the exact shapes, metadata and tensor types of a named model");
+  CLI::App* sub = app.add_subcommand("make-model", "Write a random-weight GGUF model with the exact shapes, metadata and tensor types of a named model");
   sub->add_option("--like", a->like, "Recipe: the model to imitate (--list shows them)");
   sub->add_option("--seed", a->seed, "Random seed: the same recipe and seed give the same bytes")->capture_default_str()->check(seed_value());
   sub->add_option("--out", a->out, "GGUF file to write (under a temporary name, then renamed)");

@@ -36,7 +36,8 @@ Run add_compare(CLI::App& app) {
   sub->add_option("b", *b, "The report.json to judge")->required();
   sub->add_option("--metric", o->metric, "Metric compared (tps, tokens_per_step, speedup, throughput, ms_per_token, ...)")->capture_default_str();
   sub->add_option("--threshold", *threshold_percent, "Relative change, in percent, that counts as a regression")
-      ->capture_default_str()->check(finite_number(0.0, 1000.0));
+      ->capture_default_str()
+      ->check(finite_number(0.0, 1000.0));
   return [sub, a, b, o, threshold_percent]() -> int {
     if (!sub->parsed()) return -1;
     o->threshold = *threshold_percent / 100.0;

@@ -48,7 +48,8 @@ Run add_run(CLI::App& app) {
   sub->add_option("--shard", a->shard, "i/n: run the points whose index modulo n is i (join shards with `draftbench merge`)");
   sub->add_flag("--dry-run", a->dry_run, "Print the expanded points and an estimated time; run nothing");
   sub->add_option("--max-points", a->max_points, "The largest grid (points before exclusions) the spec may plan")
-      ->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   sub->add_flag("--emit-slurm", a->emit_slurm, "Write <out>/slurm.sh, a Slurm job array running the sweep in shards; run nothing");
   sub->add_option("--slurm-shards", a->slurm_shards, "Array tasks for --emit-slurm")->capture_default_str()->check(CLI::Range(1, 100000));
   return [sub, a]() -> int {
@@ -90,7 +91,8 @@ Run add_merge(CLI::App& app) {
   sub->add_option("--out", *out, "Output directory for the merged results (default: reports/<spec name>)");
   auto max_points = std::make_shared<uint64_t>(kDefaultMaxPoints);
   sub->add_option("--max-points", *max_points, "As for run: the largest grid the spec may plan")
-      ->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   return [sub, spec_path, out, shards, max_points]() -> int {
     if (!sub->parsed()) return -1;
     const ExperimentSpec spec = load_experiment_spec(*spec_path, checkout_root(), default_model_path());

@@ -110,8 +110,7 @@ std::string setting_problem(const Setting& s, const std::string& text) {
     if (blank || end != text.c_str() + text.size() || !std::isfinite(v)) return fmt::format("expected a number, got '{}'", printable(text, 40));
     return range_problem(s, v).value_or("");
   }
-  if (s.type == SettingType::boolean)
-    return text == "on" || text == "off" ? "" : fmt::format("expected on or off, got '{}'", printable(text, 40));
+  if (s.type == SettingType::boolean) return text == "on" || text == "off" ? "" : fmt::format("expected on or off, got '{}'", printable(text, 40));
   if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end())
     return fmt::format("'{}' (expected {})", printable(text, 40), choices_text(s));
   return "";

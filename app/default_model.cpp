@@ -36,8 +36,7 @@ std::string model_path_of(const std::string& argument) {
   const ModelAlias* alias = find_model_alias(argument);
   if (!alias || fs::exists(argument)) return argument;
   const std::string found = checkout_path(alias->path);
-  if (found.empty())
-    throw InputError("--model", "alias '" + argument + "'", fmt::format("{} is not there (run {})", alias->path, alias->setup));
+  if (found.empty()) throw InputError("--model", "alias '" + argument + "'", fmt::format("{} is not there (run {})", alias->path, alias->setup));
   return found;
 }
 

@@ -73,8 +73,7 @@ std::vector<JsonRecord> parse_json_lines(const std::string& path, const std::str
     try {
       value = json::parse(lines[i]);
     } catch (const json::parse_error& e) {
-      throw InputError(path, where,
-                       fmt::format("not valid JSON at column {} ({}); expected one {} per line", e.byte, parse_error_reason(e), expected_record));
+      throw InputError(path, where, fmt::format("not valid JSON at column {} ({}); expected one {} per line", e.byte, parse_error_reason(e), expected_record));
     }
     if (!value.is_object()) throw InputError(path, where, fmt::format("expected one {} per line, got {}", expected_record, type_of(value)));
     records.push_back(JsonRecord{std::move(value), where, records.size() + 1});
@@ -122,7 +121,8 @@ std::string required_string(const std::string& path, const JsonRecord& record, c
 std::string id_string(const std::string& path, const JsonRecord& record, const char* key, const json& id) {
   if (id.is_number_integer()) return id.dump();
   if (id.is_string() && !is_blank(id.get<std::string>())) return id.get<std::string>();
-  throw InputError(path, field_where(record, key), fmt::format("expected an integer or a non-empty string, got {}", id.is_string() ? "an empty string" : type_of(id)));
+  throw InputError(path, field_where(record, key),
+                   fmt::format("expected an integer or a non-empty string, got {}", id.is_string() ? "an empty string" : type_of(id)));
 }
 
 std::string required_id(const std::string& path, const JsonRecord& record, const char* key) {
@@ -165,8 +165,7 @@ std::vector<std::string> reference_answers(const std::string& path, const JsonRe
     if (!item.is_array()) throw InputError(path, where, fmt::format("expected a string or an array of strings, got {}", type_of(item)));
     std::string joined;
     for (size_t k = 0; k < item.size(); ++k) {
-      if (!item[k].is_string())
-        throw InputError(path, fmt::format("{} element {}", where, k + 1), fmt::format("expected a string, got {}", type_of(item[k])));
+      if (!item[k].is_string()) throw InputError(path, fmt::format("{} element {}", where, k + 1), fmt::format("expected a string, got {}", type_of(item[k])));
       joined += (k ? "\n" : "") + item[k].get<std::string>();
     }
     out.push_back(std::move(joined));
@@ -182,8 +181,7 @@ PromptItem mt_bench_item(const std::string& path, const JsonRecord& record) {
   if (turns == record.value.end()) throw InputError(path, field_where(record, "turns"), "missing; expected a non-empty array of non-empty strings");
   item.turns = string_array(path, record, "turns", *turns, true);
   // MT-Bench gives reference answers for maths, reasoning and coding only; null means none.
-  if (const auto ref = record.value.find("reference"); ref != record.value.end() && !ref->is_null())
-    item.reference = reference_answers(path, record, *ref);
+  if (const auto ref = record.value.find("reference"); ref != record.value.end() && !ref->is_null()) item.reference = reference_answers(path, record, *ref);
   return item;
 }
 

@@ -19,8 +19,7 @@ namespace draftbench {
 class InputError : public std::runtime_error {
  public:
   // "model.gguf: tensor 'blk.0.attn_q.weight': offset 123 is past the end of the file (size 100)"
-  InputError(std::string_view where, std::string_view what, std::string_view problem)
-      : std::runtime_error(compose(where, what, problem)) {}
+  InputError(std::string_view where, std::string_view what, std::string_view problem) : std::runtime_error(compose(where, what, problem)) {}
 
  private:
   static constexpr size_t kMaxPart = 400;

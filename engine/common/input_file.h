@@ -10,8 +10,8 @@
 namespace draftbench {
 
 // Documented caps on the text files read whole (README "Input limits").
-inline constexpr uint64_t kMaxSpecBytes = uint64_t{16} << 20;     // experiment specs: 16 MiB
-inline constexpr uint64_t kMaxPromptBytes = uint64_t{1} << 30;    // prompt sets / datasets: 1 GiB
+inline constexpr uint64_t kMaxSpecBytes = uint64_t{16} << 20;       // experiment specs: 16 MiB
+inline constexpr uint64_t kMaxPromptBytes = uint64_t{1} << 30;      // prompt sets / datasets: 1 GiB
 inline constexpr uint64_t kMaxSmallJsonBytes = uint64_t{64} << 20;  // drafter.json, trees, run.json: 64 MiB
 
 // An open file descriptor (O_RDONLY | O_CLOEXEC) of the regular file `path`, opened without

@@ -25,7 +25,7 @@ struct Slot {
 
 // Process-wide because a signal handler can reach nothing else (see the header).
 Slot g_slots[kSigbusGuardSlots];
-struct sigaction g_previous {};  // written once, before the handler can run
+struct sigaction g_previous {};        // written once, before the handler can run
 std::atomic<bool> g_reporting{false};  // a thread is writing the one line
 
 // The message is built in one buffer and written with one write(2), so that nothing else

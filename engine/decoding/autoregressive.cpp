@@ -9,19 +9,17 @@
 namespace draftbench {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+double seconds_since(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 
 }  // namespace
 
-GenerationResult generate_autoregressive(const Model& model, ForwardPass& target, KvCache& cache, int seq,
-                                         std::span<const int32_t> prompt, const GenerationOptions& options, bool keep_first_logits,
-                                         const std::function<void(int32_t)>& on_token) {
+GenerationResult generate_autoregressive(const Model& model, ForwardPass& target, KvCache& cache, int seq, std::span<const int32_t> prompt,
+                                         const GenerationOptions& options, bool keep_first_logits, const std::function<void(int32_t)>& on_token) {
   if (prompt.empty()) throw InputError("prompt", "", "is empty (expected at least one token)");
   if (cache.committed(seq) + static_cast<int64_t>(prompt.size()) + options.max_new_tokens > cache.capacity())
-    throw InputError("prompt", "", std::to_string(prompt.size()) + " tokens + " + std::to_string(options.max_new_tokens) +
-                                       " new tokens exceed the context of " + std::to_string(cache.capacity()) + " tokens");
+    throw InputError("prompt", "",
+                     std::to_string(prompt.size()) + " tokens + " + std::to_string(options.max_new_tokens) + " new tokens exceed the context of " +
+                         std::to_string(cache.capacity()) + " tokens");
   const std::vector<int32_t> stops = model.tokenizer().stop_ids();
   GenerationResult res;
   res.prompt_tokens = static_cast<int64_t>(prompt.size());

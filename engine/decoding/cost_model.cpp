@@ -71,10 +71,10 @@ double CostModel::head_row_in_passes() const {
 nlohmann::json CostModel::to_json() const {
   nlohmann::json timed = nlohmann::json::object();
   for (const auto& [identity, t] : drafters)
-    timed[identity] = {{"fixed_s", t.fixed_s}, {"per_estimate", t.per_estimate}, {"per_pass_s", t.per_pass_s},
-                       {"per_token_s", t.per_token_s}, {"per_row_s", t.per_row_s}};
-  return {{"version", kVersion}, {"context", context}, {"sizes", sizes}, {"forward_s", forward_s},
-          {"head_s", head_s},       {"sample_s", sample_s}, {"drafters", timed}};
+    timed[identity] = {
+        {"fixed_s", t.fixed_s}, {"per_estimate", t.per_estimate}, {"per_pass_s", t.per_pass_s}, {"per_token_s", t.per_token_s}, {"per_row_s", t.per_row_s}};
+  return {{"version", kVersion}, {"context", context},   {"sizes", sizes},   {"forward_s", forward_s},
+          {"head_s", head_s},    {"sample_s", sample_s}, {"drafters", timed}};
 }
 
 CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where) {
@@ -92,8 +92,9 @@ CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where
       m.drafters[identity] = DraftTiming{t.at("fixed_s").get<double>(), t.at("per_estimate").get<double>(), t.at("per_pass_s").get<double>(),
                                          t.at("per_token_s").get<double>(), t.at("per_row_s").get<double>()};
   } catch (const nlohmann::json::exception&) {
-    fail("expected fields context, sizes, forward_s, head_s and sample_s of numbers, and drafters of "
-         "{fixed_s, per_estimate, per_pass_s, per_token_s, per_row_s}");
+    fail(
+        "expected fields context, sizes, forward_s, head_s and sample_s of numbers, and drafters of "
+        "{fixed_s, per_estimate, per_pass_s, per_token_s, per_row_s}");
   }
   for (const auto& [identity, t] : m.drafters)
     for (double c : {t.fixed_s, t.per_estimate, t.per_pass_s, t.per_token_s, t.per_row_s})
@@ -146,8 +147,7 @@ CostModel measure_cost_model(ForwardPass& pass, const ModelConfig& c, int32_t ma
       hidden = out.hidden;
       ids.resize(static_cast<size_t>(n));
       m.head_s[i] = std::min(m.head_s[i], median_seconds(repeats, [&] { pass.argmax_from_hidden(hidden.data(), n, ids.data()); }));
-      if (progress && sweep == 1)
-        progress(fmt::format("{} tree tokens: forward {:.2f} ms, LM head {:.2f} ms", n, m.forward_s[i] * 1e3, m.head_s[i] * 1e3));
+      if (progress && sweep == 1) progress(fmt::format("{} tree tokens: forward {:.2f} ms, LM head {:.2f} ms", n, m.forward_s[i] * 1e3, m.head_s[i] * 1e3));
     }
   // More tokens or rows never cost less: a size measured dearer than a larger one was
   // disturbed, and takes the larger one's time.

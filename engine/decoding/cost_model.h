@@ -55,9 +55,7 @@ struct CostModel {
   double step(int32_t tokens, int32_t head_rows) const { return forward(tokens) + head(head_rows); }
   // The same when sampling (temperature > 0): every row verification visits is also turned
   // into a distribution.
-  double step(int32_t tokens, int32_t head_rows, bool sampling) const {
-    return step(tokens, head_rows) + (sampling ? head_rows * sample_s : 0.0);
-  }
+  double step(int32_t tokens, int32_t head_rows, bool sampling) const { return step(tokens, head_rows) + (sampling ? head_rows * sample_s : 0.0); }
   // A drafter's work in the target's terms: `rows` rows of an output layer that has `share`
   // of the LM head's rows, and `tokens` tokens through `share` of the target's layers.
   double head_share(int32_t rows, double share) const { return rows > 0 ? head(rows) * share : 0.0; }

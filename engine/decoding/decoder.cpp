@@ -33,8 +33,7 @@ int64_t capacity_for(int64_t prompt_length, int max_new_tokens, int32_t max_tree
   return prompt_length + max_new_tokens + max_tree_nodes;
 }
 
-void verify(const Draft& draft, const TokenTree& tree, TargetLogits target, const DecodeOptions& options, RngKey key,
-            VerifyScratch& scratch, Acceptance& out) {
+void verify(const Draft& draft, const TokenTree& tree, TargetLogits target, const DecodeOptions& options, RngKey key, VerifyScratch& scratch, Acceptance& out) {
   const auto& tokens = draft.tree.tokens;
   if (options.sampling.greedy()) return verify_greedy(tree, tokens, target, out);
   const SamplingContext ctx{options.sampling, key};
@@ -65,8 +64,9 @@ int64_t checked_capacity(std::span<const std::vector<int32_t>> prompts, int max_
   }
   const int64_t capacity = capacity_for(longest, max_new_tokens, max_tree_nodes);
   if (capacity > config.context_length)
-    throw InputError("prompt", "", std::to_string(longest) + " tokens + " + std::to_string(max_new_tokens) + " new + a tree of " +
-                                       std::to_string(max_tree_nodes) + " exceed the model's context of " + std::to_string(config.context_length));
+    throw InputError("prompt", "",
+                     std::to_string(longest) + " tokens + " + std::to_string(max_new_tokens) + " new + a tree of " + std::to_string(max_tree_nodes) +
+                         " exceed the model's context of " + std::to_string(config.context_length));
   return capacity;
 }
 
@@ -74,8 +74,7 @@ int64_t checked_capacity(std::span<const std::vector<int32_t>> prompts, int max_
 // method, called in the order prefill, then (next_step, draft, verify, accept) per step.
 class DecodeRun {
  public:
-  DecodeRun(const Model& model, ForwardPass& target, Drafter& drafter, std::span<const std::vector<int32_t>> prompts,
-            const DecodeOptions& options)
+  DecodeRun(const Model& model, ForwardPass& target, Drafter& drafter, std::span<const std::vector<int32_t>> prompts, const DecodeOptions& options)
       : target_(target),
         drafter_(drafter),
         prompts_(prompts),
@@ -139,8 +138,9 @@ class DecodeRun {
       drafter_.propose(DraftContext{s, q.context, q.root, q.hidden, !options_.sampling.greedy()}, q.draft);
       const int32_t n_nodes = q.draft.tree.size();
       if (n_nodes > max_tree_nodes_ || q.draft.tree.tokens[0] != q.root)
-        throw InputError(drafter_.name(), "draft", "tree of " + std::to_string(n_nodes) + " nodes exceeds the planned " +
-                                                       std::to_string(max_tree_nodes_) + " or does not start at the root");
+        throw InputError(
+            drafter_.name(), "draft",
+            "tree of " + std::to_string(n_nodes) + " nodes exceeds the planned " + std::to_string(max_tree_nodes_) + " or does not start at the root");
       SequenceInput& in = batch_.sequences[a];
       in.seq = s;
       in.tokens = q.draft.tree.tokens;
@@ -272,9 +272,7 @@ double SequenceResult::tokens_per_step() const {
   return static_cast<double>(tokens.size()) / static_cast<double>(steps.size() + 1);
 }
 
-double SequenceResult::tokens_per_second() const {
-  return total_seconds > 0 ? static_cast<double>(tokens.size()) / total_seconds : 0.0;
-}
+double SequenceResult::tokens_per_second() const { return total_seconds > 0 ? static_cast<double>(tokens.size()) / total_seconds : 0.0; }
 
 size_t Decoder::kv_bytes(const ModelConfig& config, std::span<const int64_t> prompt_lengths, int max_new_tokens, int32_t max_tree_nodes) {
   int64_t longest = 0;
@@ -282,8 +280,7 @@ size_t Decoder::kv_bytes(const ModelConfig& config, std::span<const int64_t> pro
   return KvCache::bytes_for(config, static_cast<int>(prompt_lengths.size()), capacity_for(longest, max_new_tokens, max_tree_nodes));
 }
 
-Decoder::Decoder(const Model& model, ForwardPass& target, Drafter& drafter)
-    : model_(model), target_(target), drafter_(drafter) {}
+Decoder::Decoder(const Model& model, ForwardPass& target, Drafter& drafter) : model_(model), target_(target), drafter_(drafter) {}
 
 std::vector<SequenceResult> Decoder::generate(std::span<const std::vector<int32_t>> prompts, const DecodeOptions& options) {
   DecodeRun run(model_, target_, drafter_, prompts, options);

@@ -89,8 +89,8 @@ struct DraftContext {
   int seq = 0;                      // sequence index in the batch
   std::span<const int32_t> tokens;  // committed tokens (prompt + generated), root excluded
   int32_t root = 0;
-  std::span<const float> hidden;    // [n_embd] target's final-norm hidden state that chose root
-  bool sampling = false;            // temperature > 0: verification samples (and costs more per row)
+  std::span<const float> hidden;  // [n_embd] target's final-norm hidden state that chose root
+  bool sampling = false;          // temperature > 0: verification samples (and costs more per row)
 };
 
 // The outcome of a step for one sequence, in the drafter's terms.

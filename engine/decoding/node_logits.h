@@ -110,16 +110,16 @@ class NodeLogits {
   std::vector<Tree> trees_;
   std::vector<TreeView> views_;
   // Per node of every tree of the step, trees in order:
-  std::vector<int32_t> first_child_;     // the lowest-numbered child (root copies' children count as node 0's), -1 if none
-  std::vector<int32_t> argmax_;          // -1 until known
-  std::vector<const float*> row_;        // null until computed; points into blocks_
+  std::vector<int32_t> first_child_;  // the lowest-numbered child (root copies' children count as node 0's), -1 if none
+  std::vector<int32_t> argmax_;       // -1 until known
+  std::vector<const float*> row_;     // null until computed; points into blocks_
   // Logit rows of this step, a block per pass; blocks are reused from step to step and never
   // resized while their rows are handed out, so every row stays put until begin_step.
   std::vector<std::vector<float>> blocks_;
   size_t blocks_used_ = 0;
-  std::vector<NodeRef> pending_;      // the nodes of the pass being assembled
-  std::vector<float> pass_hidden_;    // [pending][n_embd]
-  std::vector<int32_t> pass_ids_;     // [pending]
+  std::vector<NodeRef> pending_;    // the nodes of the pass being assembled
+  std::vector<float> pass_hidden_;  // [pending][n_embd]
+  std::vector<int32_t> pass_ids_;   // [pending]
   int64_t passes_ = 0, rows_computed_ = 0;
 };
 

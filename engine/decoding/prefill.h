@@ -35,7 +35,6 @@ struct PrefillOutput {
 };
 
 // Runs and commits every prompt, `chunk` tokens per sequence per forward call.
-void prefill(ForwardPass& target, KvCache& cache, std::span<const PrefillInput> inputs, PrefillOutput& out,
-             int32_t chunk = kPrefillChunk);
+void prefill(ForwardPass& target, KvCache& cache, std::span<const PrefillInput> inputs, PrefillOutput& out, int32_t chunk = kPrefillChunk);
 
 }  // namespace draftbench

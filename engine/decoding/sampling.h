@@ -18,8 +18,8 @@ inline constexpr float kGreedyTemperature = 1e-4f;
 
 struct SamplingParams {
   float temperature = 0.0f;
-  int top_k = 0;       // 0 = off
-  float top_p = 1.0f;  // 1 = off
+  int top_k = 0;                                                        // 0 = off
+  float top_p = 1.0f;                                                   // 1 = off
   bool greedy() const { return !(temperature >= kGreedyTemperature); }  // NaN too
 };
 

@@ -12,9 +12,9 @@ namespace {
 // Confidence bins of a model's nodes: finer where drafts are usually decided.
 constexpr float kBinEdges[] = {0.05f, 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 0.95f};
 constexpr int32_t kBins = static_cast<int32_t>(std::size(kBinEdges)) + 1;
-constexpr int32_t kLookupDepths = 8;  // lookup classes by depth 1..8, deeper shares the last
+constexpr int32_t kLookupDepths = 8;                     // lookup classes by depth 1..8, deeper shares the last
 constexpr int32_t kClasses = 2 * kBins + kLookupDepths;  // model bins, both bins, lookup depths
-constexpr double kPriorWeight = 2.0;  // pseudo-observations behind each class's prior
+constexpr double kPriorWeight = 2.0;                     // pseudo-observations behind each class's prior
 // Forgetting. A class's counts decay with each of its own tries (the last ~50 tries count),
 // so a rarely tried class keeps its evidence rather than sliding back to the prior within
 // a few dozen steps and being tried, at a loss, again and again; and slowly with each step
@@ -38,8 +38,7 @@ double bin_middle(int32_t b) {
 
 }  // namespace
 
-TreeSizer::TreeSizer(const CostModel& cost, int32_t max_nodes)
-    : cost_(cost), max_nodes_(max_nodes), tried_(kClasses, 0.0), accepted_(kClasses, 0.0) {
+TreeSizer::TreeSizer(const CostModel& cost, int32_t max_nodes) : cost_(cost), max_nodes_(max_nodes), tried_(kClasses, 0.0), accepted_(kClasses, 0.0) {
   DB_CHECK(max_nodes >= 0);
 }
 

@@ -93,8 +93,7 @@ void index_beams_as_draws(const TokenTree& tree, BeamPaths beams, VerifyScratch&
   std::copy(offsets.begin(), offsets.end() - 1, scratch.draw_cursor.begin());
   // Beam-major iteration fills each node's list in beam order (a node has one depth).
   for (int32_t b = 0; b < beams.n_beams; ++b)
-    for (int32_t j = 0; j + 1 < beams.beam_length; ++j)
-      scratch.draws[scratch.draw_cursor[as_canonical(tree, beams.node(b, j))]++] = beams.node(b, j + 1);
+    for (int32_t j = 0; j + 1 < beams.beam_length; ++j) scratch.draws[scratch.draw_cursor[as_canonical(tree, beams.node(b, j))]++] = beams.node(b, j + 1);
 }
 
 std::span<const int32_t> draws_below(const VerifyScratch& scratch, int32_t node) {
@@ -256,8 +255,8 @@ void verify_greedy(const TokenTree& tree, std::span<const int32_t> tokens, Targe
   write_path_to(tree, deepest, out.path);
 }
 
-void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target,
-                             const SamplingContext& sampling, VerifyScratch& scratch, Acceptance& out) {
+void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const SamplingContext& sampling,
+                             VerifyScratch& scratch, Acceptance& out) {
   check_tree(tree, tokens, target);
   DB_CHECK(!sampling.params.greedy());
   prepare_scratch(scratch, target.n_vocab, tree.size());
@@ -297,9 +296,8 @@ void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tok
   }
 }
 
-void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target,
-                            const SampledDrafts& drafts, const SamplingContext& sampling, VerifyScratch& scratch,
-                            Acceptance& out) {
+void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const SampledDrafts& drafts,
+                            const SamplingContext& sampling, VerifyScratch& scratch, Acceptance& out) {
   check_tree(tree, tokens, target);
   DB_CHECK(!sampling.params.greedy());
   DB_CHECK(drafts.q.offsets.size() == static_cast<size_t>(tree.size()) + 1);
@@ -373,9 +371,8 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
   }
 }
 
-void verify_sampling_redrafter_lossy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target,
-                                     DraftDistributions q, BeamPaths beams, const SamplingContext& sampling,
-                                     VerifyScratch& scratch, Acceptance& out) {
+void verify_sampling_redrafter_lossy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, DraftDistributions q, BeamPaths beams,
+                                     const SamplingContext& sampling, VerifyScratch& scratch, Acceptance& out) {
   check_tree(tree, tokens, target);
   DB_CHECK(!sampling.params.greedy());
   DB_CHECK(q.offsets.size() == static_cast<size_t>(tree.size()) + 1);

@@ -109,8 +109,8 @@ struct SamplingContext {
 };
 
 struct Acceptance {
-  std::vector<int32_t> path;  // accepted nodes from the root (node 0) down, root included
-  int32_t next_token = -1;    // the bonus or correction token chosen at path.back()
+  std::vector<int32_t> path;                                                    // accepted nodes from the root (node 0) down, root included
+  int32_t next_token = -1;                                                      // the bonus or correction token chosen at path.back()
   int32_t n_accepted() const { return static_cast<int32_t>(path.size()) - 1; }  // draft tokens
 };
 
@@ -139,8 +139,8 @@ void verify_greedy(const TokenTree& tree, std::span<const int32_t> tokens, Targe
 // (p with the rejected siblings zeroed, renormalised); on acceptance continue at x; if all
 // fail, or there are none, the next token is drawn from the residual. Every generated token
 // is distributed exactly as under sample_token, whatever the tree.
-void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target,
-                             const SamplingContext& sampling, VerifyScratch& scratch, Acceptance& out);
+void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const SamplingContext& sampling,
+                             VerifyScratch& scratch, Acceptance& out);
 
 // Exact sampling for drafts drawn from q (a sampled chain, a tree of independent or
 // without-replacement draws per node, or packed sampled beams), SpecInfer's multi-round rule:
@@ -149,9 +149,8 @@ void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tok
 // next token from the residual. q_i is q, or for without-replacement draws q with
 // x_1..x_{i-1} removed and renormalised. Exact provided each draw really came from q_i given
 // the earlier draws (checked: q_i(x_i) > 0) and the number of draws does not depend on them.
-void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target,
-                            const SampledDrafts& drafts, const SamplingContext& sampling, VerifyScratch& scratch,
-                            Acceptance& out);
+void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const SampledDrafts& drafts,
+                            const SamplingContext& sampling, VerifyScratch& scratch, Acceptance& out);
 
 // LOSSY — the ReDrafter reference code's rule (engine/DESIGN.md §5.3), kept only for
 // comparison; label it lossy wherever it is used. Per beam b and position an independent
@@ -160,8 +159,7 @@ void verify_sampling_with_q(const TokenTree& tree, std::span<const int32_t> toke
 // drafts (first on ties); next token from p at its end if every draft was accepted, else
 // from norm(max(p - q, 0)) at the first rejection. Biased because beam-search drafts are not
 // samples from q and the beams are not corrected against each other (issue #6).
-void verify_sampling_redrafter_lossy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target,
-                                     DraftDistributions q, BeamPaths beams, const SamplingContext& sampling,
-                                     VerifyScratch& scratch, Acceptance& out);
+void verify_sampling_redrafter_lossy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, DraftDistributions q, BeamPaths beams,
+                                     const SamplingContext& sampling, VerifyScratch& scratch, Acceptance& out);
 
 }  // namespace draftbench

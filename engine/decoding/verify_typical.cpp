@@ -62,8 +62,7 @@ TypicalThreshold typical_threshold(std::span<const float> logits, const TypicalP
 
 }  // namespace
 
-void verify_typical(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const TypicalParams& params,
-                    Acceptance& out) {
+void verify_typical(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const TypicalParams& params, Acceptance& out) {
   const int32_t n = tree.size();
   DB_CHECK(n >= 1 && tokens.size() == static_cast<size_t>(n) && tree.parent[0] == -1);
   DB_CHECK(target.valid());

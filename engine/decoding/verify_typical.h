@@ -23,7 +23,6 @@ struct TypicalParams {
   float delta = 0.3f;        // Medusa's posterior_alpha
 };
 
-void verify_typical(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const TypicalParams& params,
-                    Acceptance& out);
+void verify_typical(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const TypicalParams& params, Acceptance& out);
 
 }  // namespace draftbench

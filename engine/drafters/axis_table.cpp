@@ -64,9 +64,7 @@ constexpr Setting kSettings[] = {
      [](PointSettings& p) { return SettingField{&p.drafter.ngram_branches}; }},
 };
 
-std::string number_text(const Setting& s, double v) {
-  return s.type == T::integer ? fmt::format("{}", static_cast<int64_t>(v)) : fmt::format("{}", v);
-}
+std::string number_text(const Setting& s, double v) { return s.type == T::integer ? fmt::format("{}", static_cast<int64_t>(v)) : fmt::format("{}", v); }
 
 }  // namespace
 
@@ -134,9 +132,7 @@ std::optional<std::string> range_problem(const Setting& s, double value, double 
                      std::isfinite(value) ? number_text(s, value) : fmt::format("{}", value));
 }
 
-std::string option_name(const Setting& s) {
-  return s.cli_flag ? fmt::format("option '{}' ({})", s.name, s.cli_flag) : fmt::format("option '{}'", s.name);
-}
+std::string option_name(const Setting& s) { return s.cli_flag ? fmt::format("option '{}' ({})", s.name, s.cli_flag) : fmt::format("option '{}'", s.name); }
 
 void check_setting(const Setting& s, double value, std::string_view where) { check_setting(s, value, where, s.lo, s.hi); }
 

@@ -51,15 +51,15 @@ using SettingField = std::variant<std::monostate, int*, bool*, float*, uint64_t*
 struct Setting {
   const char* name;  // the spec key (sweep.<name>, or drafters.<d>.<name>) and the results' params key
   SettingType type;
-  double lo, hi;     // integer and number settings: the accepted range, inclusive
-  uint32_t readers;  // SettingGroup bits: which drafters read it
-  bool sweep_axis;   // listed under `sweep:`; else set per drafter in a spec, or on the command line only
-  bool spec_key;     // a non-axis setting a spec's `drafters.<d>` entry may hold
+  double lo, hi;         // integer and number settings: the accepted range, inclusive
+  uint32_t readers;      // SettingGroup bits: which drafters read it
+  bool sweep_axis;       // listed under `sweep:`; else set per drafter in a spec, or on the command line only
+  bool spec_key;         // a non-axis setting a spec's `drafters.<d>` entry may hold
   const char* cli_flag;  // `generate`'s option; null: none
   const char* label;     // the dry-run and progress label; null: not shown
   // The word for the empty value: a text or path setting's "" ("shipped"), an integer's 0 ("auto").
   const char* empty_as;
-  const char* help;      // `generate --help`
+  const char* help;  // `generate --help`
   SettingField (*field)(PointSettings&);
   std::span<const std::string_view> choices = {};  // text settings: the accepted values; empty: any
 };

@@ -75,7 +75,8 @@ ChoiceTree load_choice_tree(const std::string& path) {
     choices = &*it;
   }
   if (!choices->is_array())
-    throw InputError(path, doc.is_object() ? "key 'choices'" : "", fmt::format("holds {} (expected an array of paths such as [[0], [1], [0, 0]])", printable_json(*choices)));
+    throw InputError(path, doc.is_object() ? "key 'choices'" : "",
+                     fmt::format("holds {} (expected an array of paths such as [[0], [1], [0, 0]])", printable_json(*choices)));
 
   std::vector<std::vector<int32_t>> paths;
   paths.reserve(choices->size());
@@ -89,8 +90,7 @@ ChoiceTree load_choice_tree(const std::string& path) {
       // Unsigned, or signed within int32 (negative ranks are reported by choice_tree_from_paths).
       const bool fits = r.is_number_unsigned() ? r.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max())
                                                : r.is_number_integer() && r.get<int64_t>() >= std::numeric_limits<int32_t>::min();
-      if (!fits)
-        throw InputError(path, fmt::format("path {} entry {}", i, d), fmt::format("holds {} (expected an integer rank >= 0)", printable_json(r)));
+      if (!fits) throw InputError(path, fmt::format("path {} entry {}", i, d), fmt::format("holds {} (expected an integer rank >= 0)", printable_json(r)));
       ranks.push_back(static_cast<int32_t>(r.get<int64_t>()));
     }
   }

@@ -31,8 +31,7 @@ DraftTiming fit_draft_timing(std::span<const DraftTimingSample> samples) {
   DB_CHECK(!samples.empty());
   constexpr int kTerms = 5;  // fixed, estimate, passes, tokens, rows
   const auto term = [](const DraftTimingSample& s, int k) {
-    const double x[kTerms] = {1.0, s.estimate_s, static_cast<double>(s.work.passes), static_cast<double>(s.work.tokens),
-                              static_cast<double>(s.work.rows)};
+    const double x[kTerms] = {1.0, s.estimate_s, static_cast<double>(s.work.passes), static_cast<double>(s.work.tokens), static_cast<double>(s.work.rows)};
     return x[k];
   };
   double best_error = std::numeric_limits<double>::infinity();
@@ -140,9 +139,10 @@ DraftTimer cached_draft_timer(const CostKey& key, std::shared_ptr<const CostMode
       if (const auto it = cached->drafters.find(identity); it != cached->drafters.end()) return it->second;
     const DraftTiming t = measure_draft_timing(model, *cost, config);
     if (note)
-      note(fmt::format("timed the {} drafter's proposals: {:.3f} ms + {:.2f} x its estimate + {:.3f} ms per pass + {:.4f} ms per token + "
-                       "{:.4f} ms per row",
-                       model.name(), t.fixed_s * 1e3, t.per_estimate, t.per_pass_s * 1e3, t.per_token_s * 1e3, t.per_row_s * 1e3));
+      note(
+          fmt::format("timed the {} drafter's proposals: {:.3f} ms + {:.2f} x its estimate + {:.3f} ms per pass + {:.4f} ms per token + "
+                      "{:.4f} ms per row",
+                      model.name(), t.fixed_s * 1e3, t.per_estimate, t.per_pass_s * 1e3, t.per_token_s * 1e3, t.per_row_s * 1e3));
     CostModel updated = cached ? std::move(*cached) : *cost;
     updated.drafters[identity] = t;
     store_cost_model(dir, key, updated);

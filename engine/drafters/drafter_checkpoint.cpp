@@ -95,8 +95,8 @@ nlohmann::json native_drafter_config(const std::string& kind) {
   return nlohmann::json{{"format", kDrafterFormat}, {"version", kDrafterFormatVersion}, {"drafter", kind}};
 }
 
-void write_native_drafter(const std::string& dir, const nlohmann::json& config, SafetensorsWriter& tensors,
-                          const std::vector<int32_t>& draft_vocab, int64_t target_vocab) {
+void write_native_drafter(const std::string& dir, const nlohmann::json& config, SafetensorsWriter& tensors, const std::vector<int32_t>& draft_vocab,
+                          int64_t target_vocab) {
   if (static_cast<int64_t>(draft_vocab.size()) != target_vocab) {
     std::vector<uint8_t> bytes(draft_vocab.size() * sizeof(int32_t));
     std::memcpy(bytes.data(), draft_vocab.data(), bytes.size());

@@ -45,8 +45,8 @@ nlohmann::json native_drafter_config(const std::string& kind);
 // Writes a drafter in draftbench's format: `dir` (created if needed) gets drafter.json
 // and model.safetensors, the latter with the I32 `draft_vocab` tensor added unless the
 // vocabulary is the target's whole one in order. Throws InputError naming `dir`.
-void write_native_drafter(const std::string& dir, const nlohmann::json& config, SafetensorsWriter& tensors,
-                          const std::vector<int32_t>& draft_vocab, int64_t target_vocab);
+void write_native_drafter(const std::string& dir, const nlohmann::json& config, SafetensorsWriter& tensors, const std::vector<int32_t>& draft_vocab,
+                          int64_t target_vocab);
 
 class DrafterCheckpoint;
 

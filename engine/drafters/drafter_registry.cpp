@@ -19,8 +19,19 @@ std::unique_ptr<Drafter> make_autoregressive(DrafterCheckpoint*, const DrafterOp
   return std::make_unique<AutoregressiveDrafter>();
 }
 
-constexpr DrafterKind kAutoregressive{"autoregressive", false, "autoregressive", false, make_autoregressive, nullptr, nullptr,
-                                      [](const DrafterOptions&) -> uint32_t { return kEveryDrafter; }, nullptr, {}, nullptr, nullptr, false};
+constexpr DrafterKind kAutoregressive{"autoregressive",
+                                      false,
+                                      "autoregressive",
+                                      false,
+                                      make_autoregressive,
+                                      nullptr,
+                                      nullptr,
+                                      [](const DrafterOptions&) -> uint32_t { return kEveryDrafter; },
+                                      nullptr,
+                                      {},
+                                      nullptr,
+                                      nullptr,
+                                      false};
 
 bool always(const DrafterOptions&) { return true; }
 

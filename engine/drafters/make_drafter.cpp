@@ -85,8 +85,7 @@ std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model
 void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {
   const DrafterKind* k = find_drafter_kind(spec.kind);
   if (!k || !k->write_random)
-    throw InputError("drafter", fmt::format("'{}'", spec.kind),
-                     fmt::format("{} (expected one of {})", k ? "has no weights" : "unknown", known_drafters(true)));
+    throw InputError("drafter", fmt::format("'{}'", spec.kind), fmt::format("{} (expected one of {})", k ? "has no weights" : "unknown", known_drafters(true)));
   k->write_random(spec, target, dir);
 }
 

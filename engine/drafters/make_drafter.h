@@ -19,8 +19,8 @@ struct DrafterOptions {
   std::string weights_dir;              // required for the kinds that need weights
   // ReDrafter (engine/DESIGN.md §2.1, §3): beam_length includes the root.
   int beam_width = 8, beam_length = 5;
-  bool tree_attention = true;  // off: every beam verified as its own chain
-  int top_k_warp = 0;          // > 0: keep only the top-k draft logits per step (reference: 50); 0 = off
+  bool tree_attention = true;             // off: every beam verified as its own chain
+  int top_k_warp = 0;                     // > 0: keep only the top-k draft logits per step (reference: 50); 0 = off
   bool keep_draft_distributions = false;  // attach q per node (the lossy ReDrafter rule needs it)
   // Medusa: a "choices" file (paths of top-k ranks); empty = the tree shipped in experiments/trees/.
   // EAGLE with eagle_static_tree: the same format, ranks taken per parent.
@@ -60,12 +60,12 @@ std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model
 // tests run, and a way to try the loop before a drafter is trained. Each kind initialises
 // as its reference does where that is meaningful (Medusa's residual W = 0).
 struct RandomDrafterSpec {
-  std::string kind;          // medusa | eagle | redrafter
-  int64_t draft_vocab = 0;   // rows of the draft output layer; 0 = the whole target vocabulary
+  std::string kind;         // medusa | eagle | redrafter
+  int64_t draft_vocab = 0;  // rows of the draft output layer; 0 = the whole target vocabulary
   uint64_t seed = 0;
-  int num_heads = 4;         // medusa
-  int num_layers = 1;        // medusa: residual blocks per head; redrafter: residual blocks (num_draft_layers)
-  bool own_head = false;     // medusa, redrafter: an own output layer rather than the target's LM head rows
+  int num_heads = 4;      // medusa
+  int num_layers = 1;     // medusa: residual blocks per head; redrafter: residual blocks (num_draft_layers)
+  bool own_head = false;  // medusa, redrafter: an own output layer rather than the target's LM head rows
 };
 // Throws InputError for an unknown kind or an unwritable directory.
 void write_random_drafter(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);

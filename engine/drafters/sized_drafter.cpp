@@ -78,8 +78,7 @@ void keep_nodes(const Draft& draft, std::span<const int32_t> keep, Draft& out, s
   }
 }
 
-SizedDrafter::SizedDrafter(std::unique_ptr<Drafter> model, std::unique_ptr<Drafter> lookup, const CostModel& cost, DraftTiming timing,
-                           int32_t max_nodes)
+SizedDrafter::SizedDrafter(std::unique_ptr<Drafter> model, std::unique_ptr<Drafter> lookup, const CostModel& cost, DraftTiming timing, int32_t max_nodes)
     : model_(std::move(model)), lookup_(std::move(lookup)), max_nodes_(max_nodes), cost_(cost), timing_(timing), sizer_(cost, max_nodes) {
   DB_CHECK((model_ || lookup_) && max_nodes >= 1);
 }

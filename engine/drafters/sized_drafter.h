@@ -54,11 +54,11 @@ class SizedDrafter final : public Drafter {
 
  private:
   struct SequenceState {
-    Draft verified;        // what propose returned, with confidence and origin
-    bool sized = false;    // whether it went through the sizer
-    int32_t skip_left = 0;  // steps the model drafter still sits out
-    int32_t backoff = 0;    // the last back-off
-    double gain = 0;        // decayed expected gain of drafting with the model, tokens/s
+    Draft verified;                         // what propose returned, with confidence and origin
+    bool sized = false;                     // whether it went through the sizer
+    int32_t skip_left = 0;                  // steps the model drafter still sits out
+    int32_t backoff = 0;                    // the last back-off
+    double gain = 0;                        // decayed expected gain of drafting with the model, tokens/s
     double kept_depth = 0, kept_width = 0;  // the kept tree's depth and width, sinking slowly (limit_draft)
   };
   bool run_model(SequenceState& s);

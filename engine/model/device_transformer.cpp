@@ -116,7 +116,7 @@ class DeviceTransformer::LayerOps {
   static const float* vector(const DeviceBuffer& v) { return v.get<float>(); }
   Activations<float*> activations() const {
     auto& a = t_.a_;
-    return {a.x.get<float>(),    a.xn.get<float>(),   a.q.get<float>(),    a.k.get<float>(), a.v.get<float>(),
+    return {a.x.get<float>(),    a.xn.get<float>(),   a.q.get<float>(),    a.k.get<float>(),  a.v.get<float>(),
             a.attn.get<float>(), a.proj.get<float>(), a.gate.get<float>(), a.up.get<float>(), a.act.get<float>()};
   }
   void rms_norm(const float* x, const float* w, float* out, int64_t rows, int64_t n) { d_.rms_norm(x, w, out, rows, n, c_.rms_eps); }
@@ -125,8 +125,8 @@ class DeviceTransformer::LayerOps {
   void add(const float* y, float* x, int64_t n) { d_.elementwise(cuda::ElementwiseOp::kAdd, y, x, n); }
   void gated_activation(int64_t n) {
     auto& a = t_.a_;
-    d_.gated_activation(c_.activation == MlpActivation::geglu_tanh ? cuda::GateFunction::kGeluTanh : cuda::GateFunction::kSilu,
-                        a.gate.get<float>(), a.up.get<float>(), a.act.get<float>(), n);
+    d_.gated_activation(c_.activation == MlpActivation::geglu_tanh ? cuda::GateFunction::kGeluTanh : cuda::GateFunction::kSilu, a.gate.get<float>(),
+                        a.up.get<float>(), a.act.get<float>(), n);
   }
   void rope(int64_t il, int64_t n) {
     const cuda::RopePairing pairing = c_.rope_style == RopeStyle::neox ? cuda::RopePairing::kNeox : cuda::RopePairing::kNorm;
@@ -139,8 +139,8 @@ class DeviceTransformer::LayerOps {
   // A sequence's rows are its tree's nodes in order, so their K/V fill consecutive slots.
   void attend(int64_t il, int64_t) {
     const int64_t QD = c_.q_dim(), KD = c_.kv_dim();
-    const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim),
-                               c_.attention_scale, c_.is_local_layer(il) ? c_.sliding_window : 0};
+    const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim), c_.attention_scale,
+                               c_.is_local_layer(il) ? c_.sliding_window : 0};
     const float *q = t_.a_.q.get<float>(), *k = t_.a_.k.get<float>(), *v = t_.a_.v.get<float>();
     int64_t r0 = 0;
     for (size_t i = 0; i < batch_.sequences.size(); ++i) {
@@ -153,8 +153,7 @@ class DeviceTransformer::LayerOps {
       d_.copy(cache_.values(s.seq, il) + committed * KD, v + r0 * KD, bytes);
       const int32_t* tree = t_.trees_.get<int32_t>() + t_.tree_offsets_[i];
       const TreeView view{m, tree, tree + m, tree + 2 * m};
-      d_.tree_attention(shape, q + r0 * QD, QD, cache_.keys(s.seq, il), cache_.values(s.seq, il), KD, committed, view,
-                        t_.a_.attn.get<float>() + r0 * QD, QD);
+      d_.tree_attention(shape, q + r0 * QD, QD, cache_.keys(s.seq, il), cache_.values(s.seq, il), KD, committed, view, t_.a_.attn.get<float>() + r0 * QD, QD);
       r0 += m;
     }
   }
@@ -203,8 +202,7 @@ void DeviceTransformer::upload_rows(const ForwardBatch& batch, const std::vector
 void DeviceTransformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResult& result) {
   DB_CHECK(cache.on_device());
   for (const SequenceInput& s : batch.sequences)
-    if (s.n_cached != 0)
-      throw InputError("forward", fmt::format("sequence {}", s.seq), "incremental trees (n_cached > 0) run on the CPU transformer only");
+    if (s.n_cached != 0) throw InputError("forward", fmt::format("sequence {}", s.seq), "incremental trees (n_cached > 0) run on the CPU transformer only");
   list_forward_rows(batch, cache, c_, rows_);
   const int64_t n = static_cast<int64_t>(rows_.size()), E = c_.n_embd;
   ensure_buffers(std::max<int64_t>(n, 1));

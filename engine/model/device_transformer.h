@@ -80,11 +80,11 @@ class DeviceTransformer final : public ForwardPass {
   cuda::DeviceBuffer wanted_rows_;  // the wanted rows' indices, for the gather
   // Host staging, reused from forward to forward.
   std::vector<ForwardRow> rows_;
-  std::vector<int64_t> wanted_;         // rows whose hidden states or logits were asked for
-  std::vector<float> host_rows_;        // embeddings going up, full logit rows coming down (also for argmax_from_hidden)
+  std::vector<int64_t> wanted_;   // rows whose hidden states or logits were asked for
+  std::vector<float> host_rows_;  // embeddings going up, full logit rows coming down (also for argmax_from_hidden)
   std::vector<int64_t> host_positions_;
-  std::vector<int32_t> host_trees_;     // per sequence: dfs_start, dfs_end, depth
-  std::vector<int64_t> tree_offsets_;   // where each sequence's tree starts in host_trees_ / trees_
+  std::vector<int32_t> host_trees_;    // per sequence: dfs_start, dfs_end, depth
+  std::vector<int64_t> tree_offsets_;  // where each sequence's tree starts in host_trees_ / trees_
 };
 
 }  // namespace draftbench

@@ -41,10 +41,10 @@ struct ForwardBatch {
 };
 
 struct ForwardResult {
-  int64_t logit_width = 0;      // n_vocab, or vocab_subset.size()
-  std::vector<float> logits;    // [rows][logit_width], sequences in order, rows as listed
-  int64_t hidden_width = 0;     // n_embd
-  std::vector<float> hidden;    // [rows][n_embd], same order
+  int64_t logit_width = 0;    // n_vocab, or vocab_subset.size()
+  std::vector<float> logits;  // [rows][logit_width], sequences in order, rows as listed
+  int64_t hidden_width = 0;   // n_embd
+  std::vector<float> hidden;  // [rows][n_embd], same order
   std::span<const float> logits_row(int64_t i) const { return {logits.data() + i * logit_width, static_cast<size_t>(logit_width)}; }
   std::span<const float> hidden_row(int64_t i) const { return {hidden.data() + i * hidden_width, static_cast<size_t>(hidden_width)}; }
 };

@@ -21,8 +21,7 @@ std::optional<ForwardDevice> forward_device_named(std::string_view name) {
   return std::nullopt;
 }
 
-std::unique_ptr<ForwardPass> make_forward_pass(ForwardDevice device, const ModelConfig& config, const ModelWeights& weights,
-                                               ThreadPool& pool) {
+std::unique_ptr<ForwardPass> make_forward_pass(ForwardDevice device, const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool) {
   switch (device) {
     case ForwardDevice::kCpu: return std::make_unique<Transformer>(config, weights, pool);
     case ForwardDevice::kCuda: {

@@ -56,7 +56,6 @@ std::optional<ForwardDevice> forward_device_named(std::string_view name);
 // The pass for `device`, owning what it runs on; the pool serves the CPU pass only. Throws
 // (one line) when CUDA is asked for and this build or machine has none, or a weight type
 // has no device product.
-std::unique_ptr<ForwardPass> make_forward_pass(ForwardDevice device, const ModelConfig& config, const ModelWeights& weights,
-                                               ThreadPool& pool);
+std::unique_ptr<ForwardPass> make_forward_pass(ForwardDevice device, const ModelConfig& config, const ModelWeights& weights, ThreadPool& pool);
 
 }  // namespace draftbench

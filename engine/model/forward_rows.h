@@ -36,8 +36,16 @@ struct Activations {
   Buffer x, xn, q, k, v, attn, proj, gate, up, act;
   template <class Fn>
   void each(const ModelConfig& c, Fn&& fn) {  // fn(buffer, floats per row)
-    for (auto [b, width] : {std::pair{&x, c.n_embd}, {&xn, c.n_embd}, {&q, c.q_dim()}, {&k, c.kv_dim()}, {&v, c.kv_dim()},
-                            {&attn, c.q_dim()}, {&proj, c.n_embd}, {&gate, c.n_ff}, {&up, c.n_ff}, {&act, c.n_ff}})
+    for (auto [b, width] : {std::pair{&x, c.n_embd},
+                            {&xn, c.n_embd},
+                            {&q, c.q_dim()},
+                            {&k, c.kv_dim()},
+                            {&v, c.kv_dim()},
+                            {&attn, c.q_dim()},
+                            {&proj, c.n_embd},
+                            {&gate, c.n_ff},
+                            {&up, c.n_ff},
+                            {&act, c.n_ff}})
       fn(*b, width);
   }
 };

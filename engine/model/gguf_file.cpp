@@ -43,8 +43,7 @@ class Cursor {
   }
 
   void need(size_t n, const std::string& what) const {
-    if (n > remaining())
-      throw InputError(file_, what, fmt::format("truncated: needs {} bytes at offset {}, file has {} left", n, pos_, remaining()));
+    if (n > remaining()) throw InputError(file_, what, fmt::format("truncated: needs {} bytes at offset {}, file has {} left", n, pos_, remaining()));
   }
 
  private:
@@ -55,10 +54,17 @@ class Cursor {
 
 size_t min_encoded_size(GgufValueType t) {
   switch (t) {
-    case GgufValueType::UINT8: case GgufValueType::INT8: case GgufValueType::BOOL: return 1;
-    case GgufValueType::UINT16: case GgufValueType::INT16: return 2;
-    case GgufValueType::UINT32: case GgufValueType::INT32: case GgufValueType::FLOAT32: return 4;
-    case GgufValueType::UINT64: case GgufValueType::INT64: case GgufValueType::FLOAT64: return 8;
+    case GgufValueType::UINT8:
+    case GgufValueType::INT8:
+    case GgufValueType::BOOL: return 1;
+    case GgufValueType::UINT16:
+    case GgufValueType::INT16: return 2;
+    case GgufValueType::UINT32:
+    case GgufValueType::INT32:
+    case GgufValueType::FLOAT32: return 4;
+    case GgufValueType::UINT64:
+    case GgufValueType::INT64:
+    case GgufValueType::FLOAT64: return 8;
     case GgufValueType::STRING: return 8;
     case GgufValueType::ARRAY: return 12;
   }
@@ -98,7 +104,8 @@ GgufValue read_value(Cursor& c, GgufValueType type, const std::string& what, con
         throw InputError(file, what, fmt::format("array of {} elements cannot fit in the {} bytes left", n, c.remaining()));
       v.array_type = elem_type;
       switch (elem_type) {
-        case GgufValueType::FLOAT32: case GgufValueType::FLOAT64: {
+        case GgufValueType::FLOAT32:
+        case GgufValueType::FLOAT64: {
           std::vector<double> items(n);
           for (auto& x : items) x = std::get<double>(read_value(c, elem_type, what, file, depth + 1).data);
           v.data = std::move(items);
@@ -158,12 +165,11 @@ double as_float(const std::string& file, const std::string& key, const GgufValue
   wrong_type(file, key, v, "a number");
 }
 
-
 }  // namespace
 
 std::string_view gguf_value_type_name(GgufValueType t) {
-  static constexpr std::string_view names[] = {"uint8", "int8", "uint16", "int16", "uint32", "int32", "float32",
-                                               "bool", "string", "array", "uint64", "int64", "float64"};
+  static constexpr std::string_view names[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
+                                               "bool",  "string", "array",  "uint64", "int64",  "float64"};
   const auto i = static_cast<uint32_t>(t);
   return i < std::size(names) ? names[i] : "unknown";
 }
@@ -187,12 +193,10 @@ GgufFile GgufFile::parse(std::span<const uint8_t> bytes, const std::string& name
   f.size_ = bytes.size();
   Cursor c(bytes, f.name_);
 
-  if (bytes.size() < 4 || c.read<uint32_t>("magic") != kGgufMagic)
-    throw InputError(name, "header", "not a GGUF file (magic is not 'GGUF')");
+  if (bytes.size() < 4 || c.read<uint32_t>("magic") != kGgufMagic) throw InputError(name, "header", "not a GGUF file (magic is not 'GGUF')");
   f.version_ = c.read<uint32_t>("version");
   if ((f.version_ & 0xFFFF) == 0) throw InputError(name, "version", "big-endian GGUF files are not supported");
-  if (f.version_ != 2 && f.version_ != 3)
-    throw InputError(name, "version", fmt::format("GGUF version {} is not supported (expected 2 or 3)", f.version_));
+  if (f.version_ != 2 && f.version_ != 3) throw InputError(name, "version", fmt::format("GGUF version {} is not supported (expected 2 or 3)", f.version_));
   const uint64_t n_tensors = c.read<uint64_t>("tensor_count");
   const uint64_t n_kv = c.read<uint64_t>("metadata_kv_count");
   // Each kv needs >= 8 (key length) + 4 (type) + 1 bytes; each tensor info >= 8 + 4 + 4 + 8.
@@ -236,7 +240,8 @@ GgufFile GgufFile::parse(std::span<const uint8_t> bytes, const std::string& name
     const uint32_t type_id = c.read<uint32_t>(what);
     const auto info = ggml_type_info(type_id);
     if (!info || !info->in_files)
-      throw InputError(name, what, fmt::format("tensor type {} is not supported (expected F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K or Q6_K)", type_id));
+      throw InputError(name, what,
+                       fmt::format("tensor type {} is not supported (expected F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K or Q6_K)", type_id));
     t.type = info->type;
     if (t.ne[0] % info->block_size != 0)
       throw InputError(name, what, fmt::format("row length {} is not a multiple of the {} block size {}", t.ne[0], info->name, info->block_size));
@@ -252,9 +257,9 @@ GgufFile GgufFile::parse(std::span<const uint8_t> bytes, const std::string& name
   for (auto& t : f.tensors_) {
     const size_t avail = bytes.size() - std::min(bytes.size(), data_start);
     if (t.offset > avail || t.n_bytes > avail - t.offset)
-      throw InputError(name, "tensor '" + t.name + "'",
-                       fmt::format("data [{}, {}) runs past the end of the file (truncated? data section holds {} bytes)", t.offset,
-                                   t.offset + t.n_bytes, avail));
+      throw InputError(
+          name, "tensor '" + t.name + "'",
+          fmt::format("data [{}, {}) runs past the end of the file (truncated? data section holds {} bytes)", t.offset, t.offset + t.n_bytes, avail));
     t.data = bytes.data() + data_start + t.offset;
   }
   return f;

@@ -21,8 +21,19 @@
 namespace draftbench {
 
 enum class GgufValueType : uint32_t {
-  UINT8 = 0, INT8 = 1, UINT16 = 2, INT16 = 3, UINT32 = 4, INT32 = 5, FLOAT32 = 6,
-  BOOL = 7, STRING = 8, ARRAY = 9, UINT64 = 10, INT64 = 11, FLOAT64 = 12,
+  UINT8 = 0,
+  INT8 = 1,
+  UINT16 = 2,
+  INT16 = 3,
+  UINT32 = 4,
+  INT32 = 5,
+  FLOAT32 = 6,
+  BOOL = 7,
+  STRING = 8,
+  ARRAY = 9,
+  UINT64 = 10,
+  INT64 = 11,
+  FLOAT64 = 12,
 };
 std::string_view gguf_value_type_name(GgufValueType t);
 
@@ -33,10 +44,10 @@ struct GgufValue {
   GgufValueType type = GgufValueType::UINT8;
   GgufValueType array_type = GgufValueType::UINT8;  // element type when type == ARRAY
   std::variant<uint64_t, int64_t, double, bool, std::string,
-               std::vector<int64_t>,       // array of integers or bools (uint64 above INT64_MAX is refused)
-               std::vector<double>,        // array of floats
-               std::vector<std::string>,   // array of strings
-               std::vector<GgufValue>>     // array of arrays
+               std::vector<int64_t>,      // array of integers or bools (uint64 above INT64_MAX is refused)
+               std::vector<double>,       // array of floats
+               std::vector<std::string>,  // array of strings
+               std::vector<GgufValue>>    // array of arrays
       data;
 };
 

@@ -59,8 +59,7 @@ BpeVocabSpec bpe_vocab_spec_from_gguf(const GgufFile& f) {
   v.pieces = f.get_string_array("tokenizer.ggml.tokens");
   const size_t n = v.pieces.size();
   for (int64_t t : f.get_int_array("tokenizer.ggml.token_type")) v.types.push_back(static_cast<int32_t>(t));
-  if (v.types.size() != n)
-    throw InputError(f.path(), "key 'tokenizer.ggml.token_type'", fmt::format("{} types for {} tokens", v.types.size(), n));
+  if (v.types.size() != n) throw InputError(f.path(), "key 'tokenizer.ggml.token_type'", fmt::format("{} types for {} tokens", v.types.size(), n));
   const std::vector<std::string> merges = f.get_string_array("tokenizer.ggml.merges");
   v.merges.reserve(merges.size());
   for (size_t i = 0; i < merges.size(); ++i) v.merges.push_back(parse_merge_line(merges[i], i, f.path(), "key 'tokenizer.ggml.merges'"));

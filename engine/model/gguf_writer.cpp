@@ -31,12 +31,25 @@ void GgufWriter::kv(const std::string& key, Scalar value) {
   std::visit(
       [this](const auto& v) {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, uint32_t>) { put<uint32_t>(kv_bytes_, kUint32); put(kv_bytes_, v); }
-        else if constexpr (std::is_same_v<T, int32_t>) { put<uint32_t>(kv_bytes_, kInt32); put(kv_bytes_, v); }
-        else if constexpr (std::is_same_v<T, float>) { put<uint32_t>(kv_bytes_, kFloat32); put(kv_bytes_, v); }
-        else if constexpr (std::is_same_v<T, bool>) { put<uint32_t>(kv_bytes_, kBool); put<uint8_t>(kv_bytes_, v ? 1 : 0); }
-        else if constexpr (std::is_same_v<T, std::string>) { put<uint32_t>(kv_bytes_, kString); put_string(kv_bytes_, v); }
-        else { put<uint32_t>(kv_bytes_, kUint64); put(kv_bytes_, v); }
+        if constexpr (std::is_same_v<T, uint32_t>) {
+          put<uint32_t>(kv_bytes_, kUint32);
+          put(kv_bytes_, v);
+        } else if constexpr (std::is_same_v<T, int32_t>) {
+          put<uint32_t>(kv_bytes_, kInt32);
+          put(kv_bytes_, v);
+        } else if constexpr (std::is_same_v<T, float>) {
+          put<uint32_t>(kv_bytes_, kFloat32);
+          put(kv_bytes_, v);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          put<uint32_t>(kv_bytes_, kBool);
+          put<uint8_t>(kv_bytes_, v ? 1 : 0);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          put<uint32_t>(kv_bytes_, kString);
+          put_string(kv_bytes_, v);
+        } else {
+          put<uint32_t>(kv_bytes_, kUint64);
+          put(kv_bytes_, v);
+        }
       },
       value);
   ++n_kv_;
@@ -71,8 +84,7 @@ void GgufWriter::kv_ints(const std::string& key, const std::vector<int32_t>& val
 
 void GgufWriter::add_tensor(Tensor t) {
   if (t.ne.empty()) throw std::logic_error("GgufWriter: tensor " + t.name + " has no dimensions");
-  if (t.ne[0] % ggml_type_info(t.type).block_size != 0)
-    throw std::logic_error("GgufWriter: row length of " + t.name + " is not a multiple of its block size");
+  if (t.ne[0] % ggml_type_info(t.type).block_size != 0) throw std::logic_error("GgufWriter: row length of " + t.name + " is not a multiple of its block size");
   int64_t rows = 1;
   for (size_t i = 1; i < t.ne.size(); ++i) rows *= t.ne[i];
   t.n_bytes = ggml_row_bytes(t.type, t.ne[0]) * static_cast<size_t>(rows);

@@ -40,7 +40,8 @@ HfConfig read_hf_config(const std::string& path) {
   const std::string model_type = f.string_or("model_type", "");
   if (model_type.empty()) throw InputError(path, "field 'model_type'", "missing (expected llama, or mistral without a sliding window)");
   if (model_type != "llama" && model_type != "mistral")
-    throw InputError(path, "field 'model_type'", fmt::format("'{}' is not supported (expected llama, or mistral without a sliding window)", printable_text(model_type)));
+    throw InputError(path, "field 'model_type'",
+                     fmt::format("'{}' is not supported (expected llama, or mistral without a sliding window)", printable_text(model_type)));
 
   c.n_embd = f.integer("hidden_size");
   c.n_ff = f.integer("intermediate_size");
@@ -103,8 +104,7 @@ HfCheckpoint load_hf_checkpoint(const std::string& dir) {
     bind.has("lm_head.weight");  // transformers overwrites it with the embedding: ignore it
     w.output = w.token_embd;
   } else {
-    if (!bind.has("lm_head.weight"))
-      throw InputError(source.where(), "tensor 'lm_head.weight'", "missing (config.json has tie_word_embeddings false)");
+    if (!bind.has("lm_head.weight")) throw InputError(source.where(), "tensor 'lm_head.weight'", "missing (config.json has tie_word_embeddings false)");
     w.output = bind.matrix("lm_head.weight", c.n_vocab, c.n_embd, "[vocab_size, hidden_size]");
   }
   w.output_norm = bind.vector("model.norm.weight", c.n_embd, "[hidden_size]");

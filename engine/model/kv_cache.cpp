@@ -7,10 +7,7 @@
 namespace draftbench {
 
 KvCache::KvCache(const ModelConfig& c, int n_sequences, int64_t capacity, cuda::DeviceKernels* device)
-    : n_layers_(c.n_layers),
-      kv_dim_(c.kv_dim()),
-      capacity_(capacity),
-      committed_(static_cast<size_t>(n_sequences), 0) {
+    : n_layers_(c.n_layers), kv_dim_(c.kv_dim()), capacity_(capacity), committed_(static_cast<size_t>(n_sequences), 0) {
   DB_CHECK(n_sequences >= 1 && capacity >= 1);
   const size_t bytes = bytes_for(c, n_sequences, capacity);
   if (device) device_data_ = cuda::DeviceBuffer(*device, bytes);
@@ -18,8 +15,8 @@ KvCache::KvCache(const ModelConfig& c, int n_sequences, int64_t capacity, cuda::
 }
 
 size_t KvCache::bytes_for(const ModelConfig& c, int n_sequences, int64_t capacity) {
-  return static_cast<size_t>(n_sequences) * static_cast<size_t>(c.n_layers) * 2 * static_cast<size_t>(capacity) *
-         static_cast<size_t>(c.kv_dim()) * sizeof(float);
+  return static_cast<size_t>(n_sequences) * static_cast<size_t>(c.n_layers) * 2 * static_cast<size_t>(capacity) * static_cast<size_t>(c.kv_dim()) *
+         sizeof(float);
 }
 
 void KvCache::commit(int seq, std::span<const int32_t> path) {

@@ -52,7 +52,7 @@ class KvCache {
 
   int64_t n_layers_, kv_dim_, capacity_;
   std::vector<int64_t> committed_;
-  std::vector<float> host_data_;   // one of the two holds the floats
+  std::vector<float> host_data_;  // one of the two holds the floats
   cuda::DeviceBuffer device_data_;
 };
 

@@ -11,8 +11,7 @@
 namespace draftbench {
 
 std::unique_ptr<Model> Model::load(const std::string& path) {
-  if (!std::filesystem::exists(path))
-    throw InputError(path, "", "model file not found (the default model is fetched by scripts/setup.sh)");
+  if (!std::filesystem::exists(path)) throw InputError(path, "", "model file not found (the default model is fetched by scripts/setup.sh)");
   auto m = std::make_unique<Model>();
   m->path_ = path;
   if (std::filesystem::is_directory(path)) {

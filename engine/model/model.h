@@ -27,7 +27,7 @@ class Model {
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
-  const GgufFile* gguf() const { return gguf_ ? &*gguf_ : nullptr; }  // null for HF checkpoints
+  const GgufFile* gguf() const { return gguf_ ? &*gguf_ : nullptr; }                // null for HF checkpoints
   const std::vector<SafetensorsFile>& safetensors() const { return safetensors_; }  // empty for GGUF
 
   // The chat template prompts are wrapped in: the one set with use_chat_template, else the

@@ -10,10 +10,10 @@
 namespace draftbench {
 
 struct ModelAlias {
-  std::string_view name;       // what the user types
-  std::string_view path;       // the file, relative to the checkout
-  std::string_view setup;      // the command that writes it
-  std::string_view drafters;   // its shipped drafters' folder, relative to the checkout (one folder per kind)
+  std::string_view name;      // what the user types
+  std::string_view path;      // the file, relative to the checkout
+  std::string_view setup;     // the command that writes it
+  std::string_view drafters;  // its shipped drafters' folder, relative to the checkout (one folder per kind)
 };
 
 std::span<const ModelAlias> model_aliases();

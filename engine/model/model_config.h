@@ -25,18 +25,16 @@ struct ModelConfig {
   float rope_base = 10000.0f;        // global (full-attention) layers
   float rope_base_local = 10000.0f;  // sliding-window layers
   RopeStyle rope_style = RopeStyle::norm;
-  int64_t sliding_window = 0;        // 0 = every layer is global
-  int swa_period = 0;                // layer il is local iff il % swa_period < swa_period - 1
-  float attention_scale = 1.0f;      // multiplies q.k
-  bool scale_embeddings = false;     // Gemma: embeddings times sqrt(n_embd)
+  int64_t sliding_window = 0;     // 0 = every layer is global
+  int swa_period = 0;             // layer il is local iff il % swa_period < swa_period - 1
+  float attention_scale = 1.0f;   // multiplies q.k
+  bool scale_embeddings = false;  // Gemma: embeddings times sqrt(n_embd)
   bool qk_norm = false, post_norms = false;
   bool qkv_bias = false;             // biases on the Q, K and V projections (qwen2)
   float final_logit_softcap = 0.0f;  // 0 = none
   MlpActivation activation = MlpActivation::swiglu;
 
-  bool is_local_layer(int64_t il) const {
-    return sliding_window > 0 && swa_period > 0 && il % swa_period < swa_period - 1;
-  }
+  bool is_local_layer(int64_t il) const { return sliding_window > 0 && swa_period > 0 && il % swa_period < swa_period - 1; }
   int64_t q_dim() const { return n_heads * head_dim; }
   int64_t kv_dim() const { return n_kv_heads * head_dim; }
   bool operator==(const ModelConfig&) const = default;  // every field

@@ -17,15 +17,15 @@ class GgufFile;
 struct LayerWeights {
   const float* attn_norm = nullptr;
   WeightMatrix wq, wk, wv, wo;
-  const float* bq = nullptr;              // [q_dim], [kv_dim], [kv_dim]: qkv_bias only
+  const float* bq = nullptr;  // [q_dim], [kv_dim], [kv_dim]: qkv_bias only
   const float* bk = nullptr;
   const float* bv = nullptr;
-  const float* q_norm = nullptr;          // [head_dim], qk_norm only
+  const float* q_norm = nullptr;  // [head_dim], qk_norm only
   const float* k_norm = nullptr;
   const float* post_attn_norm = nullptr;  // post_norms only
   const float* ffn_norm = nullptr;
   WeightMatrix w_gate, w_up, w_down;
-  const float* post_ffn_norm = nullptr;   // post_norms only
+  const float* post_ffn_norm = nullptr;  // post_norms only
 };
 
 struct ModelWeights {

@@ -139,7 +139,9 @@ void TensorSource::add_shard(const std::string& path) {
   const size_t shard = shards_.size() - 1;
   for (const SafetensorsTensor& t : shards_[shard].tensors()) {
     auto [it, is_new] = where_.try_emplace(t.name, shard);
-    if (!is_new) throw InputError(path, "tensor '" + printable_text(t.name) + "'", fmt::format("also in {} (each tensor must be in one shard)", shards_[it->second].path()));
+    if (!is_new)
+      throw InputError(path, "tensor '" + printable_text(t.name) + "'",
+                       fmt::format("also in {} (each tensor must be in one shard)", shards_[it->second].path()));
   }
 }
 
@@ -198,8 +200,7 @@ void WeightBinder::check_finite(const SafetensorsFile& file, const SafetensorsTe
     if ((bits & exponent) != exponent) continue;
     const bool nan = (bits & ~exponent & (width == 4 ? 0x7FFFFFFFu : 0x7FFFu)) != 0;
     throw InputError(file.path(), "tensor '" + printable_text(t.name) + "'",
-                     fmt::format("element {} is {} (expected finite weights: the file is corrupt or its training diverged)", i,
-                                 nan ? "NaN" : "infinite"));
+                     fmt::format("element {} is {} (expected finite weights: the file is corrupt or its training diverged)", i, nan ? "NaN" : "infinite"));
   }
 }
 

@@ -24,11 +24,9 @@ struct DtypeInfo {
 
 // Every dtype of the safetensors format with a whole number of bytes per element.
 constexpr DtypeInfo kDtypes[] = {
-    {"F32", 4, GgmlType::F32}, {"F16", 2, GgmlType::F16}, {"BF16", 2, GgmlType::BF16},
-    {"F64", 8, std::nullopt},  {"I64", 8, std::nullopt},  {"U64", 8, std::nullopt},
-    {"I32", 4, std::nullopt},  {"U32", 4, std::nullopt},  {"I16", 2, std::nullopt},
-    {"U16", 2, std::nullopt},  {"I8", 1, std::nullopt},   {"U8", 1, std::nullopt},
-    {"BOOL", 1, std::nullopt}, {"F8_E4M3", 1, std::nullopt}, {"F8_E5M2", 1, std::nullopt},
+    {"F32", 4, GgmlType::F32}, {"F16", 2, GgmlType::F16}, {"BF16", 2, GgmlType::BF16}, {"F64", 8, std::nullopt},     {"I64", 8, std::nullopt},
+    {"U64", 8, std::nullopt},  {"I32", 4, std::nullopt},  {"U32", 4, std::nullopt},    {"I16", 2, std::nullopt},     {"U16", 2, std::nullopt},
+    {"I8", 1, std::nullopt},   {"U8", 1, std::nullopt},   {"BOOL", 1, std::nullopt},   {"F8_E4M3", 1, std::nullopt}, {"F8_E5M2", 1, std::nullopt},
 };
 
 const DtypeInfo* find_dtype(std::string_view name) {
@@ -58,8 +56,8 @@ class HeaderReader {
     t.dtype = dtype->get<std::string>();
     const DtypeInfo* info = find_dtype(t.dtype);
     if (!info)
-      throw InputError(file_, what, fmt::format("dtype '{}' is not a safetensors dtype draftbench knows (weights must be F32, F16 or BF16)",
-                                                printable_text(t.dtype)));
+      throw InputError(file_, what,
+                       fmt::format("dtype '{}' is not a safetensors dtype draftbench knows (weights must be F32, F16 or BF16)", printable_text(t.dtype)));
     t.type = info->weight_type;
 
     const auto shape = entry.find("shape");
@@ -84,10 +82,12 @@ class HeaderReader {
     const uint64_t end = non_negative((*offsets)[1], what, "data_offsets");
     if (begin > end) throw InputError(file_, what, fmt::format("data_offsets [{}, {}] end before they begin", begin, end));
     if (end > data_size_)
-      throw InputError(file_, what, fmt::format("data_offsets [{}, {}] run past the end of the data region ({} bytes; file truncated?)", begin, end, data_size_));
+      throw InputError(file_, what,
+                       fmt::format("data_offsets [{}, {}] run past the end of the data region ({} bytes; file truncated?)", begin, end, data_size_));
     if (end - begin != expected_bytes)
-      throw InputError(file_, what, fmt::format("data_offsets [{}, {}] hold {} bytes but shape {} of {} needs {}", begin, end, end - begin,
-                                                shape_str(t.shape), t.dtype, expected_bytes));
+      throw InputError(
+          file_, what,
+          fmt::format("data_offsets [{}, {}] hold {} bytes but shape {} of {} needs {}", begin, end, end - begin, shape_str(t.shape), t.dtype, expected_bytes));
     t.n_bytes = static_cast<size_t>(expected_bytes);
     t.data = data_region + begin;
     return t;
@@ -95,8 +95,7 @@ class HeaderReader {
 
  private:
   uint64_t non_negative(const nlohmann::json& v, const std::string& what, const char* field) const {
-    if (!v.is_number_unsigned())
-      throw InputError(file_, what, fmt::format("field '{}' holds {} (expected a non-negative integer)", field, printable_json(v)));
+    if (!v.is_number_unsigned()) throw InputError(file_, what, fmt::format("field '{}' holds {} (expected a non-negative integer)", field, printable_json(v)));
     return v.get<uint64_t>();
   }
 
@@ -142,9 +141,9 @@ SafetensorsFile SafetensorsFile::parse(std::span<const uint8_t> bytes, const std
   uint64_t header_bytes = 0;
   std::memcpy(&header_bytes, bytes.data(), 8);  // little-endian, as is every CPU we target
   if (header_bytes > kMaxHeaderBytes || header_bytes > bytes.size() - 8)
-    throw InputError(name, "header length",
-                     fmt::format("{} bytes, but the file has {} after the length field (truncated, or not a safetensors file)", header_bytes,
-                                 bytes.size() - 8));
+    throw InputError(
+        name, "header length",
+        fmt::format("{} bytes, but the file has {} after the length field (truncated, or not a safetensors file)", header_bytes, bytes.size() - 8));
   const std::string_view header_text(reinterpret_cast<const char*>(bytes.data() + 8), header_bytes);
   nlohmann::json header;
   try {
@@ -172,8 +171,7 @@ SafetensorsFile SafetensorsFile::parse(std::span<const uint8_t> bytes, const std
 
   // By data position, so that neighbours are adjacent for the overlap test (and listings
   // follow the file's layout).
-  std::stable_sort(f.tensors_.begin(), f.tensors_.end(),
-                   [](const SafetensorsTensor& a, const SafetensorsTensor& b) { return a.data < b.data; });
+  std::stable_sort(f.tensors_.begin(), f.tensors_.end(), [](const SafetensorsTensor& a, const SafetensorsTensor& b) { return a.data < b.data; });
   const SafetensorsTensor* previous = nullptr;
   for (const auto& t : f.tensors_) {
     if (t.n_bytes == 0) continue;
@@ -200,7 +198,8 @@ const SafetensorsTensor& SafetensorsFile::tensor(const std::string& name) const 
 
 GgmlType SafetensorsFile::float_type(const SafetensorsTensor& t) const {
   if (!t.type)
-    throw InputError(name_, "tensor '" + printable_text(t.name) + "'", fmt::format("dtype {} is not supported for weights (expected F32, F16 or BF16)", t.dtype));
+    throw InputError(name_, "tensor '" + printable_text(t.name) + "'",
+                     fmt::format("dtype {} is not supported for weights (expected F32, F16 or BF16)", t.dtype));
   return *t.type;
 }
 

@@ -31,11 +31,11 @@ namespace draftbench {
 
 struct SafetensorsTensor {
   std::string name;
-  std::string dtype;                // as written: "F32", "BF16", "I64", ...
-  std::optional<GgmlType> type;     // set for F32, F16 and BF16 only
-  std::vector<int64_t> shape;       // row-major: shape.back() is contiguous
+  std::string dtype;             // as written: "F32", "BF16", "I64", ...
+  std::optional<GgmlType> type;  // set for F32, F16 and BF16 only
+  std::vector<int64_t> shape;    // row-major: shape.back() is contiguous
   size_t n_bytes = 0;
-  const uint8_t* data = nullptr;    // inside the mapping; alignment is not guaranteed
+  const uint8_t* data = nullptr;  // inside the mapping; alignment is not guaranteed
   int64_t n_elements() const;
 };
 

@@ -15,14 +15,36 @@ namespace {
 // per tensor role at sizes that decode fast even on the emulated device: both global and
 // sliding-window layers, and a window a 64-token run crosses.
 constexpr ModelRecipe kRecipes[] = {
-    {"gemma3-270m-q4_k_m", "Gemma 3 270M as the default model's Q4_K_M GGUF: 18 layers, hidden 640, vocabulary 262,144 (240 MiB)",
+    {"gemma3-270m-q4_k_m",
+     "Gemma 3 270M as the default model's Q4_K_M GGUF: 18 layers, hidden 640, vocabulary 262,144 (240 MiB)",
      "Gemma 3 270m",
-     {.n_vocab = 262144, .n_embd = 640, .n_layers = 18, .n_ff = 2048, .n_heads = 4, .n_kv_heads = 1, .head_dim = 256,
-      .context_length = 32768, .sliding_window = 512, .sliding_window_pattern = 0, .rms_eps = 1e-6f, .rope_base = 1e6f}},
-    {"gemma3-tiny", "Gemma 3 in miniature, same tensor types: 4 layers (2 sliding-window of 16 tokens, 2 global), hidden 256, vocabulary 4,096 (2.6 MiB)",
+     {.n_vocab = 262144,
+      .n_embd = 640,
+      .n_layers = 18,
+      .n_ff = 2048,
+      .n_heads = 4,
+      .n_kv_heads = 1,
+      .head_dim = 256,
+      .context_length = 32768,
+      .sliding_window = 512,
+      .sliding_window_pattern = 0,
+      .rms_eps = 1e-6f,
+      .rope_base = 1e6f}},
+    {"gemma3-tiny",
+     "Gemma 3 in miniature, same tensor types: 4 layers (2 sliding-window of 16 tokens, 2 global), hidden 256, vocabulary 4,096 (2.6 MiB)",
      "Gemma 3 tiny",
-     {.n_vocab = 4096, .n_embd = 256, .n_layers = 4, .n_ff = 512, .n_heads = 4, .n_kv_heads = 1, .head_dim = 64,
-      .context_length = 32768, .sliding_window = 16, .sliding_window_pattern = 2, .rms_eps = 1e-6f, .rope_base = 1e6f}},
+     {.n_vocab = 4096,
+      .n_embd = 256,
+      .n_layers = 4,
+      .n_ff = 512,
+      .n_heads = 4,
+      .n_kv_heads = 1,
+      .head_dim = 64,
+      .context_length = 32768,
+      .sliding_window = 16,
+      .sliding_window_pattern = 2,
+      .rms_eps = 1e-6f,
+      .rope_base = 1e6f}},
 };
 
 constexpr uint32_t kFileTypeQ4_K_M = 15;  // general.file_type: LLAMA_FTYPE_MOSTLY_Q4_K_M
@@ -100,9 +122,7 @@ constexpr LayerTensor kGemma3LayerTensors[] = {
 
 // llama.cpp's use_more_bits(): the first and last eighth of the layers and every third
 // one between them get the larger type.
-bool use_more_bits(int64_t layer, int64_t n_layers) {
-  return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
-}
+bool use_more_bits(int64_t layer, int64_t n_layers) { return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2; }
 
 // Gemma's tokens that the engine finds by id (bos, eos, unk, pad) or by text (the chat
 // template's turn markers; "</s>", which stops generation as in llama.cpp), at their
@@ -114,8 +134,9 @@ struct FixedToken {
 };
 constexpr int32_t kControl = 3, kUserDefined = 4, kNormal = 1, kByte = 6;
 constexpr FixedToken kGemmaFixedTokens[] = {
-    {0, "<pad>", kControl},  {1, "<eos>", kControl}, {2, "<bos>", kControl}, {3, "<unk>", kControl}, {4, "<mask>", kControl},
-    {105, "<start_of_turn>", kControl}, {106, "<end_of_turn>", kControl}, {212, "</s>", kUserDefined},
+    {0, "<pad>", kControl},           {1, "<eos>", kControl},      {2, "<bos>", kControl},
+    {3, "<unk>", kControl},           {4, "<mask>", kControl},     {105, "<start_of_turn>", kControl},
+    {106, "<end_of_turn>", kControl}, {212, "</s>", kUserDefined},
 };
 constexpr int32_t kPadId = 0, kEosId = 1, kBosId = 2, kUnkId = 3;
 constexpr int32_t kFirstByteToken = 238;  // <0x00>; <0xFF> is 493
@@ -229,8 +250,7 @@ std::vector<SyntheticTensor> synthetic_tensors(const ModelRecipe& recipe) {
       const int64_t n_in = dim_size(t.in, s);
       std::vector<int64_t> ne = {n_in};
       if (t.out != Dim::none) ne.push_back(dim_size(t.out, s));
-      tensors.push_back({fmt::format("blk.{}.{}.weight", il, t.name), std::move(ne), more_bits ? t.more_bits_type : t.type,
-                         distribution_for(t.role, n_in)});
+      tensors.push_back({fmt::format("blk.{}.{}.weight", il, t.name), std::move(ne), more_bits ? t.more_bits_type : t.type, distribution_for(t.role, n_in)});
     }
   }
   return tensors;
@@ -277,8 +297,7 @@ GgufWriter synthetic_model(const ModelRecipe& recipe, uint64_t seed) {
   write_metadata(w, recipe, seed, synthetic_vocabulary(recipe.shape.n_vocab));
   for (SyntheticTensor& t : synthetic_tensors(recipe)) {
     const uint64_t key = tensor_stream_key(seed, t.name);
-    w.tensor_filled(t.name, t.type, t.ne,
-                    [type = t.type, dist = t.distribution, key](std::span<uint8_t> data) { fill_random_weights(type, dist, key, data); });
+    w.tensor_filled(t.name, t.type, t.ne, [type = t.type, dist = t.distribution, key](std::span<uint8_t> data) { fill_random_weights(type, dist, key, data); });
   }
   return w;
 }

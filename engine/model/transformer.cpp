@@ -115,12 +115,19 @@ class Transformer::LayerOps {
       std::memcpy(cache_.keys(rows_[r].seq, il) + slot * KD, a.k.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
       std::memcpy(cache_.values(rows_[r].seq, il) + slot * KD, a.v.data() + r * KD, static_cast<size_t>(KD) * sizeof(float));
     }
-    const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim),
-                               c_.attention_scale, c_.is_local_layer(il) ? c_.sliding_window : 0};
+    const AttentionShape shape{static_cast<int>(c_.n_heads), static_cast<int>(c_.n_kv_heads), static_cast<int>(c_.head_dim), c_.attention_scale,
+                               c_.is_local_layer(il) ? c_.sliding_window : 0};
     for (int64_t r0 = 0; r0 < n;) {
       const SequenceInput& in = *rows_[r0].input;
-      const TreeAttentionJob job{shape, in.tree.view(), in.n_cached, a.q.data() + r0 * QD, cache_.keys(in.seq, il), cache_.values(in.seq, il),
-                                 KD, cache_.committed(in.seq), a.attn.data() + r0 * QD};
+      const TreeAttentionJob job{shape,
+                                 in.tree.view(),
+                                 in.n_cached,
+                                 a.q.data() + r0 * QD,
+                                 cache_.keys(in.seq, il),
+                                 cache_.values(in.seq, il),
+                                 KD,
+                                 cache_.committed(in.seq),
+                                 a.attn.data() + r0 * QD};
       tree_attention(job, t_.scores_, t_.pool_);
       r0 += in.tree.size() - in.n_cached;
     }
@@ -168,8 +175,7 @@ void Transformer::forward(const ForwardBatch& batch, KvCache& cache, ForwardResu
     wanted_rows(batch, member, wanted);
     const int64_t count = static_cast<int64_t>(wanted.size());
     picked.resize(static_cast<size_t>(count * E));
-    for (int64_t i = 0; i < count; ++i)
-      std::memcpy(picked.data() + i * E, a_.x.data() + wanted[i] * E, static_cast<size_t>(E) * sizeof(float));
+    for (int64_t i = 0; i < count; ++i) std::memcpy(picked.data() + i * E, a_.x.data() + wanted[i] * E, static_cast<size_t>(E) * sizeof(float));
     if (w_.output_norm) rms_norm(picked.data(), w_.output_norm, picked.data(), count, E, c_.rms_eps);
     return count;
   };

@@ -10,7 +10,7 @@ namespace {
 // GPT-2's table: bytes '!'..'~', 0xA1..0xAC and 0xAE..0xFF stand for themselves; the
 // other 68 bytes, in increasing order, for U+0100, U+0101, ...
 struct ByteTable {
-  std::array<std::string, 256> utf8;                  // byte -> its character's UTF-8
+  std::array<std::string, 256> utf8;                   // byte -> its character's UTF-8
   std::unordered_map<uint32_t, uint8_t> byte_of_code;  // code point -> byte
 
   ByteTable() {
@@ -18,8 +18,8 @@ struct ByteTable {
     for (uint32_t b = 0; b < 256; ++b) {
       const bool kept = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
       const uint32_t code = kept ? b : next_moved++;
-      utf8[b] = code < 0x80 ? std::string(1, static_cast<char>(code))
-                            : std::string{static_cast<char>(0xC0 | (code >> 6)), static_cast<char>(0x80 | (code & 0x3F))};
+      utf8[b] =
+          code < 0x80 ? std::string(1, static_cast<char>(code)) : std::string{static_cast<char>(0xC0 | (code >> 6)), static_cast<char>(0x80 | (code & 0x3F))};
       byte_of_code[code] = static_cast<uint8_t>(b);
     }
   }
@@ -41,12 +41,10 @@ size_t utf8_length(uint8_t lead) {
 
 }  // namespace
 
-std::pair<std::string, std::string> parse_merge_line(std::string_view line, size_t index, std::string_view source,
-                                                     std::string_view field) {
+std::pair<std::string, std::string> parse_merge_line(std::string_view line, size_t index, std::string_view source, std::string_view field) {
   const size_t space = line.size() > 1 ? line.find(' ', 1) : std::string_view::npos;
   if (space == std::string_view::npos || space + 1 >= line.size()) {
-    throw InputError(source, field,
-                     "merge " + std::to_string(index) + " '" + std::string(line) + "' is not two tokens separated by a space");
+    throw InputError(source, field, "merge " + std::to_string(index) + " '" + std::string(line) + "' is not two tokens separated by a space");
   }
   return {std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
 }
@@ -81,11 +79,9 @@ std::string unicode_to_bytes(std::string_view text) {
   return bytes;
 }
 
-BpeModel::BpeModel(const BpeVocabSpec& spec, const std::unordered_map<std::string_view, int32_t>& id_by_text,
-                   std::string_view source)
-    : pre_(spec.hf_split_pattern.empty()
-               ? PreTokenizer::from_name(spec.pre, source, "tokenizer.ggml.pre")
-               : PreTokenizer::from_hf_pattern(spec.hf_split_pattern, source, "pre_tokenizer Split pattern")) {
+BpeModel::BpeModel(const BpeVocabSpec& spec, const std::unordered_map<std::string_view, int32_t>& id_by_text, std::string_view source)
+    : pre_(spec.hf_split_pattern.empty() ? PreTokenizer::from_name(spec.pre, source, "tokenizer.ggml.pre")
+                                         : PreTokenizer::from_hf_pattern(spec.hf_split_pattern, source, "pre_tokenizer Split pattern")) {
   ignore_merges_ = spec.ignore_merges.value_or(pre_.ignore_merges());
   const auto lookup = [&](const std::string& text) {
     const auto it = id_by_text.find(text);
@@ -95,8 +91,8 @@ BpeModel::BpeModel(const BpeVocabSpec& spec, const std::unordered_map<std::strin
     byte_id_[b] = lookup(std::string(byte_to_unicode(static_cast<uint8_t>(b))));
     if (byte_id_[b] < 0) {
       throw InputError(source, "tokens",
-                       "byte " + std::to_string(b) + " has no token (its byte-level character '" +
-                           std::string(byte_to_unicode(static_cast<uint8_t>(b))) + "' is not in the vocabulary)");
+                       "byte " + std::to_string(b) + " has no token (its byte-level character '" + std::string(byte_to_unicode(static_cast<uint8_t>(b))) +
+                           "' is not in the vocabulary)");
     }
   }
   merges_.reserve(spec.merges.size());
@@ -105,9 +101,7 @@ BpeModel::BpeModel(const BpeVocabSpec& spec, const std::unordered_map<std::strin
     const int32_t left_id = lookup(left), right_id = lookup(right), result = lookup(left + right);
     if (left_id < 0 || right_id < 0 || result < 0) {
       const std::string& missing = left_id < 0 ? left : right_id < 0 ? right : left + right;
-      throw InputError(source, "merges",
-                       "merge " + std::to_string(rank) + " ('" + left + "', '" + right + "'): '" + missing +
-                           "' is not in the vocabulary");
+      throw InputError(source, "merges", "merge " + std::to_string(rank) + " ('" + left + "', '" + right + "'): '" + missing + "' is not in the vocabulary");
     }
     // A repeated pair keeps its first (lowest) rank.
     merges_.try_emplace(pair_key(left_id, right_id), Merge{static_cast<int32_t>(rank), result});
@@ -137,14 +131,11 @@ void BpeModel::encode_word(std::string_view word, std::vector<int32_t>& ids) con
   };
   std::vector<Symbol> symbols(word.size());
   for (size_t i = 0; i < word.size(); ++i) {
-    symbols[i] = {byte_id_[static_cast<uint8_t>(word[i])], static_cast<int32_t>(i) - 1,
-                  i + 1 < word.size() ? static_cast<int32_t>(i + 1) : -1};
+    symbols[i] = {byte_id_[static_cast<uint8_t>(word[i])], static_cast<int32_t>(i) - 1, i + 1 < word.size() ? static_cast<int32_t>(i + 1) : -1};
   }
   struct Candidate {
     int32_t rank, left, left_id, right_id;
-    bool operator>(const Candidate& other) const {
-      return rank != other.rank ? rank > other.rank : left > other.left;
-    }
+    bool operator>(const Candidate& other) const { return rank != other.rank ? rank > other.rank : left > other.left; }
   };
   std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue;
   const auto consider = [&](int32_t left) {

@@ -55,8 +55,7 @@ struct BpeVocabSpec {
 // (so "Ġ Ġ" is ("Ġ","Ġ") and a left side may start with a space). Throws InputError
 // naming `source`, `field` and the entry's index when there is no such space or a side
 // is empty.
-std::pair<std::string, std::string> parse_merge_line(std::string_view line, size_t index, std::string_view source,
-                                                     std::string_view field);
+std::pair<std::string, std::string> parse_merge_line(std::string_view line, size_t index, std::string_view source, std::string_view field);
 
 // GPT-2's byte-to-unicode table: the UTF-8 of the code point byte `b` is spelt as.
 std::string_view byte_to_unicode(uint8_t b);
@@ -72,8 +71,7 @@ class BpeModel {
   // `pieces` and `id_by_text` (text -> id, the last id for duplicate texts) are the
   // Tokenizer's. Throws InputError naming `source` when a byte's character is not in the
   // vocabulary, or a merge's sides or result are not, or the pre-tokenizer is unknown.
-  BpeModel(const BpeVocabSpec& spec, const std::unordered_map<std::string_view, int32_t>& id_by_text,
-           std::string_view source);
+  BpeModel(const BpeVocabSpec& spec, const std::unordered_map<std::string_view, int32_t>& id_by_text, std::string_view source);
 
   // Appends the ids of `text` (valid UTF-8 holding no special token).
   void encode(std::string_view text, std::vector<int32_t>& ids) const;
@@ -85,14 +83,12 @@ class BpeModel {
     int32_t result;
   };
   void encode_word(std::string_view word, std::vector<int32_t>& ids) const;
-  static uint64_t pair_key(int32_t left, int32_t right) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
-  }
+  static uint64_t pair_key(int32_t left, int32_t right) { return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right); }
 
   PreTokenizer pre_;
   bool ignore_merges_ = false;
-  std::array<int32_t, 256> byte_id_{};  // the token of each byte's character
-  std::unordered_map<uint64_t, Merge> merges_;  // pair_key(left, right) -> rank, merged token
+  std::array<int32_t, 256> byte_id_{};                    // the token of each byte's character
+  std::unordered_map<uint64_t, Merge> merges_;            // pair_key(left, right) -> rank, merged token
   std::unordered_map<std::string, int32_t> whole_words_;  // ignore_merges: text -> id
 };
 

@@ -36,8 +36,7 @@ json read_json(const std::string& path) {
 }
 
 const json& member(const json& object, const char* key, const std::string& path, const std::string& where) {
-  if (!object.is_object() || !object.contains(key))
-    throw InputError(path, where.empty() ? key : where + "." + key, "missing");
+  if (!object.is_object() || !object.contains(key)) throw InputError(path, where.empty() ? key : where + "." + key, "missing");
   return object.at(key);
 }
 
@@ -50,10 +49,8 @@ void read_pre_tokenizer(const json& root, const std::string& path, BpeVocabSpec&
   const json& pre = member(root, "pre_tokenizer", path, "");
   const auto byte_level = [&](const json& step, bool want_regex, const std::string& where) {
     if (step.value("type", "") != "ByteLevel") return false;
-    if (step.value("add_prefix_space", false))
-      throw InputError(path, where + ".add_prefix_space", "true is not supported (expected false)");
-    if (step.value("use_regex", true) != want_regex)
-      throw InputError(path, where + ".use_regex", fmt::format("expected {}", want_regex));
+    if (step.value("add_prefix_space", false)) throw InputError(path, where + ".add_prefix_space", "true is not supported (expected false)");
+    if (step.value("use_regex", true) != want_regex) throw InputError(path, where + ".use_regex", fmt::format("expected {}", want_regex));
     return true;
   };
   if (byte_level(pre, true, "pre_tokenizer")) {
@@ -63,8 +60,7 @@ void read_pre_tokenizer(const json& root, const std::string& path, BpeVocabSpec&
   const char* expected = "expected ByteLevel, or Sequence[Split(Regex, Isolated), ByteLevel]";
   if (pre.value("type", "") != "Sequence") throw InputError(path, "pre_tokenizer.type", expected);
   const json& steps = member(pre, "pretokenizers", path, "pre_tokenizer");
-  if (!steps.is_array() || steps.size() != 2 || steps[0].value("type", "") != "Split" ||
-      !byte_level(steps[1], false, "pre_tokenizer.pretokenizers[1]"))
+  if (!steps.is_array() || steps.size() != 2 || steps[0].value("type", "") != "Split" || !byte_level(steps[1], false, "pre_tokenizer.pretokenizers[1]"))
     throw InputError(path, "pre_tokenizer.pretokenizers", expected);
   const json& split = steps[0];
   if (split.value("behavior", "") != "Isolated" || split.value("invert", false))

@@ -26,8 +26,7 @@ struct Conversation {
   std::vector<const ChatMessage*> turns;  // even index: user, odd: assistant
 };
 
-Conversation check_conversation(ChatTemplate chat_template, std::span<const ChatMessage> messages,
-                                bool add_generation_prompt) {
+Conversation check_conversation(ChatTemplate chat_template, std::span<const ChatMessage> messages, bool add_generation_prompt) {
   const std::string where = "chat template " + std::string(chat_template_name(chat_template));
   if (messages.empty()) throw InputError(where, "conversation", "has no messages");
   Conversation conversation;
@@ -44,16 +43,13 @@ Conversation check_conversation(ChatTemplate chat_template, std::span<const Chat
     }
     const char* expected = conversation.turns.size() % 2 == 0 ? "user" : "assistant";
     if (message.role != expected) {
-      throw InputError(where, what,
-                       std::string("expected role '") + expected +
-                           "': roles must alternate user/assistant, starting with user");
+      throw InputError(where, what, std::string("expected role '") + expected + "': roles must alternate user/assistant, starting with user");
     }
     conversation.turns.push_back(&message);
   }
   if (conversation.turns.empty()) throw InputError(where, "conversation", "has no user message");
   if (add_generation_prompt && conversation.turns.size() % 2 == 0) {
-    throw InputError(where, "conversation",
-                     "ends with an assistant message, so a generation prompt would open a second assistant turn");
+    throw InputError(where, "conversation", "ends with an assistant message, so a generation prompt would open a second assistant turn");
   }
   return conversation;
 }
@@ -79,8 +75,7 @@ std::string render_vicuna_v1_1(const Conversation& conversation, bool add_genera
   // sep2 after an assistant turn); an open assistant turn is just "ASSISTANT:".
   constexpr std::string_view kSeparator = " ";
   constexpr std::string_view kAssistantEnd = "</s>";
-  std::string text(conversation.system != nullptr ? std::string_view(conversation.system->content)
-                                                  : kVicunaDefaultSystemPrompt);
+  std::string text(conversation.system != nullptr ? std::string_view(conversation.system->content) : kVicunaDefaultSystemPrompt);
   text += kSeparator;
   for (size_t turn = 0; turn < conversation.turns.size(); ++turn) {
     const bool is_user = turn % 2 == 0;
@@ -143,7 +138,10 @@ struct TemplateRow {
 
 constexpr TemplateRow kTemplates[] = {
     {ChatTemplate::gemma, "gemma", {"<start_of_turn>", ""}, Bos::in_text, render_gemma},
-    {ChatTemplate::qwen2_5, "qwen2.5", {"<|im_start|>", kQwenDefaultSystemPrompt}, Bos::none,
+    {ChatTemplate::qwen2_5,
+     "qwen2.5",
+     {"<|im_start|>", kQwenDefaultSystemPrompt},
+     Bos::none,
      [](const Conversation& c, bool g) { return render_chatml(c, g, kQwenDefaultSystemPrompt); }},
     {ChatTemplate::chatml, "chatml", {"<|im_start|>", ""}, Bos::none, [](const Conversation& c, bool g) { return render_chatml(c, g, {}); }},
     {ChatTemplate::llama3, "llama3", {"<|start_header_id|>", ""}, Bos::in_text, render_llama3},
@@ -187,13 +185,12 @@ ChatTemplate chat_template_for_model(std::string_view architecture, const std::o
   }
   if (architecture == "gemma3" || architecture == "gemma2" || architecture == "gemma") return ChatTemplate::gemma;
   if (architecture == "llama") return ChatTemplate::vicuna_v1_1;
-  throw InputError(where, "key 'tokenizer.chat_template'",
-                   "absent, and architecture '" + std::string(architecture) + "' has no default (pass --chat-template with one of " +
-                       chat_template_names() + ")");
+  throw InputError(
+      where, "key 'tokenizer.chat_template'",
+      "absent, and architecture '" + std::string(architecture) + "' has no default (pass --chat-template with one of " + chat_template_names() + ")");
 }
 
-std::vector<int32_t> encode_chat(const Tokenizer& tokenizer, ChatTemplate chat_template, std::span<const ChatMessage> messages,
-                                 bool add_generation_prompt) {
+std::vector<int32_t> encode_chat(const Tokenizer& tokenizer, ChatTemplate chat_template, std::span<const ChatMessage> messages, bool add_generation_prompt) {
   const std::string text = render_chat(chat_template, messages, add_generation_prompt);
   return tokenizer.encode(text, row_of(chat_template).bos == Bos::tokenizer_adds, true);
 }

@@ -57,15 +57,13 @@ inline constexpr std::string_view kVicunaDefaultSystemPrompt =
 
 // `add_generation_prompt`: end with the opening of an assistant turn
 // ("<start_of_turn>model\n", "ASSISTANT:", ...) so the model writes the reply next.
-std::string render_chat(ChatTemplate chat_template, std::span<const ChatMessage> messages,
-                        bool add_generation_prompt);
+std::string render_chat(ChatTemplate chat_template, std::span<const ChatMessage> messages, bool add_generation_prompt);
 
 class Tokenizer;
 // The rendered conversation's token ids, special tokens parsed: with exactly the BOS the
 // template asks for (one where the template writes its own, as Gemma's "<bos>", or relies on
 // the tokenizer adding it, as Vicuna's; none for ChatML).
-std::vector<int32_t> encode_chat(const Tokenizer& tokenizer, ChatTemplate chat_template, std::span<const ChatMessage> messages,
-                                 bool add_generation_prompt);
+std::vector<int32_t> encode_chat(const Tokenizer& tokenizer, ChatTemplate chat_template, std::span<const ChatMessage> messages, bool add_generation_prompt);
 
 // The template a model's file names: `file_template` is its tokenizer.chat_template (Jinja
 // text), recognised by the markers each template writes. Without one, the architecture's

@@ -13,8 +13,7 @@ namespace {
 
 // Unicode White_Space, in PCRE2 class syntax (without the brackets). PCRE2's `\s` would
 // add U+180E.
-constexpr std::string_view kSpace =
-    "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}";
+constexpr std::string_view kSpace = "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}";
 
 // The English contractions, case-insensitive per ASCII letter as llama.cpp spells them
 // (not PCRE2's (?i), which would also fold e.g. U+017F "long s" onto "s").
@@ -31,13 +30,13 @@ struct TableEntry {
 constexpr std::array<TableEntry, 3> kTable = {{
     {{"qwen2", "deepseek-r1-qwen", ""},
      "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
-     false, 1},
+     false,
+     1},
     {{"llama-bpe", "llama3", "llama-v3"},
      "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
-     true, 3},
-    {{"gpt-2", "", ""},
-     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
-     false, 0},
+     true,
+     3},
+    {{"gpt-2", "", ""}, "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+", false, 0},
 }};
 
 // The PCRE2 expression of a table entry, `\s` spelt out as kSpace.
@@ -49,8 +48,8 @@ std::string pcre_pattern(const TableEntry& entry) {
     return "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?" + not_space_letter_number + "+" + space_tail;
   }
   const std::string numbers = entry.number_run == 1 ? "\\p{N}" : "\\p{N}{1," + std::to_string(entry.number_run) + "}";
-  return std::string(kContractions) + "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|" + numbers + "| ?" + not_space_letter_number +
-         "+[\\r\\n]*|[" + space + "]*[\\r\\n]+" + space_tail;
+  return std::string(kContractions) + "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|" + numbers + "| ?" + not_space_letter_number + "+[\\r\\n]*|[" + space + "]*[\\r\\n]+" +
+         space_tail;
 }
 
 struct CodeDeleter {
@@ -117,8 +116,7 @@ PreTokenizer PreTokenizer::from_hf_pattern(std::string_view pattern, std::string
     if (entry.hf_pattern == pattern) return PreTokenizer(Impl::compile(entry));
   }
   throw InputError(source, field,
-                   "split pattern '" + std::string(pattern) + "' is not a supported pre-tokenizer (expected the pattern of one of: " +
-                       known_names() + ")");
+                   "split pattern '" + std::string(pattern) + "' is not a supported pre-tokenizer (expected the pattern of one of: " + known_names() + ")");
 }
 
 std::string_view PreTokenizer::name() const { return impl_->entry->names[0]; }
@@ -142,8 +140,7 @@ std::vector<std::string_view> PreTokenizer::split(std::string_view text) const {
     const int rc = pcre2_match(impl_->code.get(), subject, text.size(), start, PCRE2_NO_UTF_CHECK, match.get(), context.get());
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
-      throw std::runtime_error("tokenizer: pre-tokenizer '" + std::string(name()) + "' failed at byte " +
-                               std::to_string(start) + ": " + pcre2_message(rc));
+      throw std::runtime_error("tokenizer: pre-tokenizer '" + std::string(name()) + "' failed at byte " + std::to_string(start) + ": " + pcre2_message(rc));
     }
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.get());
     const size_t begin = ovector[0], end = ovector[1];
@@ -166,11 +163,10 @@ std::shared_ptr<const PreTokenizer::Impl> PreTokenizer::Impl::compile(const Tabl
   const std::string pattern = pcre_pattern(entry);
   int error = 0;
   PCRE2_SIZE error_offset = 0;
-  impl->code.reset(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
-                                 &error, &error_offset, nullptr));
+  impl->code.reset(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP, &error, &error_offset, nullptr));
   if (!impl->code) {
-    throw std::runtime_error("tokenizer: pre-tokenizer '" + std::string(entry.names[0]) + "' does not compile at offset " +
-                             std::to_string(error_offset) + ": " + pcre2_message(error));
+    throw std::runtime_error("tokenizer: pre-tokenizer '" + std::string(entry.names[0]) + "' does not compile at offset " + std::to_string(error_offset) +
+                             ": " + pcre2_message(error));
   }
   // JIT is an optimisation only: where PCRE2 was built without it, the interpreter runs.
   impl->jit = pcre2_jit_compile(impl->code.get(), PCRE2_JIT_COMPLETE) == 0;

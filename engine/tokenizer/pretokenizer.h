@@ -23,8 +23,8 @@
 namespace draftbench {
 
 struct PreTokenizerKind {
-  std::string_view name;        // canonical name
-  bool ignore_merges = false;   // a word that is a whole vocabulary entry is not merged
+  std::string_view name;       // canonical name
+  bool ignore_merges = false;  // a word that is a whole vocabulary entry is not merged
 };
 
 class PreTokenizer {

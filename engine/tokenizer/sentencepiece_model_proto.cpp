@@ -28,8 +28,7 @@ constexpr uint32_t name = 1, precompiled_charsmap = 2, add_dummy_prefix = 3;
 constexpr uint32_t remove_extra_whitespaces = 4, escape_whitespaces = 5;
 }  // namespace normalizer_field
 
-static_assert(std::endian::native == std::endian::little,
-              "protobuf fixed32 fields are little-endian; this writer copies floats as-is");
+static_assert(std::endian::native == std::endian::little, "protobuf fixed32 fields are little-endian; this writer copies floats as-is");
 
 class ProtoWriter {
  public:
@@ -38,9 +37,7 @@ class ProtoWriter {
     varint(value);
   }
   // int32 fields are sign-extended to 64 bits on the wire, so -1 takes ten bytes.
-  void int32_field(uint32_t field, int32_t value) {
-    varint_field(field, static_cast<uint64_t>(static_cast<int64_t>(value)));
-  }
+  void int32_field(uint32_t field, int32_t value) { varint_field(field, static_cast<uint64_t>(static_cast<int64_t>(value))); }
   void bool_field(uint32_t field, bool value) { varint_field(field, value ? 1 : 0); }
   void float_field(uint32_t field, float value) {
     tag(field, WireType::fixed32);
@@ -56,9 +53,7 @@ class ProtoWriter {
   std::string take() { return std::move(out_); }
 
  private:
-  void tag(uint32_t field, WireType type) {
-    varint((static_cast<uint64_t>(field) << 3) | static_cast<uint32_t>(type));
-  }
+  void tag(uint32_t field, WireType type) { varint((static_cast<uint64_t>(field) << 3) | static_cast<uint32_t>(type)); }
   void varint(uint64_t value) {
     while (value >= 0x80) {
       out_.push_back(static_cast<char>((value & 0x7F) | 0x80));
@@ -73,8 +68,7 @@ class ProtoWriter {
 // message throws InputError naming the source and the message being read.
 class ProtoReader {
  public:
-  ProtoReader(std::string_view bytes, std::string_view source, std::string_view message)
-      : bytes_(bytes), source_(source), message_(message) {}
+  ProtoReader(std::string_view bytes, std::string_view source, std::string_view message) : bytes_(bytes), source_(source), message_(message) {}
 
   bool at_end() const { return pos_ == bytes_.size(); }
 
@@ -113,8 +107,7 @@ class ProtoReader {
   std::string_view length_delimited() {
     const uint64_t size = varint();
     if (size > bytes_.size() - pos_) {
-      fail("length " + std::to_string(size) + " runs past the end (" +
-           std::to_string(bytes_.size() - pos_) + " bytes left)");
+      fail("length " + std::to_string(size) + " runs past the end (" + std::to_string(bytes_.size() - pos_) + " bytes left)");
     }
     std::string_view value = bytes_.substr(pos_, size);
     pos_ += size;
@@ -141,9 +134,7 @@ class ProtoReader {
     expect(field, type, WireType::varint);
     return varint();
   }
-  int32_t expect_int32(uint32_t field, WireType type) {
-    return static_cast<int32_t>(static_cast<uint32_t>(expect_varint(field, type)));
-  }
+  int32_t expect_int32(uint32_t field, WireType type) { return static_cast<int32_t>(static_cast<uint32_t>(expect_varint(field, type))); }
   float expect_float(uint32_t field, WireType type) {
     expect(field, type, WireType::fixed32);
     return fixed32_float();
@@ -154,15 +145,14 @@ class ProtoReader {
   }
 
   [[noreturn]] void fail(const std::string& problem) const {
-    throw InputError(source_, "not a SentencePiece model (parse failed)",
-                     std::string(message_) + " at byte " + std::to_string(pos_) + ": " + problem);
+    throw InputError(source_, "not a SentencePiece model (parse failed)", std::string(message_) + " at byte " + std::to_string(pos_) + ": " + problem);
   }
 
  private:
   void expect(uint32_t field, WireType got, WireType wanted) const {
     if (got != wanted) {
-      fail("field " + std::to_string(field) + " has wire type " + std::to_string(static_cast<uint32_t>(got)) +
-           ", expected " + std::to_string(static_cast<uint32_t>(wanted)));
+      fail("field " + std::to_string(field) + " has wire type " + std::to_string(static_cast<uint32_t>(got)) + ", expected " +
+           std::to_string(static_cast<uint32_t>(wanted)));
     }
   }
 
@@ -226,16 +216,10 @@ void parse_normalizer_spec(std::string_view bytes, std::string_view source, Sent
     const uint32_t field = reader.next_field(type);
     switch (field) {
       case normalizer_field::name: model.normalizer_name = reader.expect_bytes(field, type); break;
-      case normalizer_field::precompiled_charsmap:
-        model.precompiled_charsmap = reader.expect_bytes(field, type);
-        break;
+      case normalizer_field::precompiled_charsmap: model.precompiled_charsmap = reader.expect_bytes(field, type); break;
       case normalizer_field::add_dummy_prefix: model.add_dummy_prefix = reader.expect_varint(field, type) != 0; break;
-      case normalizer_field::remove_extra_whitespaces:
-        model.remove_extra_whitespaces = reader.expect_varint(field, type) != 0;
-        break;
-      case normalizer_field::escape_whitespaces:
-        model.escape_whitespaces = reader.expect_varint(field, type) != 0;
-        break;
+      case normalizer_field::remove_extra_whitespaces: model.remove_extra_whitespaces = reader.expect_varint(field, type) != 0; break;
+      case normalizer_field::escape_whitespaces: model.escape_whitespaces = reader.expect_varint(field, type) != 0; break;
       default: reader.skip(type);
     }
   }
@@ -288,9 +272,7 @@ SentencePieceModel parse_sentencepiece_model(std::string_view bytes, std::string
     switch (field) {
       case model_field::pieces: model.pieces.push_back(parse_piece(reader.expect_bytes(field, type), source)); break;
       case model_field::trainer_spec: parse_trainer_spec(reader.expect_bytes(field, type), source, model); break;
-      case model_field::normalizer_spec:
-        parse_normalizer_spec(reader.expect_bytes(field, type), source, model);
-        break;
+      case model_field::normalizer_spec: parse_normalizer_spec(reader.expect_bytes(field, type), source, model); break;
       default: reader.skip(type);
     }
   }

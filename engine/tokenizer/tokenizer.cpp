@@ -19,7 +19,7 @@
 namespace draftbench {
 namespace {
 
-constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // U+2581 "▁", SentencePiece's space
+constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";      // U+2581 "▁", SentencePiece's space
 constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";  // U+FFFD
 
 // Texts that end generation, matched against the vocabulary: llama.cpp's
@@ -30,16 +30,18 @@ constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";  // U+FFFD
 // CONTROL, so draftbench does the same to stay comparable; llama.cpp drops it again only
 // when "<|tool_response>" is also present (Gemma 4).
 constexpr std::array<std::string_view, 20> kEndOfGenerationTexts = {
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
-    "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
-    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+    "<|eot_id|>", "<|im_end|>",       "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",       "<end_of_turn>",      "<|endoftext|>",
+    "</s>",       "<|eom_id|>",       "<EOT>",   "_<EOT>",     "[EOT]",    "[EOS]",     "<|end_of_text|>", "<end_of_utterance>", "<eos>",
+    "<turn|>",    "<|tool_response>",
 };
 
 // Pieces SentencePiece must hold but text can never produce (encode rejects invalid
 // UTF-8, and "\xFF" never occurs in valid UTF-8): stand-ins for empty or duplicate
 // vocabulary texts, and the UNKNOWN piece SentencePiece insists on.
 std::string unreachable_piece(std::string_view what, size_t id) {
-  return "\xFF" "draftbench:" + std::string(what) + ":" + std::to_string(id);
+  return "\xFF"
+         "draftbench:" +
+         std::string(what) + ":" + std::to_string(id);
 }
 
 // Length of the UTF-8 sequence starting at text[pos] (Unicode Table 3-7: no overlongs,
@@ -77,8 +79,7 @@ void require_valid_utf8(std::string_view text) {
   for (size_t pos = 0; pos < text.size();) {
     const int length = utf8_sequence_length(text, pos);
     if (length <= 0) {
-      throw InputError("tokenizer", "input text",
-                       "invalid UTF-8 at byte " + std::to_string(pos) + " of " + std::to_string(text.size()));
+      throw InputError("tokenizer", "input text", "invalid UTF-8 at byte " + std::to_string(pos) + " of " + std::to_string(text.size()));
     }
     pos += length;
   }
@@ -181,9 +182,8 @@ std::vector<Fragment> Tokenizer::Impl::partition_special_tokens(std::string_view
   }
   if (occurrences.empty()) return {Fragment{-1, 0, text.size()}};
 
-  std::sort(occurrences.begin(), occurrences.end(), [](const Occurrence& a, const Occurrence& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.offset < b.offset;
-  });
+  std::sort(occurrences.begin(), occurrences.end(),
+            [](const Occurrence& a, const Occurrence& b) { return a.rank != b.rank ? a.rank < b.rank : a.offset < b.offset; });
   std::vector<bool> claimed(text.size(), false);
   std::vector<Fragment> specials;
   for (const Occurrence& occurrence : occurrences) {
@@ -193,8 +193,7 @@ std::vector<Fragment> Tokenizer::Impl::partition_special_tokens(std::string_view
     std::fill(begin, begin + length, true);
     specials.push_back({occurrence.token, occurrence.offset, length});
   }
-  std::sort(specials.begin(), specials.end(),
-            [](const Fragment& a, const Fragment& b) { return a.offset < b.offset; });
+  std::sort(specials.begin(), specials.end(), [](const Fragment& a, const Fragment& b) { return a.offset < b.offset; });
 
   std::vector<Fragment> fragments;
   size_t cursor = 0;
@@ -233,13 +232,11 @@ void Tokenizer::Impl::init_common(const Spec& spec, std::string_view source) {
   if (n == 0) throw InputError(source, "tokens", "the vocabulary is empty");
   if (n >= static_cast<size_t>(INT32_MAX)) throw InputError(source, "tokens", "too many tokens");
   if (!spec.types.empty() && spec.types.size() != n) {
-    throw InputError(source, "token types",
-                     std::to_string(spec.types.size()) + " types for " + std::to_string(n) + " tokens");
+    throw InputError(source, "token types", std::to_string(spec.types.size()) + " types for " + std::to_string(n) + " tokens");
   }
   const auto check_id = [&](int32_t id, const char* what) {
     if (id < -1 || id >= static_cast<int64_t>(n)) {
-      throw InputError(source, what, "id " + std::to_string(id) + " is outside the vocabulary (size " +
-                                         std::to_string(n) + ")");
+      throw InputError(source, what, "id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(n) + ")");
     }
   };
   check_id(spec.bos_id, "bos token id");
@@ -253,8 +250,7 @@ void Tokenizer::Impl::init_common(const Spec& spec, std::string_view source) {
   for (size_t id = 0; id < spec.types.size(); ++id) {
     const int32_t type = spec.types[id];
     if (type < 1 || type > 6) {
-      throw InputError(source, "token types",
-                       "token " + std::to_string(id) + " has type " + std::to_string(type) + ", expected 1..6");
+      throw InputError(source, "token types", "token " + std::to_string(id) + " has type " + std::to_string(type) + ", expected 1..6");
     }
     types[id] = static_cast<SentencePieceType>(type);
   }
@@ -295,14 +291,12 @@ void Tokenizer::Impl::index_special_tokens() {
   std::vector<int32_t> candidates;
   for (size_t id = 0; id < n; ++id) {
     const SentencePieceType type = types[id];
-    const bool special = type == SentencePieceType::control || type == SentencePieceType::user_defined ||
-                         type == SentencePieceType::unknown;
+    const bool special = type == SentencePieceType::control || type == SentencePieceType::user_defined || type == SentencePieceType::unknown;
     if (special && !pieces[id].empty() && id_by_text.at(pieces[id]) == static_cast<int32_t>(id)) {
       candidates.push_back(static_cast<int32_t>(id));
     }
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [&](int32_t a, int32_t b) { return pieces[a].size() > pieces[b].size(); });
+  std::stable_sort(candidates.begin(), candidates.end(), [&](int32_t a, int32_t b) { return pieces[a].size() > pieces[b].size(); });
   special_rank.assign(n, -1);
   for (size_t rank = 0; rank < candidates.size(); ++rank) {
     const std::string& text = pieces[candidates[rank]];
@@ -355,8 +349,7 @@ void Tokenizer::Impl::load_sentencepiece(const VocabSpec& spec, std::string_view
 Tokenizer Tokenizer::from_vocab(const VocabSpec& spec, std::string_view source) {
   const size_t n = spec.pieces.size();
   if (!spec.scores.empty() && spec.scores.size() != n) {
-    throw InputError(source, "scores",
-                     std::to_string(spec.scores.size()) + " scores for " + std::to_string(n) + " tokens");
+    throw InputError(source, "scores", std::to_string(spec.scores.size()) + " scores for " + std::to_string(n) + " tokens");
   }
   auto impl = std::make_shared<Impl>();
   impl->init_common(spec, source);
@@ -370,8 +363,7 @@ Tokenizer Tokenizer::from_vocab(const VocabSpec& spec, std::string_view source) 
     const int value = parse_byte_piece(impl->pieces[id]);
     if (value < 0) {
       throw InputError(source, "tokens",
-                       "token " + std::to_string(id) + " has type 6 (byte) but text '" + impl->pieces[id] +
-                           "', expected <0xXX> with upper-case hex");
+                       "token " + std::to_string(id) + " has type 6 (byte) but text '" + impl->pieces[id] + "', expected <0xXX> with upper-case hex");
     }
     impl->byte_value[id] = static_cast<int16_t>(value);
   }
@@ -391,8 +383,7 @@ Tokenizer Tokenizer::from_bpe_vocab(const BpeVocabSpec& spec, std::string_view s
   impl->init_common(spec, source);
   for (size_t id = 0; id < spec.types.size(); ++id) {
     if (spec.types[id] == static_cast<int32_t>(SentencePieceType::byte)) {
-      throw InputError(source, "token types",
-                       "token " + std::to_string(id) + " has type 6 (byte), which byte-level BPE vocabularies do not use");
+      throw InputError(source, "token types", "token " + std::to_string(id) + " has type 6 (byte), which byte-level BPE vocabularies do not use");
     }
   }
   impl->byte_value.assign(impl->pieces.size(), -1);
@@ -405,8 +396,7 @@ Tokenizer Tokenizer::from_model_file(const std::string& path) {
   if (model.pieces.empty()) throw InputError(path, "not a SentencePiece model", "it has no pieces");
   if (model.model_type != SentencePieceModelType::bpe) {
     throw InputError(path, "trainer_spec.model_type",
-                     "expected BPE (2), got " + std::to_string(static_cast<int32_t>(model.model_type)) +
-                         "; only BPE SentencePiece models are supported");
+                     "expected BPE (2), got " + std::to_string(static_cast<int32_t>(model.model_type)) + "; only BPE SentencePiece models are supported");
   }
   VocabSpec spec;
   for (const SentencePiecePiece& piece : model.pieces) {
@@ -414,9 +404,7 @@ Tokenizer Tokenizer::from_model_file(const std::string& path) {
     spec.scores.push_back(piece.score);
     spec.types.push_back(static_cast<int32_t>(piece.type));
   }
-  const auto id_if_valid = [&](int32_t id) {
-    return id >= 0 && id < static_cast<int64_t>(model.pieces.size()) ? id : -1;
-  };
+  const auto id_if_valid = [&](int32_t id) { return id >= 0 && id < static_cast<int64_t>(model.pieces.size()) ? id : -1; };
   spec.unk_id = id_if_valid(model.unk_id);
   spec.bos_id = id_if_valid(model.bos_id);
   spec.eos_id = id_if_valid(model.eos_id);
@@ -461,8 +449,7 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos, bool
 std::string Tokenizer::token_to_piece(int32_t id, bool render_special) const {
   const Impl& vocab = *impl_;
   if (id < 0 || id >= vocab.size()) {
-    throw std::out_of_range("tokenizer: token id " + std::to_string(id) + " is outside the vocabulary (size " +
-                            std::to_string(vocab.size()) + ")");
+    throw std::out_of_range("tokenizer: token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(vocab.size()) + ")");
   }
   const std::string& text = vocab.pieces[id];
   switch (vocab.types[id]) {
@@ -504,12 +491,9 @@ int32_t Tokenizer::eos_id() const { return impl_->eos_id; }
 bool Tokenizer::add_bos_by_default() const { return impl_->add_bos; }
 bool Tokenizer::add_eos_by_default() const { return impl_->add_eos; }
 std::vector<int32_t> Tokenizer::stop_ids() const { return impl_->stop_ids; }
-bool Tokenizer::is_stop(int32_t id) const {
-  return std::binary_search(impl_->stop_ids.begin(), impl_->stop_ids.end(), id);
-}
+bool Tokenizer::is_stop(int32_t id) const { return std::binary_search(impl_->stop_ids.begin(), impl_->stop_ids.end(), id); }
 
-TextStreamer::TextStreamer(Tokenizer tokenizer, bool render_special)
-    : tokenizer_(std::move(tokenizer)), render_special_(render_special) {}
+TextStreamer::TextStreamer(Tokenizer tokenizer, bool render_special) : tokenizer_(std::move(tokenizer)), render_special_(render_special) {}
 
 std::string TextStreamer::push(int32_t id) {
   std::string bytes = pending_ + tokenizer_.token_to_piece(id, render_special_);

@@ -73,8 +73,8 @@ void ContinuationTree::run(DistillSequence& seq, bool continue_greedily) {
   const int64_t n_trained = static_cast<int64_t>(positions.size());
   const int64_t max_nodes = L + (continue_greedily ? (C_ - 1) * n_trained : 0);
   if (L > model_.config().context_length)
-    throw InputError(model_.path(), "context_length", "a training sequence of " + std::to_string(L) + " tokens exceeds the model's " +
-                                                          std::to_string(model_.config().context_length));
+    throw InputError(model_.path(), "context_length",
+                     "a training sequence of " + std::to_string(L) + " tokens exceeds the model's " + std::to_string(model_.config().context_length));
   if (!cache_ || cache_->capacity() < max_nodes) cache_ = std::make_unique<KvCache>(model_.config(), 1, max_nodes);
 
   // Level 0: the sequence itself, a chain.
@@ -90,8 +90,7 @@ void ContinuationTree::run(DistillSequence& seq, bool continue_greedily) {
 
   // c_1 at every trained position, from the chain's hidden states.
   std::vector<float> trained_hidden(static_cast<size_t>(n_trained * E));
-  for (int64_t k = 0; k < n_trained; ++k)
-    std::copy_n(seq.hidden.begin() + positions[static_cast<size_t>(k)] * E, E, trained_hidden.begin() + k * E);
+  for (int64_t k = 0; k < n_trained; ++k) std::copy_n(seq.hidden.begin() + positions[static_cast<size_t>(k)] * E, E, trained_hidden.begin() + k * E);
   std::vector<int32_t> next;
   argmax_rows(trained_hidden.data(), n_trained, next);
   std::vector<int32_t> branch_end(positions.begin(), positions.end());  // each branch's last node

@@ -144,8 +144,7 @@ struct Reply {
 };
 
 // Replies for `items` (all greedy or all sampled), through the decoding loop in batches.
-void generate_replies(const Model& model, Transformer& transformer, std::span<const WorkItem> items, const DistillOptions& o,
-                      std::vector<Reply>& out) {
+void generate_replies(const Model& model, Transformer& transformer, std::span<const WorkItem> items, const DistillOptions& o, std::vector<Reply>& out) {
   HiddenRecorder drafter;
   Decoder decoder(model, transformer, drafter);
   for (size_t b = 0; b < items.size(); b += static_cast<size_t>(o.batch_size)) {
@@ -174,8 +173,7 @@ std::vector<WorkItem> work_items(const std::vector<CorpusRecord>& prompts, const
   int64_t n_sampled = 0;
   for (size_t i = 0; i < prompts.size(); ++i) {
     items.push_back({SequenceKind::greedy_response, &prompts[i], 0});
-    if (o.sampled_every > 0 && i % static_cast<size_t>(o.sampled_every) == 0)
-      items.push_back({SequenceKind::sampled_response, &prompts[i], n_sampled++});
+    if (o.sampled_every > 0 && i % static_cast<size_t>(o.sampled_every) == 0) items.push_back({SequenceKind::sampled_response, &prompts[i], n_sampled++});
   }
   for (const CorpusRecord& r : texts) items.push_back({SequenceKind::text, &r, 0});
   if (items.empty()) throw InputError(o.prompts_path.empty() ? o.texts_path : o.prompts_path, "", "no records to distill (check --split)");
@@ -206,8 +204,8 @@ nlohmann::json new_manifest(const DistillOptions& o, const Model& model, size_t 
 // directory, or nothing. Its finished shards, checked, are carried into `manifest`; returns
 // the first item they do not cover. Without texts, the items of fewer prompts are a prefix of
 // the items of more: a distillation may be extended (or stopped early) by --max-prompts alone.
-size_t resume_shards(const DistillOptions& o, const std::string& manifest_path, bool prefix_extensible, size_t n_items,
-                     nlohmann::json& manifest, DistillSummary& summary) {
+size_t resume_shards(const DistillOptions& o, const std::string& manifest_path, bool prefix_extensible, size_t n_items, nlohmann::json& manifest,
+                     DistillSummary& summary) {
   const nlohmann::json old = read_json_file(manifest_path, "distill manifest");
   for (const char* key : {"format", "version", "settings", "inputs"}) {
     nlohmann::json a = old.value(key, nlohmann::json()), b = manifest[key];
@@ -219,8 +217,7 @@ size_t resume_shards(const DistillOptions& o, const std::string& manifest_path, 
         }
       if (std::string(key) == "settings" && prefix_extensible && v->is_object()) v->erase("max_prompts");
     }
-    if (a != b)
-      throw InputError(manifest_path, fmt::format("field '{}'", key), "this directory was made with other options or inputs: use a new --out");
+    if (a != b) throw InputError(manifest_path, fmt::format("field '{}'", key), "this directory was made with other options or inputs: use a new --out");
   }
   if (old["target"].value("sha256", "") != manifest["target"]["sha256"])
     throw InputError(manifest_path, "field 'target.sha256'", "this directory was made with another model file: use a new --out");
@@ -241,8 +238,8 @@ size_t resume_shards(const DistillOptions& o, const std::string& manifest_path, 
 // The sequences of one shard's items, in the items' order: replies generated in two groups
 // (greedy, sampled) and continuation trees over every sequence; items with nothing to
 // learn from are left out.
-std::vector<DistillSequence> distill_items(const Model& model, Transformer& transformer, ContinuationTree& tree,
-                                           std::span<const WorkItem> shard_items, const DistillOptions& o) {
+std::vector<DistillSequence> distill_items(const Model& model, Transformer& transformer, ContinuationTree& tree, std::span<const WorkItem> shard_items,
+                                           const DistillOptions& o) {
   const int64_t E = model.config().n_embd, C = o.draft_steps + 1;
   std::vector<WorkItem> greedy, sampled;
   for (const WorkItem& it : shard_items) {
@@ -284,8 +281,8 @@ std::vector<DistillSequence> distill_items(const Model& model, Transformer& tran
 }
 
 // Writes shard `index` (items first..last) to the output directory; returns its manifest entry.
-nlohmann::json write_shard(const DistillOptions& o, size_t index, const std::vector<DistillSequence>& sequences, int64_t n_embd, size_t first,
-                           size_t last, Clock::time_point t_shard) {
+nlohmann::json write_shard(const DistillOptions& o, size_t index, const std::vector<DistillSequence>& sequences, int64_t n_embd, size_t first, size_t last,
+                           Clock::time_point t_shard) {
   const std::string file = fmt::format("shard-{:05d}.safetensors", index);
   const std::string sha = write_distill_shard((fs::path(o.out_dir) / file).string(), sequences, n_embd, o.draft_steps + 1);
   int64_t n_tokens = 0, n_trained = 0;
@@ -346,8 +343,7 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
   while (next_item < items.size()) {
     const auto t_shard = Clock::now();
     const size_t first = next_item, last = std::min(items.size(), first + static_cast<size_t>(o.shard_items));
-    const std::vector<DistillSequence> sequences =
-        distill_items(*model, transformer, tree, std::span<const WorkItem>(items.data() + first, last - first), o);
+    const std::vector<DistillSequence> sequences = distill_items(*model, transformer, tree, std::span<const WorkItem>(items.data() + first, last - first), o);
     const nlohmann::json shard = write_shard(o, manifest["shards"].size(), sequences, model->config().n_embd, first, last, t_shard);
     manifest["shards"].push_back(shard);
     next_item = last;

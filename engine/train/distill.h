@@ -39,7 +39,7 @@ struct DistillOptions {
   int batch_size = 8;
   int shard_items = 64;
   uint64_t seed = 0;
-  int threads = 0;  // 0 = all cores
+  int threads = 0;           // 0 = all cores
   std::string command_line;  // recorded in the manifest
 };
 

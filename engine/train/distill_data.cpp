@@ -46,8 +46,7 @@ int64_t first_dim(const SafetensorsFile& file, const char* name) {
 
 }  // namespace
 
-std::string write_distill_shard(const std::string& path, std::span<const DistillSequence> sequences, int64_t n_embd,
-                                int64_t continuation_length) {
+std::string write_distill_shard(const std::string& path, std::span<const DistillSequence> sequences, int64_t n_embd, int64_t continuation_length) {
   std::vector<int64_t> offsets{0};
   std::vector<int32_t> tokens, continuation, record;
   std::vector<uint8_t> trained, kind;
@@ -124,8 +123,7 @@ DistillData::DistillData(const std::string& dir, bool verify_checksums, bool all
   const nlohmann::json& settings = field("settings");
   if (!target.contains("n_embd") || !target["n_embd"].is_number_integer() || target["n_embd"].get<int64_t>() <= 0)
     throw InputError(path, "field 'target.n_embd'", "expected a positive integer");
-  if (!settings.contains("continuation_length") || !settings["continuation_length"].is_number_integer() ||
-      settings["continuation_length"].get<int64_t>() < 2)
+  if (!settings.contains("continuation_length") || !settings["continuation_length"].is_number_integer() || settings["continuation_length"].get<int64_t>() < 2)
     throw InputError(path, "field 'settings.continuation_length'", "expected an integer >= 2");
   n_embd_ = target["n_embd"].get<int64_t>();
   continuation_length_ = settings["continuation_length"].get<int64_t>();

@@ -58,17 +58,16 @@ enum class SequenceKind : uint8_t {
 // One sequence, as the distiller builds it in memory before a shard is written.
 struct DistillSequence {
   std::vector<int32_t> tokens;
-  std::vector<uint8_t> trained;        // [n]
-  std::vector<float> hidden;           // [n][n_embd]
-  std::vector<int32_t> continuation;   // [n][C]
+  std::vector<uint8_t> trained;       // [n]
+  std::vector<float> hidden;          // [n][n_embd]
+  std::vector<int32_t> continuation;  // [n][C]
   int32_t record = 0;
   SequenceKind kind = SequenceKind::text;
 };
 
 // Writes one shard file (atomically: temporary name, then rename) and returns its SHA-256
 // (hex). Throws InputError naming the path on I/O failure.
-std::string write_distill_shard(const std::string& path, std::span<const DistillSequence> sequences, int64_t n_embd,
-                                int64_t continuation_length);
+std::string write_distill_shard(const std::string& path, std::span<const DistillSequence> sequences, int64_t n_embd, int64_t continuation_length);
 
 // A shard, mapped. Spans stay valid while the object lives.
 class DistillShard {
@@ -85,7 +84,7 @@ class DistillShard {
   std::span<const int32_t> tokens() const { return tokens_; }
   std::span<const int64_t> offsets() const { return offsets_; }
   std::span<const uint8_t> trained() const { return trained_; }
-  std::span<const uint16_t> hidden_f16() const { return hidden_; }      // [N][n_embd], IEEE half bits
+  std::span<const uint16_t> hidden_f16() const { return hidden_; }         // [N][n_embd], IEEE half bits
   std::span<const int32_t> continuation() const { return continuation_; }  // [N][C]
   std::span<const int32_t> record() const { return record_; }
   std::span<const uint8_t> kind() const { return kind_; }

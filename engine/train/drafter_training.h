@@ -24,10 +24,10 @@
 namespace draftbench {
 
 struct TrainOptions {
-  std::string drafter;    // redrafter | medusa | eagle
-  std::string data_dir;   // a `draftbench distill` output directory (manifest.json + shards)
-  std::string out_dir;    // the exported drafter, train_log.json, train_epochs.jsonl, train_result.json, epoch-N/, checkpoint.bin
-  std::string model_path; // the target the data was distilled from (GGUF or HF directory)
+  std::string drafter;     // redrafter | medusa | eagle
+  std::string data_dir;    // a `draftbench distill` output directory (manifest.json + shards)
+  std::string out_dir;     // the exported drafter, train_log.json, train_epochs.jsonl, train_result.json, epoch-N/, checkpoint.bin
+  std::string model_path;  // the target the data was distilled from (GGUF or HF directory)
 
   int epochs = 2;
   double lr = 1e-3;
@@ -39,34 +39,34 @@ struct TrainOptions {
   // continuation length for distilled labels.
   int draft_steps = 5;
   int medusa_heads = 4;
-  int num_layers = 0;  // residual blocks: ReDrafter's num_draft_layers (default 2), Medusa's per head (1)
-  std::string labels = "distilled";  // distilled | ground_truth (EAGLE learns the target's features either way)
-  int64_t draft_vocab = 32768;       // most frequent response tokens + stop tokens
-  int threads = 0;                   // torch intra-op threads; 0 = the machine's core count
-  int64_t max_positions = 0;         // > 0: train on at most this many positions per epoch (the first, in corpus order)
-  int64_t max_steps = 0;             // > 0: stop after this many optimiser steps (the schedule spans them)
-  double warmup = 0.1;               // share of the steps with a linear warm-up, then cosine decay to 0
-  double weight_decay = 0.0;         // AdamW's decoupled decay (ReDrafter's and Medusa's recipes use 0)
-  double grad_clip = -1.0;           // < 0: the drafter's default (see trainer.cpp); 0: off
-  double valid_fraction = 0.02;      // records held out for validation (the last ones of the corpus)
+  int num_layers = 0;                  // residual blocks: ReDrafter's num_draft_layers (default 2), Medusa's per head (1)
+  std::string labels = "distilled";    // distilled | ground_truth (EAGLE learns the target's features either way)
+  int64_t draft_vocab = 32768;         // most frequent response tokens + stop tokens
+  int threads = 0;                     // torch intra-op threads; 0 = the machine's core count
+  int64_t max_positions = 0;           // > 0: train on at most this many positions per epoch (the first, in corpus order)
+  int64_t max_steps = 0;               // > 0: stop after this many optimiser steps (the schedule spans them)
+  double warmup = 0.1;                 // share of the steps with a linear warm-up, then cosine decay to 0
+  double weight_decay = 0.0;           // AdamW's decoupled decay (ReDrafter's and Medusa's recipes use 0)
+  double grad_clip = -1.0;             // < 0: the drafter's default (see trainer.cpp); 0: off
+  double valid_fraction = 0.02;        // records held out for validation (the last ones of the corpus)
   int64_t max_sequence_length = 2048;  // EAGLE: positions of a sequence used (the reference's max_len)
-  double eagle_noise = 0.2;          // EAGLE: uniform noise on input features, the reference's "std"
-  std::string dtype = "f16";         // exported weights: f16 | f32
-  int log_every = 20;                // optimiser steps between train_log.json entries
-  bool verify_checksums = true;      // check every shard's sha256 against the manifest
+  double eagle_noise = 0.2;            // EAGLE: uniform noise on input features, the reference's "std"
+  std::string dtype = "f16";           // exported weights: f16 | f32
+  int log_every = 20;                  // optimiser steps between train_log.json entries
+  bool verify_checksums = true;        // check every shard's sha256 against the manifest
   // Long runs (train_checkpoint.h). A checkpoint (OUT/checkpoint.bin) is written when the
   // run starts, every `checkpoint_every` seconds (0: after every optimiser step), after every
   // epoch and when the run stops early; a finished run removes it.
-  bool resume = false;               // continue OUT/checkpoint.bin bit for bit (refused if the options or data differ)
+  bool resume = false;  // continue OUT/checkpoint.bin bit for bit (refused if the options or data differ)
   double checkpoint_every = 300;
   // Stop safely (checkpoint written, result.stopped set) before this wall-clock time, when
   // the next step (with its evaluation, at an epoch's end) and a checkpoint might not fit.
   std::optional<std::chrono::system_clock::time_point> deadline;
-  int64_t stop_after_steps = 0;      // > 0: stop the same way after this many optimiser steps of this invocation
+  int64_t stop_after_steps = 0;  // > 0: stop the same way after this many optimiser steps of this invocation
   // > 0: early stopping: end after this many epochs without a lower validation loss, and
   // export the best epoch's weights (epoch-N/) as the drafter rather than the last.
   int patience = 0;
-  std::string command_line;          // recorded in train_result.json
+  std::string command_line;  // recorded in train_result.json
   // Progress lines (one per log entry and epoch); empty = silent.
   std::function<void(const std::string&)> progress;
 };
@@ -75,7 +75,7 @@ inline constexpr int64_t kDefaultBatchSize = 256;
 
 struct StepMetrics {
   double loss = 0, top1 = 0, top3 = 0, top5 = 0;  // per draft step / head (EAGLE: one entry)
-  int64_t positions = 0;                // labels that counted
+  int64_t positions = 0;                          // labels that counted
 };
 
 struct EpochSummary {
@@ -92,15 +92,15 @@ struct TrainResult {
   double seconds = 0;
   double positions_per_second = 0;
   int64_t draft_vocab_size = 0;
-  double label_coverage = 0;  // share of training labels inside the draft vocabulary
+  double label_coverage = 0;         // share of training labels inside the draft vocabulary
   std::vector<EpochSummary> epochs;  // every epoch so far, earlier pieces of a resumed run included
-  nlohmann::json provenance;  // what train_result.json holds
+  nlohmann::json provenance;         // what train_result.json holds
   // Stopped before finishing (deadline or stop_after_steps): nothing exported but the epochs
   // done; `checkpoint` continues it (TrainOptions::resume).
   bool stopped = false;
   std::string stop_reason, checkpoint;
   int64_t total_steps = 0;
-  int best_epoch = 0;         // the epoch whose weights were exported (patience > 0), else 0
+  int best_epoch = 0;          // the epoch whose weights were exported (patience > 0), else 0
   bool stopped_early = false;  // patience ran out
 };
 

@@ -14,8 +14,7 @@ std::vector<PromptItem> select_prompts(const DatasetSpec& dataset, const std::st
   std::vector<PromptItem> out;
   std::map<std::string, int> per_category;
   for (PromptItem& item : load_prompt_set(dataset.path, dataset.format)) {
-    if (!dataset.categories.empty() && std::find(dataset.categories.begin(), dataset.categories.end(), item.category) == dataset.categories.end())
-      continue;
+    if (!dataset.categories.empty() && std::find(dataset.categories.begin(), dataset.categories.end(), item.category) == dataset.categories.end()) continue;
     if (!dataset.split.empty() && item.split != dataset.split) continue;
     if (dataset.limit_per_category > 0 && ++per_category[item.category] > dataset.limit_per_category) continue;
     if (static_cast<int>(item.turns.size()) < dataset.turns)

@@ -172,7 +172,8 @@ MemoryPlan plan_memory(const Model& model, const DrafterOptions& drafter_options
   // The forward's float activations per tree token (residual, norms, q/k/v, attention
   // output, the MLP's gate/up/product) and a full-vocabulary logits row for each.
   const uint64_t per_token = static_cast<uint64_t>(8 * c.n_embd + 2 * c.q_dim() + 2 * c.kv_dim() + 3 * c.n_ff + c.n_vocab) * sizeof(float);
-  m.scratch_bytes = per_token * static_cast<uint64_t>(batch_size) * static_cast<uint64_t>(std::max<int64_t>(max_tree_nodes, std::min<int64_t>(longest_prompt, 512)));
+  m.scratch_bytes =
+      per_token * static_cast<uint64_t>(batch_size) * static_cast<uint64_t>(std::max<int64_t>(max_tree_nodes, std::min<int64_t>(longest_prompt, 512)));
   return m;
 }
 
@@ -184,14 +185,12 @@ MemoryPlan plan_point_memory(const PointContext& c, const PointSettings& setting
   const int turns = c.dataset.turns;
   const int max_new_tokens = settings.decode.max_new_tokens;
   const int64_t longest = c.longest_first_prompt * turns + static_cast<int64_t>(turns - 1) * max_new_tokens;
-  return plan_memory(c.model, options, max_tree_nodes, std::min<int>(settings.batch_size, static_cast<int>(c.prompts.size())), longest,
-                     max_new_tokens);
+  return plan_memory(c.model, options, max_tree_nodes, std::min<int>(settings.batch_size, static_cast<int>(c.prompts.size())), longest, max_new_tokens);
 }
 
 // What every request of the point decodes with; past the spec's time limit, counted from
 // `start`, the next token throws PointTimeout.
-DecodeOptions point_decode_options(const ExperimentSpec& spec, const PointSettings& settings, std::shared_ptr<const CostModel> cost,
-                                   Clock::time_point start) {
+DecodeOptions point_decode_options(const ExperimentSpec& spec, const PointSettings& settings, std::shared_ptr<const CostModel> cost, Clock::time_point start) {
   DecodeOptions opt;
   opt.cost = std::move(cost);
   opt.max_new_tokens = settings.decode.max_new_tokens;
@@ -288,7 +287,8 @@ void add_per_prompt(const PointContext& c, const Repeats& repeats, nlohmann::jso
   }
   nlohmann::json per_category = nlohmann::json::object();
   for (const auto& [category, ct] : by_category)
-    per_category[category.empty() ? "(none)" : category] = {{"requests", ct.requests}, {"tokens_per_step", ct.tokens_per_step()}, {"tps", mean(ct.request_tps)}};
+    per_category[category.empty() ? "(none)" : category] = {
+        {"requests", ct.requests}, {"tokens_per_step", ct.tokens_per_step()}, {"tps", mean(ct.request_tps)}};
   record["per_prompt"] = std::move(per_prompt);
   record["per_category"] = std::move(per_category);
 }

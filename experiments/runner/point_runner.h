@@ -36,8 +36,8 @@ struct MemoryPlan {
   uint64_t total() const { return model_bytes + drafter_bytes + kv_bytes + scratch_bytes; }
   nlohmann::json to_json() const;
 };
-MemoryPlan plan_memory(const Model& model, const DrafterOptions& drafter_options, int32_t max_tree_nodes, int batch_size,
-                       int64_t longest_prompt, int max_new_tokens);
+MemoryPlan plan_memory(const Model& model, const DrafterOptions& drafter_options, int32_t max_tree_nodes, int batch_size, int64_t longest_prompt,
+                       int max_new_tokens);
 
 // Thrown out of a decode when the point's time limit passes.
 struct PointTimeout : std::runtime_error {

@@ -45,8 +45,7 @@ void ProgressBar::draw(int64_t done, int64_t total) {
   const double scale = finished_estimate_s_ > 0 ? finished_actual_s_ / finished_estimate_s_ : 1.0;
   const double point_left = total > 0 ? point_estimate_s_ * (1.0 - static_cast<double>(done) / static_cast<double>(total)) : point_estimate_s_;
   const double eta = (estimated_left_s_ - point_estimate_s_ + point_left) * scale;
-  fmt::print(stderr, "\r\033[K[{}/{}] {}  prompt {}/{}  elapsed {}  ETA {}", index_ + 1, n_points_, label_, done, total, clock_text(elapsed),
-             clock_text(eta));
+  fmt::print(stderr, "\r\033[K[{}/{}] {}  prompt {}/{}  elapsed {}  ETA {}", index_ + 1, n_points_, label_, done, total, clock_text(elapsed), clock_text(eta));
   std::fflush(stderr);
 }
 

@@ -22,7 +22,7 @@ namespace {
 constexpr uint64_t kMaxResultsBytes = uint64_t{4} << 30;
 
 struct Parsed {
-  std::vector<nlohmann::json> records;  // the latest record of each key, in first-seen order
+  std::vector<nlohmann::json> records;   // the latest record of each key, in first-seen order
   std::map<std::string, size_t> by_key;  // key -> index in records
   uint64_t valid_bytes = 0;              // the prefix of whole, checked lines
   bool lacks_final_newline = false;      // the last record is whole and checked but its newline is missing
@@ -45,10 +45,8 @@ std::optional<nlohmann::json> checked_record(const std::string& path, int line, 
 // stands, in the key's first place, and the file stays append-only.
 void keep_latest(std::vector<nlohmann::json>& records, std::map<std::string, size_t>& by_key, nlohmann::json record) {
   const auto [it, fresh] = by_key.emplace(record["key"].get<std::string>(), records.size());
-  if (fresh)
-    records.push_back(std::move(record));
-  else
-    records[it->second] = std::move(record);
+  if (fresh) records.push_back(std::move(record));
+  else records[it->second] = std::move(record);
 }
 
 Parsed parse(const std::string& path) {

@@ -74,7 +74,8 @@ std::vector<std::pair<std::string, std::string>> parse_filter(const std::string&
     if (eq == std::string::npos || eq == 0 || eq + 1 == term.size())
       throw InputError("run", "--only", fmt::format("'{}' (expected axis=value terms separated by commas, e.g. drafter=redrafter,temperature=0)", term));
     const std::string axis = term.substr(0, eq);
-    if (axis != "dataset" && !is_sweep_axis(axis)) throw InputError("run", "--only", fmt::format("unknown axis '{}' (expected dataset or one of: {})", axis, sweep_axis_names()));
+    if (axis != "dataset" && !is_sweep_axis(axis))
+      throw InputError("run", "--only", fmt::format("unknown axis '{}' (expected dataset or one of: {})", axis, sweep_axis_names()));
     out.emplace_back(axis, term.substr(eq + 1));
     at = comma + 1;
   }
@@ -137,8 +138,8 @@ double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& p, int64_t
 namespace {
 
 // --dry-run: every point with its estimate, and the total.
-void print_dry_run(const std::vector<SweepPoint>& points, std::map<std::string, std::vector<PromptItem>>& prompts,
-                   const std::vector<double>& estimates, double estimated_total) {
+void print_dry_run(const std::vector<SweepPoint>& points, std::map<std::string, std::vector<PromptItem>>& prompts, const std::vector<double>& estimates,
+                   double estimated_total) {
   for (size_t i = 0; i < points.size(); ++i)
     fmt::print("{:4}  {}{}  ~{:.0f} s\n", i + 1, point_label(points[i]), points[i].added_baseline ? "  (baseline)" : "", estimates[i]);
   size_t prompts_in_all = 0;
@@ -197,8 +198,7 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   const DirectoryLock lock(o.out_dir);
   const fs::path results_path = fs::path(o.out_dir) / "results.jsonl", identity_path = fs::path(o.out_dir) / "run.json";
   if (fs::exists(results_path)) {
-    if (!o.resume)
-      throw InputError(results_path.string(), "", "already holds results (expected --resume to continue this run, or another --out)");
+    if (!o.resume) throw InputError(results_path.string(), "", "already holds results (expected --resume to continue this run, or another --out)");
     require_same_spec(o.out_dir, spec, "a resumed run must use the spec it started with");
   }
   write_file_atomically(identity_path.string(), run_identity(spec).dump(2) + "\n");
@@ -253,7 +253,9 @@ void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& sh
       const std::string key = r["key"];
       const auto [it, fresh] = merged.emplace(key, r);
       if (!fresh && it->second["status"] != r["status"])
-        throw InputError(dir, "results.jsonl", fmt::format("point {} is '{}' here but '{}' in another shard", key, r["status"].get<std::string>(), it->second["status"].get<std::string>()));
+        throw InputError(
+            dir, "results.jsonl",
+            fmt::format("point {} is '{}' here but '{}' in another shard", key, r["status"].get<std::string>(), it->second["status"].get<std::string>()));
     }
   }
   fs::create_directories(o.out_dir);

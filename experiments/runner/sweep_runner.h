@@ -14,13 +14,13 @@
 namespace draftbench {
 
 struct RunOptions {
-  std::string checkout;  // the checkout (git commit, reports/paper/paper_tables.json)
-  std::string out_dir;   // holds spec.json, results.jsonl (and the report written from them)
-  bool resume = false;   // required to continue into a directory that already has results
-  bool retry_errors = false;  // with resume: run again the points recorded as "error"
-  std::string only;      // "axis=value,axis=value": run only matching points (and their baselines)
-  int shard = 0, n_shards = 1;  // run points whose index % n_shards == shard
-  bool dry_run = false;  // print the points and an estimated time; run nothing
+  std::string checkout;                     // the checkout (git commit, reports/paper/paper_tables.json)
+  std::string out_dir;                      // holds spec.json, results.jsonl (and the report written from them)
+  bool resume = false;                      // required to continue into a directory that already has results
+  bool retry_errors = false;                // with resume: run again the points recorded as "error"
+  std::string only;                         // "axis=value,axis=value": run only matching points (and their baselines)
+  int shard = 0, n_shards = 1;              // run points whose index % n_shards == shard
+  bool dry_run = false;                     // print the points and an estimated time; run nothing
   uint64_t max_points = kDefaultMaxPoints;  // the largest grid planned before expansion (--max-points)
 };
 

@@ -63,8 +63,9 @@ class SpecLoader {
 
   ExperimentSpec load() {
     const YAML::Node doc = parse_document();
-    r_.only_keys(doc, "", {"schema_version", "name", "description", "model", "threads", "device", "chat", "datasets", "drafters", "sweep",
-                           "repeats", "warmup", "baseline", "memory_budget", "time_limit", "paper"});
+    r_.only_keys(doc, "",
+                 {"schema_version", "name", "description", "model", "threads", "device", "chat", "datasets", "drafters", "sweep", "repeats", "warmup",
+                  "baseline", "memory_budget", "time_limit", "paper"});
     ExperimentSpec s;
     s.file = r_.file();
     s.source = yaml_to_json(doc);
@@ -85,7 +86,9 @@ class SpecLoader {
       s.model = default_model_;
       s.default_model = true;
       shipped_drafters_ = root_ / model_aliases()[0].drafters;
-      if (!fs::exists(s.model)) r_.fail(doc["model"], "model", fmt::format("missing, and the default model {} is not there (expected a model path; scripts/setup.sh fetches the default one)", s.model));
+      if (!fs::exists(s.model))
+        r_.fail(doc["model"], "model",
+                fmt::format("missing, and the default model {} is not there (expected a model path; scripts/setup.sh fetches the default one)", s.model));
     }
     if (doc["threads"]) s.threads = static_cast<int>(r_.integer(doc["threads"], "threads", 0, max_threads()));
     if (doc["device"]) {
@@ -98,7 +101,8 @@ class SpecLoader {
     if (doc["repeats"]) s.repeats = static_cast<int>(r_.integer(doc["repeats"], "repeats", 1, 1000));
     if (doc["warmup"]) s.warmup = static_cast<int>(r_.integer(doc["warmup"], "warmup", 0, 1000));
     if (doc["baseline"]) s.baseline = r_.boolean(doc["baseline"], "baseline");
-    if (doc["memory_budget"]) s.memory_budget_bytes = static_cast<uint64_t>(scaled(doc["memory_budget"], "memory_budget", kByteUnits, kMaxBytes, kBytesExpected));
+    if (doc["memory_budget"])
+      s.memory_budget_bytes = static_cast<uint64_t>(scaled(doc["memory_budget"], "memory_budget", kByteUnits, kMaxBytes, kBytesExpected));
     if (doc["time_limit"]) s.time_limit_s = scaled(doc["time_limit"], "time_limit", kSecondUnits, kMaxSeconds, kSecondsExpected);
     if (doc["paper"]) {
       s.paper_table = r_.text(doc["paper"], "paper");
@@ -146,8 +150,10 @@ class SpecLoader {
     const bool plain = name.size() <= 128 && name[0] != '.' &&
                        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
     if (!plain)
-      r_.fail(node, "name", fmt::format("'{}' (expected a plain name of letters, digits, '.', '_' and '-', not starting with '.', at most 128 bytes: "
-                                        "it names the output directory reports/<name>)", printable(name, 60)));
+      r_.fail(node, "name",
+              fmt::format("'{}' (expected a plain name of letters, digits, '.', '_' and '-', not starting with '.', at most 128 bytes: "
+                          "it names the output directory reports/<name>)",
+                          printable(name, 60)));
     return name;
   }
 
@@ -242,7 +248,8 @@ class SpecLoader {
                   fmt::format("unknown drafter kind '{}' (expected one of: {})", d.kind, known_drafters()));
         // Every speedup divides by the drafter named autoregressive: it must be that kind.
         if (name == "autoregressive" && d.kind != "autoregressive")
-          r_.fail(kv.second["kind"], key + ".kind", fmt::format("'{}' (the drafter named autoregressive is every speedup's baseline: expected kind autoregressive)", d.kind));
+          r_.fail(kv.second["kind"], key + ".kind",
+                  fmt::format("'{}' (the drafter named autoregressive is every speedup's baseline: expected kind autoregressive)", d.kind));
         if (kv.second["weights"]) d.weights = existing_path(kv.second["weights"], key + ".weights");
         if (kv.second["ground_truth_weights"]) d.ground_truth_weights = existing_path(kv.second["ground_truth_weights"], key + ".ground_truth_weights");
         for (const Setting& st : settings())
@@ -335,8 +342,9 @@ class SpecLoader {
           if (!s.sweep.axes.count(axis)) r_.fail(zip[g], key, fmt::format("axis '{}' is not swept (expected axes listed under sweep)", axis));
           if (!zipped.insert(axis).second) r_.fail(zip[g], key, fmt::format("axis '{}' is in two zip groups (expected each axis in at most one)", axis));
           if (s.sweep.axes[axis].size() != s.sweep.axes[group[0]].size())
-            r_.fail(zip[g], key, fmt::format("axes '{}' ({} values) and '{}' ({} values) differ in length (zipped axes need equal lengths)", group[0],
-                                             s.sweep.axes[group[0]].size(), axis, s.sweep.axes[axis].size()));
+            r_.fail(zip[g], key,
+                    fmt::format("axes '{}' ({} values) and '{}' ({} values) differ in length (zipped axes need equal lengths)", group[0],
+                                s.sweep.axes[group[0]].size(), axis, s.sweep.axes[axis].size()));
         }
         s.sweep.zip.push_back(group);
       }
@@ -350,8 +358,7 @@ class SpecLoader {
         nlohmann::json match = nlohmann::json::object();
         for (const auto& kv : ex[i]) {
           const std::string axis = kv.first.Scalar();
-          if (!is_sweep_axis(axis))
-            r_.fail(kv.first, key + "." + axis, fmt::format("unknown axis '{}' (expected one of: {})", axis, sweep_axis_names()));
+          if (!is_sweep_axis(axis)) r_.fail(kv.first, key + "." + axis, fmt::format("unknown axis '{}' (expected one of: {})", axis, sweep_axis_names()));
           match[axis] = axis_values(axis, kv.second, key + "." + axis, s);
         }
         s.sweep.exclude.push_back(std::move(match));
@@ -375,10 +382,10 @@ class SpecLoader {
   // Every drafter the sweep runs has weights before anything runs: its own, or those
   // shipped for the model.
   void check_weights(const YAML::Node& doc, ExperimentSpec& s) {
-    const bool distilled_false = s.sweep.axes.count("distilled") &&
-                                 std::any_of(s.sweep.axes["distilled"].begin(), s.sweep.axes["distilled"].end(), [](const nlohmann::json& v) { return !v.get<bool>(); });
-    const bool distilled_true = !s.sweep.axes.count("distilled") ||
-                                std::any_of(s.sweep.axes["distilled"].begin(), s.sweep.axes["distilled"].end(), [](const nlohmann::json& v) { return v.get<bool>(); });
+    const bool distilled_false = s.sweep.axes.count("distilled") && std::any_of(s.sweep.axes["distilled"].begin(), s.sweep.axes["distilled"].end(),
+                                                                                [](const nlohmann::json& v) { return !v.get<bool>(); });
+    const bool distilled_true = !s.sweep.axes.count("distilled") || std::any_of(s.sweep.axes["distilled"].begin(), s.sweep.axes["distilled"].end(),
+                                                                                [](const nlohmann::json& v) { return v.get<bool>(); });
     for (const nlohmann::json& name : s.sweep.axes["drafter"]) {
       DrafterSpec& d = *std::find_if(s.drafters.begin(), s.drafters.end(), [&](const DrafterSpec& x) { return x.name == name.get<std::string>(); });
       if (!find_drafter_kind(d.kind)->needs_weights) continue;
@@ -427,8 +434,14 @@ const DatasetSpec& ExperimentSpec::dataset(const std::string& name) const {
 nlohmann::json resolved_spec_json(const ExperimentSpec& spec) {
   nlohmann::json datasets = nlohmann::json::array();
   for (const DatasetSpec& d : spec.datasets)
-    datasets.push_back({{"name", d.name}, {"path", d.path}, {"format", prompt_format_name(d.format)}, {"categories", d.categories},
-                        {"split", d.split}, {"limit", d.limit}, {"limit_per_category", d.limit_per_category}, {"turns", d.turns}});
+    datasets.push_back({{"name", d.name},
+                        {"path", d.path},
+                        {"format", prompt_format_name(d.format)},
+                        {"categories", d.categories},
+                        {"split", d.split},
+                        {"limit", d.limit},
+                        {"limit_per_category", d.limit_per_category},
+                        {"turns", d.turns}});
   nlohmann::json drafters = nlohmann::json::array();
   for (const DrafterSpec& d : spec.drafters) {
     nlohmann::json j{{"name", d.name}, {"kind", d.kind}, {"weights", d.weights}, {"ground_truth_weights", d.ground_truth_weights}};

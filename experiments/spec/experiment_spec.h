@@ -48,24 +48,24 @@ struct DrafterSpec {
 struct SweepSpec {
   // Axis name -> its values, type-checked (numbers, booleans, strings as the axis needs).
   std::map<std::string, std::vector<nlohmann::json>> axes;
-  std::vector<std::vector<std::string>> zip;     // each group's axes advance together
-  std::vector<nlohmann::json> exclude;           // partial points (objects); a match is dropped
+  std::vector<std::vector<std::string>> zip;  // each group's axes advance together
+  std::vector<nlohmann::json> exclude;        // partial points (objects); a match is dropped
 };
 
 struct ExperimentSpec {
   std::string file;  // where it was read from (error messages, the report)
   std::string name, description;
-  std::string model;           // the model file or checkpoint directory
-  bool default_model = false;  // no `model` key: the default model (which the shipped drafters serve)
-  int threads = 0;    // 0 = all cores
+  std::string model;                           // the model file or checkpoint directory
+  bool default_model = false;                  // no `model` key: the default model (which the shipped drafters serve)
+  int threads = 0;                             // 0 = all cores
   ForwardDevice device = ForwardDevice::kCpu;  // where the target's forward pass runs
-  bool chat = true;   // wrap prompts in the model's chat template
+  bool chat = true;                            // wrap prompts in the model's chat template
   std::vector<DatasetSpec> datasets;
   std::vector<DrafterSpec> drafters;  // those named in the spec plus the built-in kinds
   SweepSpec sweep;
-  int repeats = 1;  // each point's prompts decoded this many times (spread in the report)
-  int warmup = 1;   // prompts decoded before each point's measurement, not recorded
-  bool baseline = true;  // add the autoregressive point every speedup needs
+  int repeats = 1;                   // each point's prompts decoded this many times (spread in the report)
+  int warmup = 1;                    // prompts decoded before each point's measurement, not recorded
+  bool baseline = true;              // add the autoregressive point every speedup needs
   uint64_t memory_budget_bytes = 0;  // 0 = no budget; over it = OOM, decided before running
   double time_limit_s = 0;           // per point; 0 = none
   std::string paper_table;           // table1, table4, table5, table6 (paper numbers beside ours), figure5, figure6, figure7 (the layout shown first)
@@ -84,6 +84,5 @@ ExperimentSpec load_experiment_spec(const std::string& path, const std::string& 
 
 // The spec as it runs, for the report: paths resolved, defaults filled in.
 nlohmann::json resolved_spec_json(const ExperimentSpec& spec);
-
 
 }  // namespace draftbench

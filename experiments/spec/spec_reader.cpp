@@ -101,29 +101,27 @@ std::string SpecReader::text(const YAML::Node& node, const std::string& path) co
 
 int64_t SpecReader::integer(const YAML::Node& node, const std::string& path, int64_t min, int64_t max) const {
   int64_t v = 0;
-  if (!node.IsScalar() || quoted(node) || !parse_int(node.Scalar(), v))
-    fail(node, path, fmt::format("expected an integer, got {}", shown(node)));
+  if (!node.IsScalar() || quoted(node) || !parse_int(node.Scalar(), v)) fail(node, path, fmt::format("expected an integer, got {}", shown(node)));
   if (v < min || v > max) fail(node, path, fmt::format("expected an integer in [{}, {}], got {}", min, max, v));
   return v;
 }
 
 double SpecReader::number(const YAML::Node& node, const std::string& path, double min, double max) const {
   double v = 0;
-  if (!node.IsScalar() || quoted(node) || !parse_double(node.Scalar(), v))
-    fail(node, path, fmt::format("expected a number, got {}", shown(node)));
+  if (!node.IsScalar() || quoted(node) || !parse_double(node.Scalar(), v)) fail(node, path, fmt::format("expected a number, got {}", shown(node)));
   if (v < min || v > max) fail(node, path, fmt::format("expected a number in [{}, {}], got {}", min, max, v));
   // The engine computes in float, where these are subnormal: in a spec they are a typo, not a
   // setting (the command line's --temperature takes them as greedy, as documented there).
   if (v != 0 && std::fabs(v) < static_cast<double>(std::numeric_limits<float>::min()))
-    fail(node, path, fmt::format("expected 0 or a number of magnitude at least {:g} (smaller ones are subnormal floats), got {:g}",
-                                 static_cast<double>(std::numeric_limits<float>::min()), v));
+    fail(node, path,
+         fmt::format("expected 0 or a number of magnitude at least {:g} (smaller ones are subnormal floats), got {:g}",
+                     static_cast<double>(std::numeric_limits<float>::min()), v));
   return v;
 }
 
 bool SpecReader::boolean(const YAML::Node& node, const std::string& path) const {
   bool v = false;
-  if (!node.IsScalar() || quoted(node) || !parse_bool(node.Scalar(), v))
-    fail(node, path, fmt::format("expected true or false, got {}", shown(node)));
+  if (!node.IsScalar() || quoted(node) || !parse_bool(node.Scalar(), v)) fail(node, path, fmt::format("expected true or false, got {}", shown(node)));
   return v;
 }
 

@@ -15,11 +15,11 @@
 namespace draftbench {
 
 struct SweepPoint {
-  std::string dataset;     // DatasetSpec::name
-  std::string drafter;     // DrafterSpec::name
-  std::string kind;        // its kind
-  nlohmann::json params;   // the axes this drafter reads, defaults filled in (drafter included)
-  std::string baseline;    // key() of the autoregressive point its speedup divides by; empty for that point itself
+  std::string dataset;          // DatasetSpec::name
+  std::string drafter;          // DrafterSpec::name
+  std::string kind;             // its kind
+  nlohmann::json params;        // the axes this drafter reads, defaults filled in (drafter included)
+  std::string baseline;         // key() of the autoregressive point its speedup divides by; empty for that point itself
   bool added_baseline = false;  // not in the grid: added because a speedup needs it
 
   // The point's identity in results files: dataset and params as canonical JSON.

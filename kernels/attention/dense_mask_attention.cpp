@@ -20,14 +20,13 @@ DenseTreeMask build_dense_tree_mask(const TreeView& tree, int64_t n_committed, i
     for (int64_t p = 0; p < n_committed; ++p)
       if (in_window(p)) row[p] = 0.0f;
     for (int32_t i = 0; i < tree.n_nodes; ++i)
-      if (tree.dfs_start[i] <= tree.dfs_start[q] && tree.dfs_end[q] <= tree.dfs_end[i] && in_window(n_committed + tree.depth[i]))
-        row[n_committed + i] = 0.0f;
+      if (tree.dfs_start[i] <= tree.dfs_start[q] && tree.dfs_end[q] <= tree.dfs_end[i] && in_window(n_committed + tree.depth[i])) row[n_committed + i] = 0.0f;
   }
   return m;
 }
 
-void dense_mask_attention_head(const AttentionShape& s, int head, const float* qh, const float* k_cache, const float* v_cache,
-                               int64_t kv_stride, const DenseTreeMask& mask, int32_t query_node, float* scores, float* oh) {
+void dense_mask_attention_head(const AttentionShape& s, int head, const float* qh, const float* k_cache, const float* v_cache, int64_t kv_stride,
+                               const DenseTreeMask& mask, int32_t query_node, float* scores, float* oh) {
   const int64_t kv_offset = static_cast<int64_t>(head / (s.n_heads / s.n_kv_heads)) * s.head_dim;
   const int64_t slots = mask.n_slots();
   const float* bias = mask.bias.data() + static_cast<size_t>(query_node) * static_cast<size_t>(slots);

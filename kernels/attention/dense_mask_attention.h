@@ -30,7 +30,7 @@ DenseTreeMask build_dense_tree_mask(const TreeView& tree, int64_t n_committed, i
 
 // Same arguments as tree_attention_head, with the mask in place of the tree. `scores`
 // holds at least mask.n_slots() floats.
-void dense_mask_attention_head(const AttentionShape& shape, int head, const float* q, const float* k_cache, const float* v_cache,
-                               int64_t kv_stride, const DenseTreeMask& mask, int32_t query_node, float* scores, float* out);
+void dense_mask_attention_head(const AttentionShape& shape, int head, const float* q, const float* k_cache, const float* v_cache, int64_t kv_stride,
+                               const DenseTreeMask& mask, int32_t query_node, float* scores, float* out);
 
 }  // namespace draftbench

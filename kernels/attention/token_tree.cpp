@@ -42,7 +42,8 @@ void TokenTree::assign(std::span<const int32_t> parents) {
   cursor.resize(static_cast<size_t>(n) + 1);
   for (int32_t i = 0; i < n; ++i) {
     const int32_t p = parents[i];
-    if (p < -1 || p >= i) throw std::invalid_argument("token tree: node " + std::to_string(i) + " has parent " + std::to_string(p) + " (parents must precede children)");
+    if (p < -1 || p >= i)
+      throw std::invalid_argument("token tree: node " + std::to_string(i) + " has parent " + std::to_string(p) + " (parents must precede children)");
     depth[i] = p < 0 ? 0 : depth[p] + 1;
   }
   std::vector<int32_t>& size = dfs_end;  // subtree sizes first, end times after

@@ -8,15 +8,13 @@
 
 namespace draftbench {
 
-void tree_attention_head(const AttentionShape& s, int head, const float* qh, const float* k_cache, const float* v_cache,
-                         int64_t kv_stride, int64_t n_committed, const TreeView& tree, int32_t query_node, float* scores, float* oh) {
+void tree_attention_head(const AttentionShape& s, int head, const float* qh, const float* k_cache, const float* v_cache, int64_t kv_stride, int64_t n_committed,
+                         const TreeView& tree, int32_t query_node, float* scores, float* oh) {
   const int64_t kv_offset = static_cast<int64_t>(head / (s.n_heads / s.n_kv_heads)) * s.head_dim;
   const int32_t qs = tree.dfs_start[query_node], qe = tree.dfs_end[query_node];
   const int64_t q_pos = n_committed + tree.depth[query_node];
   const int64_t first_visible = s.window > 0 ? std::max<int64_t>(0, q_pos - s.window + 1) : 0;
-  auto visible_node = [&](int32_t i) {
-    return tree.dfs_start[i] <= qs && qe <= tree.dfs_end[i] && n_committed + tree.depth[i] >= first_visible;
-  };
+  auto visible_node = [&](int32_t i) { return tree.dfs_start[i] <= qs && qe <= tree.dfs_end[i] && n_committed + tree.depth[i] >= first_visible; };
 
   int64_t n = 0;
   float max_score = -std::numeric_limits<float>::infinity();

@@ -20,8 +20,8 @@ namespace draftbench {
 
 struct AttentionShape {
   int n_heads = 0, n_kv_heads = 0, head_dim = 0;
-  float scale = 1.0f;        // multiplies q.k
-  int64_t window = 0;        // sliding window in positions (0 = none): key visible iff q_pos - k_pos < window
+  float scale = 1.0f;  // multiplies q.k
+  int64_t window = 0;  // sliding window in positions (0 = none): key visible iff q_pos - k_pos < window
 };
 
 struct TreeView {
@@ -32,7 +32,7 @@ struct TreeView {
 };
 
 // One query head h: q and out point at that head's [head_dim] values.
-void tree_attention_head(const AttentionShape& shape, int head, const float* q, const float* k_cache, const float* v_cache,
-                         int64_t kv_stride, int64_t n_committed, const TreeView& tree, int32_t query_node, float* scores, float* out);
+void tree_attention_head(const AttentionShape& shape, int head, const float* q, const float* k_cache, const float* v_cache, int64_t kv_stride,
+                         int64_t n_committed, const TreeView& tree, int32_t query_node, float* scores, float* out);
 
 }  // namespace draftbench

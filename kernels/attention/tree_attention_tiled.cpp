@@ -17,14 +17,11 @@ constexpr int64_t kMaxChunk = 64;
 
 // Queries per chunk: the queries spread evenly over the threads first (a 16-node tree's 64
 // queries use both cores), capped at kMaxChunk.
-int64_t chunk_queries(int64_t queries, int n_threads) {
-  return std::clamp<int64_t>((queries + n_threads - 1) / n_threads, 1, kMaxChunk);
-}
+int64_t chunk_queries(int64_t queries, int n_threads) { return std::clamp<int64_t>((queries + n_threads - 1) / n_threads, 1, kMaxChunk); }
 
 }  // namespace
 
-size_t tree_attention_scratch_floats(const AttentionShape& shape, int64_t n_committed, int32_t n_nodes, int32_t first_node,
-                                     int n_threads) {
+size_t tree_attention_scratch_floats(const AttentionShape& shape, int64_t n_committed, int32_t n_nodes, int32_t first_node, int n_threads) {
   const int64_t queries = static_cast<int64_t>(n_nodes - first_node) * shape.n_heads;
   return static_cast<size_t>(n_threads * chunk_queries(queries, n_threads) * (n_committed + n_nodes));
 }

@@ -40,8 +40,7 @@ struct TreeAttentionJob {
 
 // Floats of scratch tree_attention needs on a pool of n_threads: per thread, one score row
 // for each query of the chunk it works on (at most 64 queries).
-size_t tree_attention_scratch_floats(const AttentionShape& shape, int64_t n_committed, int32_t n_nodes, int32_t first_node,
-                                     int n_threads);
+size_t tree_attention_scratch_floats(const AttentionShape& shape, int64_t n_committed, int32_t n_nodes, int32_t first_node, int n_threads);
 
 void tree_attention(const TreeAttentionJob& job, std::span<float> scratch, ThreadPool& pool);
 

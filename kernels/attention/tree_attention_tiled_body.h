@@ -20,10 +20,10 @@ namespace {
 constexpr int kSameNodeQueries = 16;
 
 struct QueryRef {
-  int32_t node;      // tree node index
-  int head;          // query head
-  int64_t first;     // first visible committed position
-  float* scores;     // this query's score row
+  int32_t node;   // tree node index
+  int head;       // query head
+  int64_t first;  // first visible committed position
+  float* scores;  // this query's score row
 };
 
 inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_begin, int64_t q_end, float* scratch) {
@@ -51,9 +51,7 @@ inline void tree_attention_tiled_body(const TreeAttentionJob& job, int64_t q_beg
     };
     auto q_ptr = [&](const QueryRef& r) { return job.q + (static_cast<int64_t>(r.node - job.first_node) * s.n_heads + r.head) * s.head_dim; };
     auto out_ptr = [&](const QueryRef& r) { return job.out + (static_cast<int64_t>(r.node - job.first_node) * s.n_heads + r.head) * s.head_dim; };
-    auto ancestor = [&](int32_t i, int32_t node) {
-      return tree.dfs_start[i] <= tree.dfs_start[node] && tree.dfs_end[node] <= tree.dfs_end[i];
-    };
+    auto ancestor = [&](int32_t i, int32_t node) { return tree.dfs_start[i] <= tree.dfs_start[node] && tree.dfs_end[node] <= tree.dfs_end[i]; };
     auto in_window = [&](const QueryRef& r, int32_t i) { return job.n_committed + tree.depth[i] >= r.first; };
     // Keys go to the arithmetic kKeysAtOnce at a time (a short last group one by one), in
     // visiting order: f(rows, count) for committed positions [b, e), or for query r's

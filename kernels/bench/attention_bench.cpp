@@ -52,8 +52,7 @@ void register_tree_attention(const BenchSuite& s, const ModelShape& m, int64_t c
         for (int32_t node = 0; node < nodes; ++node)
           for (int h = 0; h < m.n_heads; ++h) {
             const size_t off = (static_cast<size_t>(node) * m.n_heads + h) * m.head_dim;
-            tree_attention_head(shape, h, q.data() + off, k.data(), v.data(), kv_stride, context, tree.view(), node, scores.data(),
-                                out.data() + off);
+            tree_attention_head(shape, h, q.data() + off, k.data(), v.data(), kv_stride, context, tree.view(), node, scores.data(), out.data() + off);
           }
       benchmark::ClobberMemory();
     }
@@ -85,15 +84,13 @@ void register_attention_memory(const BenchSuite& s, Masking masking, int64_t con
     for (auto _ : state) {
       if (masking == Masking::dfs) {
         for (int32_t node = 0; node < nodes; ++node)
-          tree_attention_head(shape, 0, q.data() + node * kDim, k.data(), v.data(), kDim, context, tree.view(), node, scores.data(),
-                              out.data() + node * kDim);
+          tree_attention_head(shape, 0, q.data() + node * kDim, k.data(), v.data(), kDim, context, tree.view(), node, scores.data(), out.data() + node * kDim);
         extra = 3 * sizeof(int32_t) * static_cast<size_t>(nodes);
       } else {
         const DenseTreeMask mask = masking == Masking::dense_mask ? build_dense_tree_mask(tree.view(), context, 0) : DenseTreeMask{};
         const DenseTreeMask& used = masking == Masking::dense_mask ? mask : open;
         for (int32_t node = 0; node < nodes; ++node)
-          dense_mask_attention_head(shape, 0, q.data() + node * kDim, k.data(), v.data(), kDim, used, node, scores.data(),
-                                    out.data() + node * kDim);
+          dense_mask_attention_head(shape, 0, q.data() + node * kDim, k.data(), v.data(), kDim, used, node, scores.data(), out.data() + node * kDim);
         extra = masking == Masking::dense_mask ? mask.bytes() : 0;
       }
       benchmark::ClobberMemory();

@@ -45,9 +45,7 @@ struct BenchSuite {
 class HugeFloats {
  public:
   explicit HugeFloats(size_t n) : buf_(n * sizeof(float)), n_(n) {}
-  explicit HugeFloats(const std::vector<float>& values) : HugeFloats(values.size()) {
-    std::memcpy(buf_.data(), values.data(), values.size() * sizeof(float));
-  }
+  explicit HugeFloats(const std::vector<float>& values) : HugeFloats(values.size()) { std::memcpy(buf_.data(), values.data(), values.size() * sizeof(float)); }
   float* data() { return reinterpret_cast<float*>(buf_.data()); }
   const float* data() const { return reinterpret_cast<const float*>(buf_.data()); }
   size_t size() const { return n_; }
@@ -77,8 +75,7 @@ class LoopClock {
 // `seconds`: how long the timed loop took, for the label's streaming test: by the wall
 // clock, or under UseManualTime the sum of the iteration times the benchmark reported (the
 // CUDA suite's event timings, which Google Benchmark then divides the rates by too).
-inline void report_work(benchmark::State& state, double seconds, Work per_iteration, const Roofline& roofline,
-                        std::string extra_label = {}) {
+inline void report_work(benchmark::State& state, double seconds, Work per_iteration, const Roofline& roofline, std::string extra_label = {}) {
   const double n = static_cast<double>(state.iterations());
   using C = benchmark::Counter;
   state.counters["bytes_per_second"] = C(per_iteration.bytes * n, C::kIsRate);
@@ -91,8 +88,7 @@ inline void report_work(benchmark::State& state, double seconds, Work per_iterat
   state.SetLabel(label);
 }
 
-inline void report_work(benchmark::State& state, const LoopClock& clock, Work per_iteration, const Roofline& roofline,
-                        std::string extra_label = {}) {
+inline void report_work(benchmark::State& state, const LoopClock& clock, Work per_iteration, const Roofline& roofline, std::string extra_label = {}) {
   report_work(state, clock.seconds(), per_iteration, roofline, std::move(extra_label));
 }
 

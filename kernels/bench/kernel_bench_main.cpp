@@ -33,8 +33,7 @@ int main(int argc, char** argv) {
   ThreadPool pool(ThreadPool::default_threads());
   BenchSuite s{suite, measure_roofline(nullptr), measure_roofline(&pool), &pool};
   benchmark::AddCustomContext("suite", suite == Suite::full ? "full" : "ci");
-  benchmark::AddCustomContext("cpu_signature",
-                              fmt::format("{} | {} | {} threads", cpu_identity(), dot_rows_backend(), pool.size()));
+  benchmark::AddCustomContext("cpu_signature", fmt::format("{} | {} | {} threads", cpu_identity(), dot_rows_backend(), pool.size()));
   benchmark::AddCustomContext("cpu_features", cpu_features().describe());
   benchmark::AddCustomContext("dot_rows_backend", dot_rows_backend());
   for (const Roofline* r : {&s.one_thread, &s.all_threads})

@@ -32,36 +32,40 @@ struct InterleavedHead {
   WeightMatrix matrix;
 };
 
-void register_lm_head(const BenchSuite& s, std::shared_ptr<WeightArena> arena, std::shared_ptr<InterleavedHead> interleaved,
-                      const ModelShape& model, const MatrixShape& m, HeadOutput output, int64_t n_x) {
+void register_lm_head(const BenchSuite& s, std::shared_ptr<WeightArena> arena, std::shared_ptr<InterleavedHead> interleaved, const ModelShape& model,
+                      const MatrixShape& m, HeadOutput output, int64_t n_x) {
   const std::string layout = interleaved ? "/Q8_0r16" : "";
   const std::string name = fmt::format("lm_head/{}/{}{}/rows:{}", model.name, output == HeadOutput::logits ? "logits" : "argmax", layout, n_x);
-  benchmark::RegisterBenchmark(name.c_str(), [s, arena, interleaved, m, output, n_x](benchmark::State& state) {
-    WeightMatrix w{m.type, m.n_in, m.n_out, nullptr};
-    auto weights = arena->cursor(m.type, w.row_bytes() * static_cast<size_t>(m.n_out));
-    if (interleaved && interleaved->matrix.data == nullptr) {
-      interleaved->bytes = HugePageBuffer(head_layout_bytes(w));
-      w.data = weights.next();
-      interleaved->matrix = to_head_layout(w, interleaved->bytes.data());
-    }
-    if (interleaved) w = interleaved->matrix;
-    std::mt19937 rng(7);
-    const std::vector<float> x = random_activations(m.n_in * n_x, rng);
-    const bool logits = output == HeadOutput::logits;
-    std::vector<uint8_t> scratch(logits ? matmul_scratch_bytes(w, n_x, s.pool->size()) : matmul_argmax_scratch_bytes(w, n_x, s.pool->size()));
-    std::vector<float> y(logits ? static_cast<size_t>(m.n_out * n_x) : 0);
-    std::vector<int32_t> ids(static_cast<size_t>(n_x));
-    const LoopClock clock;
-    for (auto _ : state) {
-      w = interleaved ? interleaved->matrix : WeightMatrix{m.type, m.n_in, m.n_out, weights.next()};
-      if (logits) matmul(w, x.data(), n_x, y.data(), *s.pool, scratch);
-      else matmul_argmax(w, x.data(), n_x, 0.0f, ids.data(), *s.pool, scratch);
-      benchmark::ClobberMemory();
-    }
-    Work work = product_work(m, n_x);
-    if (!logits) work.bytes -= 4.0 * static_cast<double>(m.n_out * n_x);  // no logit rows written
-    report_work(state, clock, work, s.all_threads);
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [s, arena, interleaved, m, output, n_x](benchmark::State& state) {
+        WeightMatrix w{m.type, m.n_in, m.n_out, nullptr};
+        auto weights = arena->cursor(m.type, w.row_bytes() * static_cast<size_t>(m.n_out));
+        if (interleaved && interleaved->matrix.data == nullptr) {
+          interleaved->bytes = HugePageBuffer(head_layout_bytes(w));
+          w.data = weights.next();
+          interleaved->matrix = to_head_layout(w, interleaved->bytes.data());
+        }
+        if (interleaved) w = interleaved->matrix;
+        std::mt19937 rng(7);
+        const std::vector<float> x = random_activations(m.n_in * n_x, rng);
+        const bool logits = output == HeadOutput::logits;
+        std::vector<uint8_t> scratch(logits ? matmul_scratch_bytes(w, n_x, s.pool->size()) : matmul_argmax_scratch_bytes(w, n_x, s.pool->size()));
+        std::vector<float> y(logits ? static_cast<size_t>(m.n_out * n_x) : 0);
+        std::vector<int32_t> ids(static_cast<size_t>(n_x));
+        const LoopClock clock;
+        for (auto _ : state) {
+          w = interleaved ? interleaved->matrix : WeightMatrix{m.type, m.n_in, m.n_out, weights.next()};
+          if (logits) matmul(w, x.data(), n_x, y.data(), *s.pool, scratch);
+          else matmul_argmax(w, x.data(), n_x, 0.0f, ids.data(), *s.pool, scratch);
+          benchmark::ClobberMemory();
+        }
+        Work work = product_work(m, n_x);
+        if (!logits) work.bytes -= 4.0 * static_cast<double>(m.n_out * n_x);  // no logit rows written
+        report_work(state, clock, work, s.all_threads);
+      })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ namespace {
 
 void register_rms_norm(const BenchSuite& s, const ModelShape& m, int64_t rows, bool reference = false) {
   const auto kernel = reference ? rms_norm_ref : rms_norm;
-  benchmark::RegisterBenchmark(fmt::format("rms_norm{}/{}/rows:{}", reference ? "_ref" : "", m.name, rows).c_str(), [s, m, rows, kernel](benchmark::State& state) {
+  benchmark::RegisterBenchmark(fmt::format("rms_norm{}/{}/rows:{}", reference ? "_ref" : "", m.name, rows).c_str(), [s, m, rows,
+                                                                                                                     kernel](benchmark::State& state) {
     std::mt19937 rng(3);
     const std::vector<float> x = random_activations(rows * m.hidden, rng), w = random_activations(m.hidden, rng);
     std::vector<float> out(x.size());

@@ -40,8 +40,7 @@ std::optional<MatrixShape> as_repacked(const MatrixShape& m) {
   return MatrixShape{m.name, m.n_in, m.n_out, type};
 }
 
-void register_dot_rows(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m,
-                       DotRowsFn fn) {
+void register_dot_rows(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m, DotRowsFn fn) {
   benchmark::RegisterBenchmark(name.c_str(), [s, arena, m, fn](benchmark::State& state) {
     const size_t row_bytes = ggml_row_bytes(m.type, m.n_in);
     auto weights = arena->cursor(m.type, row_bytes * static_cast<size_t>(m.n_out));
@@ -59,30 +58,32 @@ void register_dot_rows(const BenchSuite& s, std::shared_ptr<WeightArena> arena, 
   })->Unit(benchmark::kMicrosecond);
 }
 
-void register_matmul(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m,
-                     int64_t n_x) {
-  benchmark::RegisterBenchmark(name.c_str(), [s, arena, m, n_x](benchmark::State& state) {
-    WeightMatrix w{m.type, m.n_in, m.n_out, nullptr};
-    auto weights = arena->cursor(m.type, w.row_bytes() * static_cast<size_t>(m.n_out));
-    std::mt19937 rng(7);
-    const std::vector<float> x = random_activations(m.n_in * n_x, rng);
-    std::vector<uint8_t> scratch(matmul_scratch_bytes(w, n_x, s.pool->size()));
-    std::vector<float> y(static_cast<size_t>(m.n_out * n_x));
-    const LoopClock clock;
-    for (auto _ : state) {
-      w.data = weights.next();
-      matmul(w, x.data(), n_x, y.data(), *s.pool, scratch);
-      benchmark::ClobberMemory();
-    }
-    report_work(state, clock, product_work(m, n_x), s.all_threads);
-  })->Unit(benchmark::kMicrosecond)->UseRealTime();
+void register_matmul(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m, int64_t n_x) {
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [s, arena, m, n_x](benchmark::State& state) {
+                                 WeightMatrix w{m.type, m.n_in, m.n_out, nullptr};
+                                 auto weights = arena->cursor(m.type, w.row_bytes() * static_cast<size_t>(m.n_out));
+                                 std::mt19937 rng(7);
+                                 const std::vector<float> x = random_activations(m.n_in * n_x, rng);
+                                 std::vector<uint8_t> scratch(matmul_scratch_bytes(w, n_x, s.pool->size()));
+                                 std::vector<float> y(static_cast<size_t>(m.n_out * n_x));
+                                 const LoopClock clock;
+                                 for (auto _ : state) {
+                                   w.data = weights.next();
+                                   matmul(w, x.data(), n_x, y.data(), *s.pool, scratch);
+                                   benchmark::ClobberMemory();
+                                 }
+                                 report_work(state, clock, product_work(m, n_x), s.all_threads);
+                               })
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
 }
 
 using DotRowsBatchFn = void (*)(GgmlType, const uint8_t*, size_t, int64_t, const uint8_t*, size_t, int64_t, int64_t, float*, size_t);
 
 // n_x activation rows against a whole weight matrix through one build's dot_rows_batch, one thread.
-void register_dot_rows_batch(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m,
-                             int64_t n_x, DotRowsBatchFn fn) {
+void register_dot_rows_batch(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m, int64_t n_x,
+                             DotRowsBatchFn fn) {
   benchmark::RegisterBenchmark(name.c_str(), [s, arena, m, n_x, fn](benchmark::State& state) {
     const size_t row_bytes = ggml_row_bytes(m.type, m.n_in), xq_bytes = activation_row_bytes(m.type, m.n_in);
     auto weights = arena->cursor(m.type, row_bytes * static_cast<size_t>(m.n_out));
@@ -156,8 +157,7 @@ void register_quant_benchmarks(const BenchSuite& s) {
         if (const auto repacked = as_repacked(typed); repacked && s.full())
           register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, shape.name, ggml_type_name(repacked->type)), *repacked, &dot_rows);
       }
-      if (s.full())
-        register_dot_rows(s, arena, fmt::format("dot_rows_ref/{}/{}/{}", model->name, shape.name, ggml_type_name(t)), typed, &dot_rows_ref);
+      if (s.full()) register_dot_rows(s, arena, fmt::format("dot_rows_ref/{}/{}/{}", model->name, shape.name, ggml_type_name(t)), typed, &dot_rows_ref);
     }
     // The float products' builds side by side (the dispatching dot_rows above is the fastest
     // this CPU runs), one activation row and eight.

@@ -76,9 +76,7 @@ FmaResult fma_scalar(int64_t rounds) {
   return {2.0 * kChains * static_cast<double>(rounds), acc[0] + acc[kChains - 1]};
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+double seconds_since(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 
 // Runs fn(thread) on every thread of the pool at once (or once inline) and returns the
 // wall time of the slowest.
@@ -92,9 +90,7 @@ double timed_on_all_threads(ThreadPool* pool, Fn fn) {
 
 }  // namespace
 
-float stream_read(const float* data, int64_t n) {
-  return cpu_features().avx2 ? stream_read_avx2(data, n) : stream_read_scalar(data, n);
-}
+float stream_read(const float* data, int64_t n) { return cpu_features().avx2 ? stream_read_avx2(data, n) : stream_read_scalar(data, n); }
 
 FmaResult fma_chains(int64_t rounds) {
   if (cpu_features().avx512f) return fma_avx512(rounds);
@@ -114,12 +110,9 @@ Roofline measure_roofline(ThreadPool* pool) {
   constexpr int64_t kRounds = 2'000'000;
   const double flops_per_thread = fma_chains(kRounds).flops;  // also warms the vector units up
   for (int pass = 0; pass < 4; ++pass) {
-    best_read = std::min(best_read, timed_on_all_threads(pool, [&](int t) {
-                           sinks[t] += stream_read(reinterpret_cast<const float*>(buffers[t].data()), kFloatsPerThread);
-                         }));
-    best_fma = std::min(best_fma, timed_on_all_threads(pool, [&](int t) {
-                          sinks[t] += fma_chains(kRounds).sink;
-                        }));
+    best_read = std::min(
+        best_read, timed_on_all_threads(pool, [&](int t) { sinks[t] += stream_read(reinterpret_cast<const float*>(buffers[t].data()), kFloatsPerThread); }));
+    best_fma = std::min(best_fma, timed_on_all_threads(pool, [&](int t) { sinks[t] += fma_chains(kRounds).sink; }));
   }
   volatile float keep = sinks[0];
   (void)keep;

@@ -25,7 +25,10 @@ struct Roofline {
 float stream_read(const float* data, int64_t n);
 // Runs `rounds` rounds of independent FMA chains; returns the FLOPs done and a value that
 // depends on all of them (so nothing is elided).
-struct FmaResult { double flops; float sink; };
+struct FmaResult {
+  double flops;
+  float sink;
+};
 FmaResult fma_chains(int64_t rounds);
 
 // Best of a few passes on each of the pool's threads (or on one when pool == nullptr).

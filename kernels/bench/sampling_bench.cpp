@@ -54,8 +54,8 @@ void register_softmax(const BenchSuite& s, const ModelShape& m, bool reference) 
 
 // top_k at k or (k < 0) top_mass at p = 0.9, over the softmax weights at T = 1.
 void register_selection(const BenchSuite& s, const ModelShape& m, int64_t k, bool reference) {
-  const std::string name = k > 0 ? fmt::format("top_k{}/{}/k:{}", reference ? "_ref" : "", m.name, k)
-                                 : fmt::format("top_mass{}/{}/p:0.9", reference ? "_ref" : "", m.name);
+  const std::string name =
+      k > 0 ? fmt::format("top_k{}/{}/k:{}", reference ? "_ref" : "", m.name, k) : fmt::format("top_mass{}/{}/p:0.9", reference ? "_ref" : "", m.name);
   benchmark::RegisterBenchmark(name.c_str(), [s, m, k, reference](benchmark::State& state) {
     const std::vector<float> x = model_like_logits(m.vocab);
     std::vector<float> w(x.size());

@@ -20,8 +20,6 @@ int geglu_tanh(const float* gate, const float* up, float* out, int64_t n) {
   return launch_gated_activation("geglu_tanh", GateFunction::kGeluTanh, gate, up, out, n);
 }
 
-int swiglu(const float* gate, const float* up, float* out, int64_t n) {
-  return launch_gated_activation("swiglu", GateFunction::kSilu, gate, up, out, n);
-}
+int swiglu(const float* gate, const float* up, float* out, int64_t n) { return launch_gated_activation("swiglu", GateFunction::kSilu, gate, up, out, n); }
 
 }  // namespace draftbench::cuda

@@ -12,7 +12,7 @@ namespace draftbench::cuda {
 // prefix_tree and unpacker [beam_width][beam_length], tokens and parents (the first
 // n_nodes[s] entries of beam_width * beam_length) out. Returns the CUDA error code
 // (cudaErrorInvalidValue unless beam_packing_supports(beam_width, beam_length)).
-int pack_beams(const int32_t* beams, int64_t n_seqs, int beam_width, int beam_length, int32_t* prefix_tree, int32_t* tokens,
-               int32_t* parents, int32_t* unpacker, int32_t* n_nodes);
+int pack_beams(const int32_t* beams, int64_t n_seqs, int beam_width, int beam_length, int32_t* prefix_tree, int32_t* tokens, int32_t* parents,
+               int32_t* unpacker, int32_t* n_nodes);
 
 }  // namespace draftbench::cuda

@@ -47,8 +47,7 @@ class DeviceKernels {
   // Reference: kernels/ops/rms_norm.h (weight may be null; out may equal x).
   virtual void rms_norm(const float* x, const float* weight, float* out, int64_t n_rows, int64_t n, float eps) = 0;
   // Token t of x at x + t * token_stride, position positions[t]; kernels/ops/rope.h.
-  virtual void rope(RopePairing pairing, float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions, int n_heads,
-                    int head_dim, float base) = 0;
+  virtual void rope(RopePairing pairing, float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions, int n_heads, int head_dim, float base) = 0;
   virtual void gated_activation(GateFunction function, const float* gate, const float* up, float* out, int64_t n) = 0;
   // out[i] += x[i] (kAdd), or x rounded into the f16 / bf16 array out.
   virtual void elementwise(ElementwiseOp op, const float* x, void* out, int64_t n) = 0;
@@ -62,15 +61,14 @@ class DeviceKernels {
   virtual void quantize_rows(GgmlType weight_type, const float* x, int64_t x_stride, int64_t n_rows, int64_t n, void* xq) = 0;
   // y[x * n_rows + r] = row r of w . activation row x of xq (the rows quantize_rows wrote),
   // each bit-identical to dot_rows_ref on that activation row alone.
-  virtual void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n,
-                            float* y) = 0;
+  virtual void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n, float* y) = 0;
   // y [n_x][n_out] = x W^T for F32/F16/BF16 weights, x already in the weight's type;
   // batch-invariant (kernels/cuda/gemm_cublas.h).
   virtual void gemm(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) = 0;
 
   // kernels/cuda/tree_attention_cuda.h; the tree's arrays are device pointers too.
-  virtual void tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache,
-                              int64_t kv_stride, int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) = 0;
+  virtual void tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache, int64_t kv_stride,
+                              int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) = 0;
 };
 
 // One device allocation, released with its owner; moves, does not copy.
@@ -79,8 +77,7 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   DeviceBuffer(DeviceKernels& device, size_t bytes) : device_(&device), data_(device.allocate(bytes)), bytes_(bytes) {}
   ~DeviceBuffer() { reset(); }
-  DeviceBuffer(DeviceBuffer&& other) noexcept
-      : device_(other.device_), data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  DeviceBuffer(DeviceBuffer&& other) noexcept : device_(other.device_), data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
       reset();
@@ -91,7 +88,9 @@ class DeviceBuffer {
     return *this;
   }
   template <class T = void>
-  T* get() const { return static_cast<T*>(data_); }
+  T* get() const {
+    return static_cast<T*>(data_);
+  }
   size_t bytes() const { return bytes_; }
   DeviceKernels* device() const { return device_; }  // null for an empty buffer
   // At least `bytes` long afterwards; a reallocation drops the contents.

@@ -62,19 +62,14 @@ class CudaKernels final : public DeviceKernels {
     return p;
   }
   void release(void* p) noexcept override { cudaFree(p); }
-  void upload(void* device, const void* host, size_t bytes) override {
-    check(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice), "copy to device");
-  }
-  void download(void* host, const void* device, size_t bytes) override {
-    check(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost), "copy to host");
-  }
+  void upload(void* device, const void* host, size_t bytes) override { check(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice), "copy to device"); }
+  void download(void* host, const void* device, size_t bytes) override { check(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost), "copy to host"); }
   void copy(void* dst, const void* src, size_t bytes) override { check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), "device copy"); }
 
   void rms_norm(const float* x, const float* weight, float* out, int64_t n_rows, int64_t n, float eps) override {
     check(cuda::rms_norm(x, weight, out, n_rows, n, eps), "rms_norm");
   }
-  void rope(RopePairing pairing, float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions, int n_heads, int head_dim,
-            float base) override {
+  void rope(RopePairing pairing, float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions, int n_heads, int head_dim, float base) override {
     if (pairing == RopePairing::kNeox) check(rope_neox(x, n_tokens, token_stride, positions, n_heads, head_dim, base), "rope_neox");
     else check(rope_norm(x, n_tokens, token_stride, positions, n_heads, head_dim, base), "rope_norm");
   }
@@ -96,8 +91,7 @@ class CudaKernels final : public DeviceKernels {
 
   void gather_rows(const float* x, int64_t width, const int64_t* rows, int64_t n_rows, float* out) override {
     if (n_rows == 0 || width == 0) return;
-    check(launch_kernel("gather_rows", elementwise_launch(n_rows * width), gather_rows_kernel, GatherRowsArgs{x, rows, width, n_rows, out}),
-          "gather_rows");
+    check(launch_kernel("gather_rows", elementwise_launch(n_rows * width), gather_rows_kernel, GatherRowsArgs{x, rows, width, n_rows, out}), "gather_rows");
   }
 
   void quantize_rows(GgmlType weight_type, const float* x, int64_t x_stride, int64_t n_rows, int64_t n, void* xq) override {
@@ -106,15 +100,14 @@ class CudaKernels final : public DeviceKernels {
     check(launch_kernel("quantize_activation", quantize_activation_launch(args), quantize_activation_kernel, args), "quantize_activation");
   }
 
-  void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n,
-                    float* y) override {
+  void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n, float* y) override {
     check(cuda::quant_matvec(type, w, w_stride, n_rows, xq, n_x, n, y), "quant_matvec");
   }
   void gemm(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) override {
     check_cublas(gemm_.matmul(type, w, n_out, n_in, x, n_x, y), "gemm_cublaslt");
   }
-  void tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache,
-                      int64_t kv_stride, int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) override {
+  void tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache, int64_t kv_stride,
+                      int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) override {
     check(cuda::tree_attention(shape, q, q_stride, k_cache, v_cache, kv_stride, n_committed, tree, out, out_stride), "tree_attention");
   }
 

@@ -25,8 +25,8 @@ class EmulatedKernels final : public DeviceKernels {
   explicit EmulatedKernels(ThreadOrder order) : order_(order) {}
   std::string describe() const override { return "emulated"; }
 
-  void* allocate(size_t bytes) override { return ::operator new(bytes > 0 ? bytes : 1, std::align_val_t{64}); }
-  void release(void* p) noexcept override { ::operator delete(p, std::align_val_t{64}); }
+  void* allocate(size_t bytes) override { return ::operator new (bytes > 0 ? bytes : 1, std::align_val_t{64}); }
+  void release(void* p) noexcept override { ::operator delete (p, std::align_val_t{64}); }
   // Zero-byte transfers may carry null pointers (an empty buffer), which memcpy may not be given.
   void upload(void* device, const void* host, size_t bytes) override {
     if (bytes > 0) std::memcpy(device, host, bytes);
@@ -47,8 +47,7 @@ class EmulatedKernels final : public DeviceKernels {
     });
   }
 
-  void rope(RopePairing pairing, float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions, int n_heads, int head_dim,
-            float base) override {
+  void rope(RopePairing pairing, float* x, int64_t n_tokens, int64_t token_stride, const int64_t* positions, int n_heads, int head_dim, float base) override {
     if (n_tokens == 0 || n_heads == 0 || head_dim < 2) return;
     const RopeArgs args{x, token_stride, positions, n_heads, head_dim, rope_theta_scale(base, head_dim), pairing};
     threads("rope", rope_launch(n_tokens, n_heads, head_dim), [&](Dim3 b, Dim3 t) { rope_thread(args, b, t); });
@@ -84,8 +83,7 @@ class EmulatedKernels final : public DeviceKernels {
     threads("quantize_activation", quantize_activation_launch(args), [&](Dim3 b, Dim3 t) { quantize_activation_thread(args, b, t); });
   }
 
-  void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n,
-                    float* y) override {
+  void quant_matvec(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n_x, int64_t n, float* y) override {
     const bool known = visit_quant_dot(type, [&](auto dot) {
       using Dot = decltype(dot);
       if (n % Dot::kValues != 0) throw std::runtime_error(fmt::format("{}: {} values is not a whole number of blocks", Dot::kRange, n));
@@ -112,16 +110,15 @@ class EmulatedKernels final : public DeviceKernels {
     for (int64_t r = 0; r < n_x; ++r) {
       const uint8_t* x_row = static_cast<const uint8_t*>(x) + static_cast<size_t>(r) * x_row_bytes;
       if (!as_rounded) dequantize_row(type, x_row, row.data(), n_in);
-      dot_rows_ref(type, static_cast<const uint8_t*>(w), x_row_bytes, n_out, as_rounded ? static_cast<const void*>(x_row) : row.data(), n_in,
-                   y + r * n_out);
+      dot_rows_ref(type, static_cast<const uint8_t*>(w), x_row_bytes, n_out, as_rounded ? static_cast<const void*>(x_row) : row.data(), n_in, y + r * n_out);
     }
   }
 
-  void tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache,
-                      int64_t kv_stride, int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) override {
+  void tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache, int64_t kv_stride,
+                      int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) override {
     if (!tree_attention_supports(shape))
-      throw std::runtime_error(fmt::format("tree_attention: unsupported head shape ({} heads, {} kv heads, head_dim {})", shape.n_heads,
-                                           shape.n_kv_heads, shape.head_dim));
+      throw std::runtime_error(
+          fmt::format("tree_attention: unsupported head shape ({} heads, {} kv heads, head_dim {})", shape.n_heads, shape.n_kv_heads, shape.head_dim));
     if (tree.n_nodes == 0 || shape.n_heads == 0) return;
     const TreeAttentionArgs args{shape, q, q_stride, k_cache, v_cache, kv_stride, n_committed, tree, out, out_stride};
     blocks("tree_attention", tree_attention_launch(shape, tree.n_nodes), [&](const EmulatedBlock& block) {
@@ -132,8 +129,7 @@ class EmulatedKernels final : public DeviceKernels {
 
  private:
   static void check(const char* kernel, const Launch& launch) {
-    if (!launch.fits())
-      throw std::runtime_error(fmt::format("{}: grid {} x {} is outside CUDA's limits", kernel, launch.grid_x, launch.grid_y));
+    if (!launch.fits()) throw std::runtime_error(fmt::format("{}: grid {} x {} is outside CUDA's limits", kernel, launch.grid_x, launch.grid_y));
   }
   template <class Program>
   void blocks(const char* kernel, const Launch& launch, Program&& program) const {

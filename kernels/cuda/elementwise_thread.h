@@ -26,7 +26,7 @@ struct GatherRowsArgs {
   const float* x;       // rows of `width` floats
   const int64_t* rows;  // [n_rows]
   int64_t width, n_rows;
-  float* out;           // [n_rows][width]: row r = row rows[r] of x
+  float* out;  // [n_rows][width]: row r = row rows[r] of x
 };
 
 struct RowBiasArgs {

@@ -69,8 +69,7 @@ cublasStatus_t choose_algorithm(cublasLtHandle_t handle, GgmlType type, int64_t 
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   if (status == CUBLAS_STATUS_SUCCESS)
-    status = cublasLtMatmulAlgoGetHeuristic(handle, reference.op, reference.a, reference.b, reference.c, reference.c, preference, 1, &result,
-                                            &found);
+    status = cublasLtMatmulAlgoGetHeuristic(handle, reference.op, reference.a, reference.b, reference.c, reference.c, preference, 1, &result, &found);
   cublasLtMatmulPreferenceDestroy(preference);
   if (status != CUBLAS_STATUS_SUCCESS) return status;
   if (found < 1) return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -127,8 +126,7 @@ const PreparedProduct* CublasGemm::prepared(GgmlType type, int64_t n_out, int64_
 
 int CublasGemm::matmul(GgmlType type, const void* w, int64_t n_out, int64_t n_in, const void* x, int64_t n_x, float* y) {
   if (init_status_ != CUBLAS_STATUS_SUCCESS) return init_status_;
-  if (!supports(type) || n_out > INT_MAX || n_in > INT_MAX || n_x > INT_MAX || n_out < 0 || n_in < 0 || n_x < 0)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!supports(type) || n_out > INT_MAX || n_in > INT_MAX || n_x > INT_MAX || n_out < 0 || n_in < 0 || n_x < 0) return CUBLAS_STATUS_INVALID_VALUE;
   if (n_out == 0 || n_x == 0) return CUBLAS_STATUS_SUCCESS;
   int status = CUBLAS_STATUS_SUCCESS;
   const PreparedProduct* p = prepared(type, n_out, n_in, n_x, status);

@@ -58,7 +58,7 @@ class CublasGemm {
   cublasLtContext* handle_ = nullptr;
   void* workspace_ = nullptr;
   int init_status_ = 0;
-  std::map<std::tuple<GgmlType, int64_t, int64_t>, Algorithm> pinned_;  // by (type, n_out, n_in)
+  std::map<std::tuple<GgmlType, int64_t, int64_t>, Algorithm> pinned_;                                    // by (type, n_out, n_in)
   std::map<std::tuple<GgmlType, int64_t, int64_t, int64_t>, std::unique_ptr<PreparedProduct>> prepared_;  // by (type, n_out, n_in, n_x)
 };
 

@@ -47,8 +47,7 @@ void emulate_blocks(Dim3 grid, Dim3 block_dim, BlockProgram&& program, ThreadOrd
 template <class ThreadBody>
 void emulate_grid(Dim3 grid, Dim3 block_dim, ThreadBody&& fn, ThreadOrder order = ThreadOrder::kForward) {
   emulate_blocks(
-      grid, block_dim, [&](const EmulatedBlock& block) { block.each_thread([&](Dim3 thread) { fn(block.index(), thread); }); },
-      order);
+      grid, block_dim, [&](const EmulatedBlock& block) { block.each_thread([&](Dim3 thread) { fn(block.index(), thread); }); }, order);
 }
 
 }  // namespace draftbench::cuda

@@ -26,7 +26,6 @@ struct DeviceLinearTerm {
 // residual may be y. Returns the CUDA error code of the launch (0 = success;
 // cudaErrorInvalidValue for an unsupported type, 0 or more than kMaxLinearTerms terms, a
 // bad n_in or a grid too large).
-int linear_silu(GgmlType type, const DeviceLinearTerm* terms, int n_terms, int64_t n_out, int64_t n_x, const float* bias,
-                const float* residual, float* y);
+int linear_silu(GgmlType type, const DeviceLinearTerm* terms, int n_terms, int64_t n_out, int64_t n_x, const float* bias, const float* residual, float* y);
 
 }  // namespace draftbench::cuda

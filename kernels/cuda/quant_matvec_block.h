@@ -27,20 +27,20 @@ inline constexpr unsigned kQuantRowsPerBlock = 4;         // weight rows, a warp
 inline constexpr unsigned kQuantActivationsPerBlock = 4;  // activation rows sharing each weight load
 
 struct QuantMatvecArgs {
-  const uint8_t* w;    // n_rows rows of n_blocks weight blocks, w_stride bytes apart
+  const uint8_t* w;  // n_rows rows of n_blocks weight blocks, w_stride bytes apart
   size_t w_stride;
   int64_t n_rows;
-  const uint8_t* xq;   // n_x activation rows of n_blocks blocks of the weight type's activation type,
-  size_t xq_stride;    // xq_stride bytes apart
+  const uint8_t* xq;  // n_x activation rows of n_blocks blocks of the weight type's activation type,
+  size_t xq_stride;   // xq_stride bytes apart
   int64_t n_x;
   int64_t n_blocks;
-  float* y;            // [n_x][n_rows]
+  float* y;  // [n_x][n_rows]
 };
 
 // The row's float lanes: one per K-quant row; block_lanes.h's two sets of eight for the
 // 32-value types (block i into set i mod 2).
 template <class Dot>
-inline constexpr int kRowLanes = Dot::kLanes == kBlockLanes ? kBlockLaneSets * kBlockLanes : Dot::kLanes;
+inline constexpr int kRowLanes = Dot::kLanes == kBlockLanes ? kBlockLaneSets* kBlockLanes : Dot::kLanes;
 
 template <class Dot>
 struct QuantMatvecShared {
@@ -52,8 +52,8 @@ struct QuantMatvecShared {
 // Lane `lane` of warp `warp`: the terms of block chunk * 32 + lane of its weight row with
 // each of the block's activation rows, from one read of the weight block.
 template <class Dot>
-DB_HOST_DEVICE void quant_matvec_lane_terms(const QuantMatvecArgs& a, int64_t row, int64_t first_x, int64_t chunk, unsigned lane,
-                                            unsigned warp, QuantMatvecShared<Dot>& sh) {
+DB_HOST_DEVICE void quant_matvec_lane_terms(const QuantMatvecArgs& a, int64_t row, int64_t first_x, int64_t chunk, unsigned lane, unsigned warp,
+                                            QuantMatvecShared<Dot>& sh) {
   const int64_t b = chunk * kWarpLanes + lane;
   if (row >= a.n_rows || b >= a.n_blocks) return;
   const auto& w = reinterpret_cast<const typename Dot::Weight*>(a.w + static_cast<size_t>(row) * a.w_stride)[b];
@@ -66,8 +66,8 @@ DB_HOST_DEVICE void quant_matvec_lane_terms(const QuantMatvecArgs& a, int64_t ro
 // Lane i of each warp: fold this chunk's terms with activation row i into that product's
 // float lanes, in block order.
 template <class Dot>
-DB_HOST_DEVICE void quant_matvec_fold_chunk(const QuantMatvecArgs& a, int64_t row, int64_t first_x, int64_t chunk, unsigned lane,
-                                            unsigned warp, QuantMatvecShared<Dot>& sh) {
+DB_HOST_DEVICE void quant_matvec_fold_chunk(const QuantMatvecArgs& a, int64_t row, int64_t first_x, int64_t chunk, unsigned lane, unsigned warp,
+                                            QuantMatvecShared<Dot>& sh) {
   if (lane >= kQuantActivationsPerBlock || first_x + lane >= a.n_x || row >= a.n_rows) return;
   const int64_t left = a.n_blocks - chunk * kWarpLanes;
   const int count = left < kWarpLanes ? static_cast<int>(left) : static_cast<int>(kWarpLanes);

@@ -21,11 +21,11 @@ inline constexpr unsigned kQuantizeThreads = 128;
 enum class ActivationBlocks : int { kQ8_0, kQ8_K };
 
 struct QuantizeActivationArgs {
-  const float* x;      // n_rows rows of n values, x_stride floats apart
+  const float* x;  // n_rows rows of n values, x_stride floats apart
   int64_t x_stride;
   int64_t n_rows;
-  int64_t n;           // a multiple of the block size
-  void* xq;            // n_rows rows of n / block-size blocks, xq_stride bytes apart
+  int64_t n;  // a multiple of the block size
+  void* xq;   // n_rows rows of n / block-size blocks, xq_stride bytes apart
   size_t xq_stride;
   ActivationBlocks blocks;
 };

@@ -23,11 +23,11 @@ enum class RopePairing : int {
 };
 
 struct RopeArgs {
-  float* x;                  // [n_tokens] rows of [n_heads][head_dim], token_stride floats apart
+  float* x;  // [n_tokens] rows of [n_heads][head_dim], token_stride floats apart
   int64_t token_stride;
   const int64_t* positions;  // [n_tokens]
   int n_heads, head_dim;
-  float theta_scale;         // rope_theta_scale(base, head_dim)
+  float theta_scale;  // rope_theta_scale(base, head_dim)
   RopePairing pairing;
 };
 

@@ -23,7 +23,7 @@ inline Launch sampling_launch(int64_t n_rows) { return {n_rows, 1, Dim3{kSamplin
 struct ArgmaxArgs {
   const float* x;  // [n_rows][n]
   int64_t n;
-  int64_t* out;    // [n_rows]
+  int64_t* out;  // [n_rows]
 };
 
 struct ArgmaxShared {
@@ -65,8 +65,8 @@ struct SoftmaxArgs {
   const float* max_logit;  // [n_rows]
   float inv_t;
   int64_t n;
-  float* w;                // [n_rows][n]
-  double* sum;             // [n_rows]
+  float* w;     // [n_rows][n]
+  double* sum;  // [n_rows]
 };
 
 struct SoftmaxShared {

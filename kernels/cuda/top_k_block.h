@@ -27,10 +27,10 @@ struct TopKArgs {
   const float* values;  // [n_rows][n]
   const int32_t* ids;   // [n_rows][n] each value's id (-1: none), or null: its position
   int64_t n;
-  int64_t slice;        // values per block; grid x = the row's slices
+  int64_t slice;  // values per block; grid x = the row's slices
   int k;
-  float* out_values;    // [n_rows][slices][k]
-  int32_t* out_ids;     // [n_rows][slices][k]; -1 past a slice's count
+  float* out_values;  // [n_rows][slices][k]
+  int32_t* out_ids;   // [n_rows][slices][k]; -1 past a slice's count
 };
 
 struct TopKList {
@@ -118,8 +118,7 @@ inline int64_t top_k_workspace(int64_t n_rows, int64_t n, int k) {
 // emulates. values/ids [n_rows][k] receive each row's best, -1 ids past min(k, n).
 // Needs n >= 1 and 1 <= k <= kTopKMax (top_k_supports).
 template <class Run>
-void top_k_passes(const float* w, int64_t n_rows, int64_t n, int k, float* ws_values, int32_t* ws_ids, float* values, int32_t* ids,
-                  Run&& run) {
+void top_k_passes(const float* w, int64_t n_rows, int64_t n, int k, float* ws_values, int32_t* ws_ids, float* values, int32_t* ids, Run&& run) {
   const int64_t slices = top_k_slices(n);
   if (slices == 1) return run(top_k_launch(n_rows, 1), TopKArgs{w, nullptr, n, n, k, values, ids});
   const int64_t slice = (n + slices - 1) / slices;

@@ -98,9 +98,9 @@ struct GreedyAcceptanceShared {
 };
 
 struct OneHotAcceptanceShared {
-  ArgmaxShared argmax;    // the maximum logit at the current node (softmax_partial reads value[0])
-  SoftmaxShared softmax;  // the weights' sum, then re-sums of the residual
-  FilterShared filter;    // the filtered list (its best-64 lists: 33 of these 42 KB); its counts serve both walks
+  ArgmaxShared argmax;                         // the maximum logit at the current node (softmax_partial reads value[0])
+  SoftmaxShared softmax;                       // the weights' sum, then re-sums of the residual
+  FilterShared filter;                         // the filtered list (its best-64 lists: 33 of these 42 KB); its counts serve both walks
   double chunk_mass[kTreeAcceptanceThreads];   // the draw: each thread's contiguous chunk of ids
   int32_t chunk_last[kTreeAcceptanceThreads];  //   its last id of positive weight, -1 if none
   int32_t draw_chunk;                          //   the chunk holding the threshold, -1 if none
@@ -201,8 +201,7 @@ DB_HOST_DEVICE void greedy_acceptance_block(const Block& block, const GreedyAcce
 // chunk of ids, thread 0 finds the chunk holding the threshold (256 additions), and that
 // chunk's thread walks it.
 template <class Block>
-DB_HOST_DEVICE void draw_from_weights(const Block& block, const float* w, int64_t n, double u, OneHotAcceptanceShared& sh,
-                                      int32_t* token) {
+DB_HOST_DEVICE void draw_from_weights(const Block& block, const float* w, int64_t n, double u, OneHotAcceptanceShared& sh, int32_t* token) {
   const int64_t chunk = (n + kTreeAcceptanceThreads - 1) / kTreeAcceptanceThreads;
   block.each_thread([&](Dim3 t) {
     double mass = 0.0;
@@ -283,8 +282,7 @@ DB_HOST_DEVICE int32_t first_child_taken(const int32_t* parents, int32_t n, int3
 // The one-hot rule over the children: the first accepted, or -1 with every child tried
 // rejected in the residual.
 template <class Residual>
-DB_HOST_DEVICE int32_t first_accepted_child(const int32_t* parents, const int32_t* tokens, int32_t n, int32_t node, const RngKey& key,
-                                            Residual& residual) {
+DB_HOST_DEVICE int32_t first_accepted_child(const int32_t* parents, const int32_t* tokens, int32_t n, int32_t node, const RngKey& key, Residual& residual) {
   return first_child_taken(parents, n, node, [&](int32_t v, uint64_t stream) {
     const double p = residual.prob(tokens[v]);
     if (p <= 0.0) return false;  // outside the support, or a rejected sibling's token
@@ -298,8 +296,7 @@ DB_HOST_DEVICE int32_t first_accepted_child(const int32_t* parents, const int32_
 // The softmax weights of a node's row into w (the host's bits); returns their sum in the
 // kernel's order.
 template <class Block>
-DB_HOST_DEVICE double node_weights(const Block& block, const float* row, int64_t n_vocab, float inv_t, float* w, ArgmaxShared& argmax,
-                                   SoftmaxShared& softmax) {
+DB_HOST_DEVICE double node_weights(const Block& block, const float* row, int64_t n_vocab, float inv_t, float* w, ArgmaxShared& argmax, SoftmaxShared& softmax) {
   row_argmax(block, row, n_vocab, argmax);
   const SoftmaxArgs weights{row, &argmax.value[0], inv_t, n_vocab, w, nullptr};
   block.each_thread([&](Dim3 t) { softmax_partial(weights, 0, t.x, softmax); });
@@ -317,8 +314,7 @@ inline constexpr int32_t kWalkFailed = -2;
 // A sampling walk's frame for tree `tree`: from the root, a step per node, the path written
 // as it grows.
 template <class Block, class Step>
-DB_HOST_DEVICE void walk_from_root(const Block& block, const AcceptanceOut& out, int64_t tree, int32_t first, int32_t n, RngKey key,
-                                   Step&& step) {
+DB_HOST_DEVICE void walk_from_root(const Block& block, const AcceptanceOut& out, int64_t tree, int32_t first, int32_t n, RngKey key, Step&& step) {
   if (n < 1) return mark_not_taken(block, out, tree);
   int32_t* path = out.path + first;
   int32_t path_length = 1;

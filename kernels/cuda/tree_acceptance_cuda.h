@@ -19,8 +19,8 @@ namespace draftbench::cuda {
 
 // verify_greedy's path and next token exactly. A tree of more than
 // kGreedyAcceptanceMaxNodes (1024) nodes gets path_length 0 and next_token -1.
-int verify_greedy(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets, int64_t n_trees,
-                  int64_t n_vocab, int32_t* path, int32_t* path_length, int32_t* next_token);
+int verify_greedy(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets, int64_t n_trees, int64_t n_vocab,
+                  int32_t* path, int32_t* path_length, int32_t* next_token);
 
 // The target distribution's parameters, as draftbench::SamplingParams (engine/decoding/
 // sampling.h): temperature > 0; top_k <= 0 and top_p >= 1 are off.
@@ -36,9 +36,9 @@ struct TargetSampling {
 // both off, its decisions but for a uniform within rounding (1e-9 of the node's mass) of
 // its threshold. Workspaces: `weights` [n_trees][n_vocab] floats, and with a filter on
 // `order` [n_trees][n_vocab] (may be null with both off).
-int verify_sampling_one_hot(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,
-                            int64_t n_trees, int64_t n_vocab, const TargetSampling& sampling, const RngKey* keys, float* weights,
-                            uint64_t* order, int32_t* path, int32_t* path_length, int32_t* next_token);
+int verify_sampling_one_hot(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets, int64_t n_trees, int64_t n_vocab,
+                            const TargetSampling& sampling, const RngKey* keys, float* weights, uint64_t* order, int32_t* path, int32_t* path_length,
+                            int32_t* next_token);
 
 // The drafts of verify_sampling_with_q, CSR-packed over the batch's rows: the q of row r
 // (tree b's node v at r = node_offsets[b] + v) is entries offsets[r] .. offsets[r + 1) of
@@ -64,9 +64,8 @@ struct SampledDraftQ {
 // visited node). A tree whose q or beams the host would reject (DB_CHECK) gets path_length 0 and
 // next_token -1. Workspaces [n_trees][n_vocab]: `weights` floats, `residual` and `q_by_token`
 // doubles, and with a filter on `order` (may be null with both off).
-int verify_sampling_with_q(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets,
-                           int64_t n_trees, int64_t n_vocab, const TargetSampling& sampling, const SampledDraftQ& q, const RngKey* keys,
-                           float* weights, uint64_t* order, double* residual, double* q_by_token, int32_t* path, int32_t* path_length,
-                           int32_t* next_token);
+int verify_sampling_with_q(const float* logits, const int32_t* parents, const int32_t* tokens, const int32_t* node_offsets, int64_t n_trees, int64_t n_vocab,
+                           const TargetSampling& sampling, const SampledDraftQ& q, const RngKey* keys, float* weights, uint64_t* order, double* residual,
+                           double* q_by_token, int32_t* path, int32_t* path_length, int32_t* next_token);
 
 }  // namespace draftbench::cuda

@@ -45,18 +45,16 @@ struct TargetFilter {
 };
 
 // Weights are >= 0, whose bits order as their values; the low half puts smaller ids first.
-DB_HOST_DEVICE inline uint64_t order_key(float w, int32_t id) {
-  return (static_cast<uint64_t>(bit_cast_of<uint32_t>(w)) << 32) | ~static_cast<uint32_t>(id);
-}
+DB_HOST_DEVICE inline uint64_t order_key(float w, int32_t id) { return (static_cast<uint64_t>(bit_cast_of<uint32_t>(w)) << 32) | ~static_cast<uint32_t>(id); }
 DB_HOST_DEVICE inline int32_t key_id(uint64_t key) { return static_cast<int32_t>(~static_cast<uint32_t>(key)); }
 DB_HOST_DEVICE inline float key_weight(uint64_t key) { return bit_cast_of<float>(static_cast<uint32_t>(key >> 32)); }
 
 inline constexpr uint32_t kSmallestWeightBits = 1;  // w >= this weight <=> w > 0
 
 struct FilterShared {
-  TopKShared best;                   // the best 64
-  int32_t count[kSamplingThreads];   // per-thread counts, then the gather's offsets
-  int64_t result;                    // a value thread 0 hands to the block
+  TopKShared best;                  // the best 64
+  int32_t count[kSamplingThreads];  // per-thread counts, then the gather's offsets
+  int64_t result;                   // a value thread 0 hands to the block
 };
 
 // f() in thread 0, its value in every thread. The second barrier lets the next phase write
@@ -79,8 +77,7 @@ struct WeightsAbove {
 
 // The tokens of weight >= bit_cast<float>(floor_bits) (a floor > 0).
 template <class Block>
-DB_HOST_DEVICE WeightsAbove weights_at_least(const Block& block, const float* w, int64_t n, uint32_t floor_bits, FilterShared& sh,
-                                             SoftmaxShared& sums) {
+DB_HOST_DEVICE WeightsAbove weights_at_least(const Block& block, const float* w, int64_t n, uint32_t floor_bits, FilterShared& sh, SoftmaxShared& sums) {
   const float floor = bit_cast_of<float>(floor_bits);
   block.each_thread([&](Dim3 t) {
     int32_t count = 0;
@@ -144,12 +141,10 @@ DB_HOST_DEVICE inline int64_t mass_prefix_length(const uint64_t* order, int64_t 
 // The top-p cut of order[0 .. len) (a prefix of the order; w the node's weights, untouched):
 // its length, or kNoCut.
 template <class Block>
-DB_HOST_DEVICE int64_t top_p_cut(const Block& block, const uint64_t* order, int64_t len, float top_p, const float* w, int64_t n,
-                                 double device_sum, FilterShared& sh, SoftmaxShared& sums) {
+DB_HOST_DEVICE int64_t top_p_cut(const Block& block, const uint64_t* order, int64_t len, float top_p, const float* w, int64_t n, double device_sum,
+                                 FilterShared& sh, SoftmaxShared& sums) {
   const NucleusMass mass = nucleus_mass(top_p, device_sum, n);
-  const int64_t cut = from_thread_0(block, sh.result, [&] {
-    return mass_prefix_length(order, len, mass.threshold - mass.slack, mass.threshold + mass.slack);
-  });
+  const int64_t cut = from_thread_0(block, sh.result, [&] { return mass_prefix_length(order, len, mass.threshold - mass.slack, mass.threshold + mass.slack); });
   if (cut != kCutUnsure) return cut;
   const double threshold = static_cast<double>(top_p) * host_weight_sum(block, w, n, sums);
   return from_thread_0(block, sh.result, [&] { return mass_prefix_length(order, len, threshold, threshold); });
@@ -159,8 +154,8 @@ DB_HOST_DEVICE int64_t top_p_cut(const Block& block, const uint64_t* order, int6
 // least `mass` (by_mass), kSmallestWeightBits if none: both only shrink as the floor rises,
 // so a binary search; its upper end, +inf, holds no token.
 template <class Block>
-DB_HOST_DEVICE uint32_t weight_floor_holding(const Block& block, const float* w, int64_t n, int64_t k, bool by_mass, double mass,
-                                             FilterShared& sh, SoftmaxShared& sums) {
+DB_HOST_DEVICE uint32_t weight_floor_holding(const Block& block, const float* w, int64_t n, int64_t k, bool by_mass, double mass, FilterShared& sh,
+                                             SoftmaxShared& sums) {
   uint32_t lo = kSmallestWeightBits, hi = 0x7F800000u;
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
@@ -174,8 +169,7 @@ DB_HOST_DEVICE uint32_t weight_floor_holding(const Block& block, const float* w,
 // The keys of the tokens of weight >= the floor into order[0 ..), in no particular order;
 // returns their number.
 template <class Block>
-DB_HOST_DEVICE int64_t gather_at_least(const Block& block, const float* w, int64_t n, uint32_t floor_bits, uint64_t* order,
-                                       FilterShared& sh) {
+DB_HOST_DEVICE int64_t gather_at_least(const Block& block, const float* w, int64_t n, uint32_t floor_bits, uint64_t* order, FilterShared& sh) {
   const float floor = bit_cast_of<float>(floor_bits);
   block.each_thread([&](Dim3 t) {
     int32_t count = 0;
@@ -244,8 +238,8 @@ DB_HOST_DEVICE int64_t best_of_order(const Block& block, const float* w, int64_t
 // tokens of weight 0 (a top-k past the support), which the host leaves out and ListResidual
 // skips.
 template <class Block>
-DB_HOST_DEVICE int64_t filtered_list(const Block& block, const float* w, int64_t n, double device_sum, const TargetFilter& filter,
-                                     uint64_t* order, FilterShared& sh, SoftmaxShared& sums) {
+DB_HOST_DEVICE int64_t filtered_list(const Block& block, const float* w, int64_t n, double device_sum, const TargetFilter& filter, uint64_t* order,
+                                     FilterShared& sh, SoftmaxShared& sums) {
   const bool k_within_best = filter.by_k() && filter.top_k <= kTopKMax;
   const int64_t best = best_of_order(block, w, n, k_within_best ? filter.top_k : kTopKMax, order, sh);
   if (filter.by_p()) {
@@ -254,8 +248,7 @@ DB_HOST_DEVICE int64_t filtered_list(const Block& block, const float* w, int64_t
   }
   if (k_within_best || best == n) return best;
   const NucleusMass mass = nucleus_mass(filter.top_p, device_sum, n);
-  const uint32_t floor_bits =
-      weight_floor_holding(block, w, n, filter.by_k() ? filter.top_k : 0, filter.by_p(), mass.threshold + mass.slack, sh, sums);
+  const uint32_t floor_bits = weight_floor_holding(block, w, n, filter.by_k() ? filter.top_k : 0, filter.by_p(), mass.threshold + mass.slack, sh, sums);
   const int64_t gathered = gather_at_least(block, w, n, floor_bits, order, sh);
   sort_best_first(block, order, gathered);
   const int64_t len = filter.by_k() && filter.top_k < gathered ? filter.top_k : gathered;
@@ -335,7 +328,8 @@ struct ListResidual {
     changed = true;
   }
   DB_HOST_DEVICE int32_t draw(double u) const {
-    return draw_in_list_order(len, u, changed, [&](int64_t i) { return prob_at(i); }, [&](int64_t i) { return key_id(order[i]); });
+    return draw_in_list_order(
+        len, u, changed, [&](int64_t i) { return prob_at(i); }, [&](int64_t i) { return key_id(order[i]); });
   }
 };
 

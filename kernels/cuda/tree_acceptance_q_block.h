@@ -99,11 +99,11 @@ struct QAcceptanceArgs {
   float inv_t;
   TargetFilter filter;
   DraftQ q;
-  const RngKey* keys;   // [n_trees]: seed, request and step (node is set per node)
-  float* weights;       // [n_trees][n_vocab] workspace: the current node's weights
-  uint64_t* order;      // [n_trees][n_vocab] workspace: the filtered list's keys (null will do unfiltered)
-  double* residual;     // [n_trees][n_vocab] workspace: the list's probabilities by position, then the residual
-  double* q_by_token;   // [n_trees][n_vocab] workspace: the current node's q
+  const RngKey* keys;  // [n_trees]: seed, request and step (node is set per node)
+  float* weights;      // [n_trees][n_vocab] workspace: the current node's weights
+  uint64_t* order;     // [n_trees][n_vocab] workspace: the filtered list's keys (null will do unfiltered)
+  double* residual;    // [n_trees][n_vocab] workspace: the list's probabilities by position, then the residual
+  double* q_by_token;  // [n_trees][n_vocab] workspace: the current node's q
   AcceptanceOut out;
 };
 
@@ -206,14 +206,15 @@ struct QNodeWalk {
     each_positive_entry([&](int32_t e) { q_mass += q_by_token[q_tokens[e]]; });
   }
   DB_HOST_DEVICE int32_t draw(double u, bool residual_changed) const {
-    return draw_in_list_order(len, u, residual_changed, [&](int64_t i) { return p[i]; }, [&](int64_t i) { return token_at(i); });
+    return draw_in_list_order(
+        len, u, residual_changed, [&](int64_t i) { return p[i]; }, [&](int64_t i) { return token_at(i); });
   }
 };
 
 // verify_sampling_with_q at one node over its list: the accepted child, or -1 with the next
 // token in *next_token, or kWalkFailed.
-DB_HOST_DEVICE inline int32_t q_rule_at(QNodeWalk& walk, const int32_t* parents, const int32_t* tokens, int32_t n, const TreeBeams& beams,
-                                        int32_t node, const RngKey& key, bool without_replacement, int32_t* next_token) {
+DB_HOST_DEVICE inline int32_t q_rule_at(QNodeWalk& walk, const int32_t* parents, const int32_t* tokens, int32_t n, const TreeBeams& beams, int32_t node,
+                                        const RngKey& key, bool without_replacement, int32_t* next_token) {
   walk.load_target();
   if (first_draw_taken(parents, n, beams, node, [](int32_t, uint64_t) { return true; }) < 0) {
     *next_token = walk.draw(uniform(key, 0), false);

@@ -26,14 +26,14 @@ inline constexpr int kTreeAttentionMaxHeadDim = 256;
 
 struct TreeAttentionArgs {
   AttentionShape shape;
-  const float* q;        // query node i, head h: q + i * q_stride + h * head_dim
+  const float* q;  // query node i, head h: q + i * q_stride + h * head_dim
   int64_t q_stride;
   const float* k_cache;  // slot s, kv head g: k_cache + s * kv_stride + g * head_dim (slots as in tree_attention.h)
   const float* v_cache;
   int64_t kv_stride;
   int64_t n_committed;
-  TreeView tree;         // device arrays
-  float* out;            // like q, out_stride floats per query node
+  TreeView tree;  // device arrays
+  float* out;     // like q, out_stride floats per query node
   int64_t out_stride;
 };
 
@@ -49,10 +49,10 @@ struct TreeAttentionShared {
 struct TreeQuery {
   int head;
   int32_t node;
-  int64_t kv_offset;       // floats into a cache row for this head's kv head
-  int64_t first_visible;   // first position inside the sliding window
+  int64_t kv_offset;      // floats into a cache row for this head's kv head
+  int64_t first_visible;  // first position inside the sliding window
   int64_t n_committed_keys;
-  int64_t n_keys;          // committed keys in the window, then every tree node (visible or not)
+  int64_t n_keys;  // committed keys in the window, then every tree node (visible or not)
 };
 
 DB_HOST_DEVICE inline TreeQuery tree_query(const TreeAttentionArgs& a, Dim3 block) {
@@ -86,8 +86,7 @@ DB_HOST_DEVICE inline void tree_attention_init(const TreeAttentionArgs& a, unsig
   }
 }
 
-DB_HOST_DEVICE inline void tree_attention_score(const TreeAttentionArgs& a, const TreeQuery& tq, int64_t tile_start, unsigned t,
-                                                TreeAttentionShared& sh) {
+DB_HOST_DEVICE inline void tree_attention_score(const TreeAttentionArgs& a, const TreeQuery& tq, int64_t tile_start, unsigned t, TreeAttentionShared& sh) {
   const int64_t k = tile_start + t;
   const int64_t slot = k < tq.n_keys ? tree_key_slot(a, tq, k) : -1;
   sh.slot[t] = slot;

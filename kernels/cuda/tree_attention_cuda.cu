@@ -12,8 +12,8 @@ __global__ void tree_attention_kernel(TreeAttentionArgs args) {
 
 }  // namespace
 
-int tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache,
-                   int64_t kv_stride, int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) {
+int tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache, int64_t kv_stride,
+                   int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride) {
   if (!tree_attention_supports(shape)) return cudaErrorInvalidValue;
   if (tree.n_nodes == 0 || shape.n_heads == 0) return cudaSuccess;
   const TreeAttentionArgs args{shape, q, q_stride, k_cache, v_cache, kv_stride, n_committed, tree, out, out_stride};

@@ -15,7 +15,7 @@ namespace draftbench::cuda {
 // q and out: node i, head h at + i * q_stride (out_stride) + h * head_dim.
 // Returns the CUDA error code of the launch (0 = success; cudaErrorInvalidValue for a
 // head_dim over 256, heads not a multiple of kv heads, or too many nodes for the grid).
-int tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache,
-                   int64_t kv_stride, int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride);
+int tree_attention(const AttentionShape& shape, const float* q, int64_t q_stride, const float* k_cache, const float* v_cache, int64_t kv_stride,
+                   int64_t n_committed, const TreeView& tree, float* out, int64_t out_stride);
 
 }  // namespace draftbench::cuda

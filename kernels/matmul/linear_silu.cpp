@@ -25,7 +25,6 @@ void check_args(const LinearSiluArgs& a) {
   for (const LinearTerm& t : a.terms) DB_CHECK(t.w.n_out == a.n_out() && t.w.data != nullptr && (t.x != nullptr || a.n == 0));
 }
 
-
 }  // namespace
 
 void linear_silu_ref(const LinearSiluArgs& a) {

@@ -45,13 +45,12 @@ void matmul(const WeightMatrix& w, const float* x, int64_t n_x, float* y, Thread
   const int64_t tile = matmul_row_tile(w);
   pool.parallel_for(w.n_out, tile, [&](int64_t b, int64_t e, int) {
     for (int64_t r0 = b; r0 < e; r0 += tile)
-      dot_rows_batch(w.type, w.data + static_cast<size_t>(r0) * row_bytes, row_bytes, std::min(tile, e - r0), xq, xq_bytes, n_x, w.n_in,
-                     y + r0, static_cast<size_t>(w.n_out));
+      dot_rows_batch(w.type, w.data + static_cast<size_t>(r0) * row_bytes, row_bytes, std::min(tile, e - r0), xq, xq_bytes, n_x, w.n_in, y + r0,
+                     static_cast<size_t>(w.n_out));
   });
 }
 
-void matmul_rows(const WeightMatrix& w, std::span<const int32_t> ids, const float* x, int64_t n_x, float* y, ThreadPool& pool,
-                 std::span<uint8_t> scratch) {
+void matmul_rows(const WeightMatrix& w, std::span<const int32_t> ids, const float* x, int64_t n_x, float* y, ThreadPool& pool, std::span<uint8_t> scratch) {
   const uint8_t* xq = quantize_rows(w, x, n_x, pool, scratch);
   const size_t xq_bytes = activation_row_bytes(w.type, w.n_in);
   const int64_t n_ids = static_cast<int64_t>(ids.size());
@@ -59,8 +58,7 @@ void matmul_rows(const WeightMatrix& w, std::span<const int32_t> ids, const floa
     for (int64_t r0 = b; r0 < e; r0 += kRowTile) {
       const int64_t nr = std::min(kRowTile, e - r0);
       for (int64_t i = 0; i < n_x; ++i)
-        dot_rows_indexed(w.type, w.data, w.row_bytes(), ids.data() + r0, nr, xq + static_cast<size_t>(i) * xq_bytes, w.n_in,
-                         y + i * n_ids + r0);
+        dot_rows_indexed(w.type, w.data, w.row_bytes(), ids.data() + r0, nr, xq + static_cast<size_t>(i) * xq_bytes, w.n_in, y + i * n_ids + r0);
     }
   });
 }

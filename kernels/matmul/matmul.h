@@ -34,7 +34,6 @@ size_t matmul_scratch_bytes(const WeightMatrix& w, int64_t n_x, int n_threads);
 void matmul(const WeightMatrix& w, const float* x, int64_t n_x, float* y, ThreadPool& pool, std::span<uint8_t> scratch);
 
 // Only the output rows listed in `ids` (e.g. a draft vocabulary): y[i][k] = x_i . W[ids[k]].
-void matmul_rows(const WeightMatrix& w, std::span<const int32_t> ids, const float* x, int64_t n_x, float* y, ThreadPool& pool,
-                 std::span<uint8_t> scratch);
+void matmul_rows(const WeightMatrix& w, std::span<const int32_t> ids, const float* x, int64_t n_x, float* y, ThreadPool& pool, std::span<uint8_t> scratch);
 
 }  // namespace draftbench

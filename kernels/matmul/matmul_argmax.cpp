@@ -53,12 +53,10 @@ void matmul_argmax_ref(const WeightMatrix& w, const float* x, int64_t n_x, float
 
 size_t matmul_argmax_scratch_bytes(const WeightMatrix& w, int64_t n_x, int n_threads) {
   const int64_t rows = std::max<int64_t>(n_x, 1);
-  return aligned(activation_row_bytes(w.type, w.n_in) * static_cast<size_t>(rows)) +
-         static_cast<size_t>(n_threads) * (tile_bytes(w, rows) + bests_bytes(rows));
+  return aligned(activation_row_bytes(w.type, w.n_in) * static_cast<size_t>(rows)) + static_cast<size_t>(n_threads) * (tile_bytes(w, rows) + bests_bytes(rows));
 }
 
-void matmul_argmax(const WeightMatrix& w, const float* x, int64_t n_x, float cap, int32_t* ids, ThreadPool& pool,
-                   std::span<uint8_t> scratch) {
+void matmul_argmax(const WeightMatrix& w, const float* x, int64_t n_x, float cap, int32_t* ids, ThreadPool& pool, std::span<uint8_t> scratch) {
   check_shape(w, n_x, ids);
   DB_CHECK(scratch.size() >= matmul_argmax_scratch_bytes(w, n_x, pool.size()));
   if (n_x == 0) return;

@@ -36,7 +36,6 @@ void matmul_argmax_ref(const WeightMatrix& w, const float* x, int64_t n_x, float
 // Bytes of scratch matmul_argmax needs for n_x activation rows on a pool of n_threads.
 size_t matmul_argmax_scratch_bytes(const WeightMatrix& w, int64_t n_x, int n_threads);
 
-void matmul_argmax(const WeightMatrix& w, const float* x, int64_t n_x, float cap, int32_t* ids, ThreadPool& pool,
-                   std::span<uint8_t> scratch);
+void matmul_argmax(const WeightMatrix& w, const float* x, int64_t n_x, float cap, int32_t* ids, ThreadPool& pool, std::span<uint8_t> scratch);
 
 }  // namespace draftbench

@@ -28,9 +28,7 @@ bool PickedRows::pick(const WeightMatrix& w, std::span<const int32_t> ids) {
   return true;
 }
 
-bool PickedRows::holds(std::span<const int32_t> ids) const {
-  return !empty() && std::equal(ids.begin(), ids.end(), ids_.begin(), ids_.end());
-}
+bool PickedRows::holds(std::span<const int32_t> ids) const { return !empty() && std::equal(ids.begin(), ids.end(), ids_.begin(), ids_.end()); }
 
 void PickedRows::matmul(const float* x, int64_t n, float* y, ThreadPool& pool) {
   DB_CHECK(!empty());

@@ -42,9 +42,7 @@ GgmlType head_layout_type(const WeightMatrix& w) {
   return fits && backend_is("avx512vnni") ? GgmlType::Q8_0r16 : w.type;
 }
 
-size_t head_layout_bytes(const WeightMatrix& w) {
-  return head_layout_type(w) != w.type ? w.row_bytes() * static_cast<size_t>(w.n_out) : 0;
-}
+size_t head_layout_bytes(const WeightMatrix& w) { return head_layout_type(w) != w.type ? w.row_bytes() * static_cast<size_t>(w.n_out) : 0; }
 
 WeightMatrix to_head_layout(const WeightMatrix& w, uint8_t* dst) {
   DB_CHECK(head_layout_type(w) == GgmlType::Q8_0r16);

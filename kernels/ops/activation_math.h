@@ -28,8 +28,8 @@ inline constexpr float kLn2Hi = 0.693359375f;  // 9 significant bits: n * kLn2Hi
 inline constexpr float kLn2Lo = -2.12194440e-4f;
 // The polynomial's coefficients, highest degree first (scalars, not an array: an array at
 // namespace scope is not visible to device code).
-inline constexpr float kExpP0 = 1.9875691500e-4f, kExpP1 = 1.3981999507e-3f, kExpP2 = 8.3334519073e-3f,
-                       kExpP3 = 4.1665795894e-2f, kExpP4 = 1.6666665459e-1f, kExpP5 = 5.0000001201e-1f;
+inline constexpr float kExpP0 = 1.9875691500e-4f, kExpP1 = 1.3981999507e-3f, kExpP2 = 8.3334519073e-3f, kExpP3 = 4.1665795894e-2f, kExpP4 = 1.6666665459e-1f,
+                       kExpP5 = 5.0000001201e-1f;
 
 DB_HOST_DEVICE inline float pow2_int(int n) { return bit_cast_of<float>((n + 127) << 23); }  // 2^n for -126 <= n <= 127
 

@@ -17,11 +17,9 @@ inline __m256 exp_clamped8(__m256 t) {
   // code's comparisons do; a NaN lane stays NaN through the arithmetic below.
   t = _mm256_min_ps(_mm256_set1_ps(am::kExpLimit), _mm256_max_ps(_mm256_set1_ps(-am::kExpLimit), t));
   const __m256 n = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(am::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256 r = _mm256_sub_ps(_mm256_sub_ps(t, _mm256_mul_ps(n, _mm256_set1_ps(am::kLn2Hi))),
-                                 _mm256_mul_ps(n, _mm256_set1_ps(am::kLn2Lo)));
+  const __m256 r = _mm256_sub_ps(_mm256_sub_ps(t, _mm256_mul_ps(n, _mm256_set1_ps(am::kLn2Hi))), _mm256_mul_ps(n, _mm256_set1_ps(am::kLn2Lo)));
   __m256 p = _mm256_set1_ps(am::kExpP0);
-  for (const float c : {am::kExpP1, am::kExpP2, am::kExpP3, am::kExpP4, am::kExpP5})
-    p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c));
+  for (const float c : {am::kExpP1, am::kExpP2, am::kExpP3, am::kExpP4, am::kExpP5}) p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c));
   const __m256 e = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p, _mm256_mul_ps(r, r)), r), _mm256_set1_ps(1.0f));
   const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
   return _mm256_mul_ps(e, _mm256_castsi256_ps(bits));

@@ -42,9 +42,13 @@ inline constexpr int kGroupBlocks = 4;
 template <int G>
 inline constexpr int kLaneValues = 4 * G;
 template <int G>
-DB_HOST_DEVICE inline constexpr int lane_block(int lane) { return lane % G; }
+DB_HOST_DEVICE inline constexpr int lane_block(int lane) {
+  return lane % G;
+}
 template <int G>
-DB_HOST_DEVICE inline constexpr int lane_first_value(int lane) { return kLaneValues<G> * (lane / G); }
+DB_HOST_DEVICE inline constexpr int lane_first_value(int lane) {
+  return kLaneValues<G> * (lane / G);
+}
 
 // Set 0 plus set 1 lane by lane, then ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)):
 // the order of the x86 reduction (the two sets' registers added, then high half onto low

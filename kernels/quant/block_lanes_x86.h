@@ -43,7 +43,7 @@ inline __m256i add_dot_u8_s8(__m256i acc, __m256i w, __m256i a) {
 inline float fold_lanes(__m256 set0, __m256 set1) {
   const __m256 v = _mm256_add_ps(set0, set1);
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));  // l + (l + 4)
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));                                          // (0 + 2), (1 + 3)
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));                                         // (0 + 2), (1 + 3)
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
 

@@ -142,7 +142,8 @@ void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n) {
     case GgmlType::Q4_0: dq_q4_0(static_cast<const BlockQ4_0*>(src), dst, nb); break;
     case GgmlType::Q4_1: dq_q4_1(static_cast<const BlockQ4_1*>(src), dst, nb); break;
     case GgmlType::Q5_0: dq_q5_0(static_cast<const BlockQ5_0*>(src), dst, nb); break;
-    case GgmlType::Q5_0x4: case GgmlType::Q4_Kt: {  // the file type's blocks
+    case GgmlType::Q5_0x4:
+    case GgmlType::Q4_Kt: {  // the file type's blocks
       std::vector<uint8_t> blocks(ggml_row_bytes(type, n));
       unpack_values(type, src, n, blocks.data());
       dequantize_row(*repacked_from(type), blocks.data(), dst, n);
@@ -153,7 +154,8 @@ void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n) {
     case GgmlType::Q4_K: dq_q4_k(static_cast<const BlockQ4_K*>(src), dst, nb); break;
     case GgmlType::Q5_K: dq_q5_k(static_cast<const BlockQ5_K*>(src), dst, nb); break;
     case GgmlType::Q6_K: dq_q6_k(static_cast<const BlockQ6_K*>(src), dst, nb); break;
-    case GgmlType::Q8_1: case GgmlType::Q8_K: DB_CHECK(!"activation-only type has no file dequantisation"); break;
+    case GgmlType::Q8_1:
+    case GgmlType::Q8_K: DB_CHECK(!"activation-only type has no file dequantisation"); break;
     case GgmlType::Q8_0r16: DB_CHECK(!"a Q8_0r16 row is spread over its group: dequantise the file's Q8_0 rows"); break;
   }
 }

@@ -78,8 +78,7 @@ inline void prepare_q8_k(const BlockQ8_K* y, int64_t nb, PreparedQ8K& p) {
   for (int64_t i = 0; i < nb; i += 2) {
     const BlockQ8_K& y1 = y[i + 1 < nb ? i + 1 : i];
     const auto sums = [](const BlockQ8_K& b) {
-      return _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.bsums)),
-                            _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.bsums + 8)));
+      return _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.bsums)), _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.bsums + 8)));
     };
     _mm256_store_si256(reinterpret_cast<__m256i*>(p.sums32[i / 2]), _mm256_setr_m128i(sums(y[i]), sums(y1)));
     _mm_store_ps(p.d[i / 2], _mm_setr_ps(y[i].d, y[i].d, y1.d, y1.d));
@@ -208,7 +207,7 @@ inline __m128 q4_k_pair_products(__m256i lanes0, __m256i lanes1, const Q4KPairSc
   const __m128i isums = _mm_add_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1));  // two partials each
   const __m256i mins = _mm256_madd_epi16(s.mins16, _mm256_load_si256(reinterpret_cast<const __m256i*>(a.sums32[pair])));
   const __m128i imins = _mm_hadd_epi32(_mm256_castsi256_si128(mins), _mm256_extracti128_si256(mins, 1));  // two partials each
-  const __m128i ints = _mm_shuffle_epi32(_mm_hadd_epi32(isums, imins), 0xD8);  // isum0, imin0, isum1, imin1
+  const __m128i ints = _mm_shuffle_epi32(_mm_hadd_epi32(isums, imins), 0xD8);                             // isum0, imin0, isum1, imin1
   return _mm_mul_ps(_mm_cvtepi32_ps(ints), _mm_mul_ps(s.d, _mm_load_ps(a.d[pair])));
 }
 
@@ -217,7 +216,7 @@ inline __m128 q4_k_pair_products(__m256i lanes0, __m256i lanes1, const Q4KPairSc
 // row's operations are the same whatever X, so matmul stays batch-invariant.
 template <int X, typename Prepared>
 void q4_k_row(const BlockQ4_K* w, const Prepared* a, int64_t nb, float* out, size_t out_stride, bool carry) {
-  const auto block_lanes = [&](int64_t i, const __m256i sc16, int half, __m256i (&lanes)[X]) {
+  const auto block_lanes = [&](int64_t i, const __m256i sc16, int half, __m256i(&lanes)[X]) {
     if constexpr (std::is_same_v<Prepared, PreparedQ8Kt>) q4_kt_block_lanes<X>(w[i], a, i, sc16, half, lanes);
     else q4_k_block_lanes<X>(w[i], a, i, sc16, half, lanes);
   };
@@ -255,8 +254,7 @@ inline constexpr auto q4_k_rows = [](const BlockQ4_K* w, const auto* a, int64_t 
 // more than kMaxBlocks blocks goes in chunks, each continuing the sums of the one before:
 // the float steps stay in block order.
 template <int kMaxX, typename Block, typename Prepared = PreparedQ8K, typename RowAt, typename RowKernel>
-void rows_prepared_q8_k(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride,
-                        RowKernel row) {
+void rows_prepared_q8_k(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride, RowKernel row) {
   Prepared a[kMaxX];
   for (int64_t x0 = 0; x0 < n_x; x0 += kMaxX) {
     const int rows_here = static_cast<int>(std::min<int64_t>(kMaxX, n_x - x0));

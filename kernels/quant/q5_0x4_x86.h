@@ -97,8 +97,7 @@ inline void q5_0x4_group(const BlockQ5_0x4* const* w, const PreparedQ5_0x4Row* a
       const auto reg = [&](int k) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(a[x].qs[g][k])); };
       const __m256i pairs = _mm256_add_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(q[0], reg(0)), _mm256_maddubs_epi16(q[1], reg(1))),
                                              _mm256_add_epi16(_mm256_maddubs_epi16(q[2], reg(2)), _mm256_maddubs_epi16(q[3], reg(3))));
-      const __m256i lanes = _mm256_add_epi32(_mm256_madd_epi16(pairs, ones),
-                                             _mm256_load_si256(reinterpret_cast<const __m256i*>(a[x].offset_sums[g])));
+      const __m256i lanes = _mm256_add_epi32(_mm256_madd_epi16(pairs, ones), _mm256_load_si256(reinterpret_cast<const __m256i*>(a[x].offset_sums[g])));
       const __m128 scale = _mm_mul_ps(dw, _mm_load_ps(a[x].d + 4 * g));
       acc[r][x] = _mm256_add_ps(acc[r][x], _mm256_mul_ps(_mm256_cvtepi32_ps(lanes), _mm256_set_m128(scale, scale)));
     }
@@ -132,8 +131,7 @@ bool q5_0x4_rows(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stri
   PreparedQ5_0x4Row a[kQ5_0x4BatchRows];
   for (int64_t x0 = 0; x0 < n_x; x0 += kQ5_0x4BatchRows) {
     const int rows_here = static_cast<int>(std::min<int64_t>(kQ5_0x4BatchRows, n_x - x0));
-    for (int x = 0; x < rows_here; ++x)
-      prepare_q5_0x4_row(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), ng, a[x]);
+    for (int x = 0; x < rows_here; ++x) prepare_q5_0x4_row(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), ng, a[x]);
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
     int64_t r = 0;
     if (rows_here == 1)

@@ -34,8 +34,8 @@ inline void q6_k_block_lanes(const BlockQ6_K& b, const PreparedQ8K* a, int64_t i
       // packs(s_k, s_k+1): the low half holds group 8n + 2k's lane sums then 8n + 2k + 2's,
       // the high half 8n + 2k + 1's then 8n + 2k + 3's.
       const short g = static_cast<short>(8 * n + 2 * k);
-      const __m256i scales = _mm256_permutexvar_epi16(
-          _mm256_setr_epi16(g, g, g, g, g + 2, g + 2, g + 2, g + 2, g + 1, g + 1, g + 1, g + 1, g + 3, g + 3, g + 3, g + 3), sc16);
+      const __m256i scales =
+          _mm256_permutexvar_epi16(_mm256_setr_epi16(g, g, g, g, g + 2, g + 2, g + 2, g + 2, g + 1, g + 1, g + 1, g + 1, g + 3, g + 3, g + 3, g + 3), sc16);
 #pragma GCC unroll 8
       for (int x = 0; x < X; ++x) {
         const int8_t* y = a[x].blocks[i].qs + 128 * n + 32 * k;
@@ -80,8 +80,9 @@ void q6_k_row_zmm(const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* o
 }
 
 // q6_k_row_zmm as rows_prepared_q8_k's row kernel.
-inline constexpr auto q6_k_rows_zmm = [](const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride, bool carry,
-                                         auto X) { q6_k_row_zmm<X()>(w, a, nb, out, out_stride, carry); };
+inline constexpr auto q6_k_rows_zmm = [](const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* out, size_t out_stride, bool carry, auto X) {
+  q6_k_row_zmm<X()>(w, a, nb, out, out_stride, carry);
+};
 
 }  // namespace
 }  // namespace draftbench

@@ -45,8 +45,7 @@ void interleave_q8_0_rows16(const uint8_t* rows, size_t row_bytes, int64_t n_row
   }
 }
 
-void q8_0r16_rows_ref(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y,
-                      size_t y_stride) {
+void q8_0r16_rows_ref(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride) {
   DB_CHECK(n_rows % kQ8_0r16Rows == 0);
   const size_t group_bytes = q8_0r16_group_bytes(nb);
   for (int64_t x = 0; x < n_x; ++x) {
@@ -65,8 +64,7 @@ void q8_0r16_rows(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq
 void q8_0r16_indexed(const uint8_t* w, const int32_t* ids, int64_t n_ids, const void* xq, int64_t nb, float* y) {
   const auto* xb = static_cast<const BlockQ8_0*>(xq);
   const size_t group_bytes = q8_0r16_group_bytes(nb);
-  for (int64_t k = 0; k < n_ids; ++k)
-    y[k] = lane_dot(w + static_cast<size_t>(ids[k] / kQ8_0r16Rows) * group_bytes, ids[k] % kQ8_0r16Rows, xb, nb);
+  for (int64_t k = 0; k < n_ids; ++k) y[k] = lane_dot(w + static_cast<size_t>(ids[k] / kQ8_0r16Rows) * group_bytes, ids[k] % kQ8_0r16Rows, xb, nb);
 }
 
 }  // namespace draftbench

@@ -60,10 +60,8 @@ void interleave_q8_0_rows16(const uint8_t* rows, size_t row_bytes, int64_t n_row
 
 // y[x * y_stride + r] = row r . activation row x for the n_rows rows (a multiple of 16) of
 // whole groups starting at w; activation row x is the Q8_0 blocks at xq + x * xq_stride.
-void q8_0r16_rows_ref(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y,
-                      size_t y_stride);
-void q8_0r16_rows_avx512vnni(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y,
-                             size_t y_stride);
+void q8_0r16_rows_ref(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride);
+void q8_0r16_rows_avx512vnni(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride);
 // The VNNI kernel where the CPU has it and nb fits, else the reference.
 void q8_0r16_rows(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride);
 

@@ -71,8 +71,7 @@ void group_rows(const uint8_t* group, const PreparedRow* a, int64_t nb, float* y
 
 }  // namespace
 
-void q8_0r16_rows_avx512vnni(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y,
-                             size_t y_stride) {
+void q8_0r16_rows_avx512vnni(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride) {
   DB_CHECK(n_rows % kQ8_0r16Rows == 0 && nb >= 2 && nb % 2 == 0 && nb <= kQ8_0r16MaxBlocks);
   const size_t group_bytes = q8_0r16_group_bytes(nb);
   PreparedRow a[kRowsPerPass];
@@ -81,8 +80,7 @@ void q8_0r16_rows_avx512vnni(const uint8_t* w, int64_t n_rows, const uint8_t* xq
     for (int x = 0; x < rows_here; ++x) prepare(reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, a[x]);
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
     with_row_count<kRowsPerPass>(rows_here, [&](auto X) {
-      for (int64_t g = 0; g < n_rows / kQ8_0r16Rows; ++g)
-        group_rows<X()>(w + static_cast<size_t>(g) * group_bytes, a, nb, y_x + g * kQ8_0r16Rows, y_stride);
+      for (int64_t g = 0; g < n_rows / kQ8_0r16Rows; ++g) group_rows<X()>(w + static_cast<size_t>(g) * group_bytes, a, nb, y_x + g * kQ8_0r16Rows, y_stride);
     });
   }
 }

@@ -39,17 +39,21 @@ void round_to_bf16(const float* x, uint16_t* y, int64_t n) {
 GgmlType activation_type_for(GgmlType weight_type) {
   if (const auto from = repacked_from(weight_type)) return activation_type_for(*from);
   switch (weight_type) {
-    case GgmlType::Q4_0: case GgmlType::Q5_0: case GgmlType::Q8_0: case GgmlType::Q8_0r16: return GgmlType::Q8_0;
-    case GgmlType::Q4_1: case GgmlType::Q5_1: return GgmlType::Q8_1;
-    case GgmlType::Q4_K: case GgmlType::Q5_K: case GgmlType::Q6_K: return GgmlType::Q8_K;
+    case GgmlType::Q4_0:
+    case GgmlType::Q5_0:
+    case GgmlType::Q8_0:
+    case GgmlType::Q8_0r16: return GgmlType::Q8_0;
+    case GgmlType::Q4_1:
+    case GgmlType::Q5_1: return GgmlType::Q8_1;
+    case GgmlType::Q4_K:
+    case GgmlType::Q5_K:
+    case GgmlType::Q6_K: return GgmlType::Q8_K;
     case GgmlType::BF16: return GgmlType::BF16;  // vdpbf16ps's operands (vec_dot.h)
     default: return GgmlType::F32;
   }
 }
 
-size_t activation_row_bytes(GgmlType weight_type, int64_t n) {
-  return ggml_row_bytes(activation_type_for(weight_type), n);
-}
+size_t activation_row_bytes(GgmlType weight_type, int64_t n) { return ggml_row_bytes(activation_type_for(weight_type), n); }
 
 void quantize_activation_row_ref(GgmlType weight_type, const float* x, void* dst, int64_t n) {
   switch (activation_type_for(weight_type)) {

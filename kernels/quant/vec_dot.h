@@ -59,16 +59,16 @@ void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const i
 // optimised builds unpack each weight block once for several activation rows (four for Q8_0, Q5_0,
 // Q4_0, Q4_K, Q4_Kt, Q6_K and BF16; the AVX-512 builds take eight for Q8_0, Q5_0 and Q4_0 rows up to
 // 4096 values, for Q4_K, Q6_K, F32, F16 and BF16; other types loop over the activation rows).
-void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
-                        int64_t n, float* y, size_t y_stride);
-void dot_rows_batch_avx2(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
-                         int64_t n, float* y, size_t y_stride);
-void dot_rows_batch_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
-                               int64_t n_x, int64_t n, float* y, size_t y_stride);
-void dot_rows_batch_avx512bf16(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
-                               int64_t n_x, int64_t n, float* y, size_t y_stride);
-void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
-                    int64_t n, float* y, size_t y_stride);
+void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                        size_t y_stride);
+void dot_rows_batch_avx2(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
+                         float* y, size_t y_stride);
+void dot_rows_batch_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
+                               float* y, size_t y_stride);
+void dot_rows_batch_avx512bf16(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
+                               float* y, size_t y_stride);
+void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                    size_t y_stride);
 
 // Which implementation dot_rows uses on this CPU ("avx512vnni", "avx2", "reference"); with
 // AVX-512 BF16 too, "avx512vnni" still (a comparability key of the benchmark baselines),

@@ -63,7 +63,6 @@ inline __m512 scales_2(const Block& b0, const Block& b1, const float* yd) {
   return pair_scales(weight_scales_2(b0, b1), yd);
 }
 
-
 // One weight row against a prepared activation row. Q4_0 takes unsigned codes with the
 // offset sums; Q8_0 takes |w| against the activations with w's signs. One row at a time:
 // rows side by side are streams far apart, whose weights arrive late (kernels/bench/README.md,
@@ -109,8 +108,7 @@ void rows_prepared(RowAt row_at, int64_t n_rows, const PreparedRow& a, int64_t n
 // A K-quant type (q4_k_x86.h, q6_k_avx512.h) against n_x activation rows, up to
 // kZmmBatchRows at a time, or false for other types.
 template <typename RowAt>
-bool rows_k_quant_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
-                      size_t y_stride) {
+bool rows_k_quant_zmm(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
   const int64_t nb = n / QK_K;
   switch (type) {
     case GgmlType::Q4_K: rows_prepared_q8_k<kZmmBatchRows, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows); return true;
@@ -203,8 +201,8 @@ void rows_batch_zmm(const uint8_t* w, size_t w_stride, int64_t n_rows, const uin
 
 // The 512-bit batch kernel for several activation rows (Q4_K, Q6_K: the VNNI kernels for
 // them), or false (other types, 32-value rows too long).
-bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
-               float* y, size_t y_stride) {
+bool batch_zmm(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+               size_t y_stride) {
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
   if (rows_k_quant_zmm(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return true;
   const int64_t nb = n / 32;
@@ -243,8 +241,7 @@ void float_row_batch(const uint8_t* w, const float* x, size_t x_stride, int64_t 
   if (i < n) {  // the reference's tail: value i + l onto lane l
     const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1);
     const __m512 wv = load_16_floats<T>(w, i, tail);
-    for (int r = 0; r < X; ++r)
-      acc[r] = _mm512_mask_add_ps(acc[r], tail, acc[r], _mm512_mul_ps(wv, _mm512_maskz_loadu_ps(tail, x + r * x_stride + i)));
+    for (int r = 0; r < X; ++r) acc[r] = _mm512_mask_add_ps(acc[r], tail, acc[r], _mm512_mul_ps(wv, _mm512_maskz_loadu_ps(tail, x + r * x_stride + i)));
   }
   for (int r = 0; r < X; ++r) out[static_cast<size_t>(r) * out_stride] = fold_zmm_lanes(acc[r]);
 }
@@ -264,8 +261,7 @@ void float_rows(RowAt row_at, int64_t n_rows, const float* x, size_t x_stride, i
 
 // The F32/F16 kernel for `type` (x: n_x f32 rows, xq_stride bytes apart), or false.
 template <typename RowAt>
-bool float_rows_any(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
-                    size_t y_stride) {
+bool float_rows_any(GgmlType type, RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
   const auto* x = static_cast<const float*>(xq);
   const size_t x_stride = xq_stride / sizeof(float);
   switch (type) {
@@ -283,15 +279,14 @@ void dot_rows_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64
   dot_rows_x86(type, w, w_stride, n_rows, xq, n, y);
 }
 
-void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
-                                 int64_t n, float* y) {
+void dot_rows_indexed_avx512vnni(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; };
   if (float_rows_any(type, row_at, n_ids, xq, 0, 1, n, y, 0) || rows_zmm(type, row_at, n_ids, xq, n, y)) return;
   dot_rows_indexed_x86(type, w, row_bytes, ids, n_ids, xq, n, y);
 }
 
-void dot_rows_batch_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
-                               int64_t n_x, int64_t n, float* y, size_t y_stride) {
+void dot_rows_batch_avx512vnni(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
+                               float* y, size_t y_stride) {
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
   if (float_rows_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
   // One activation row (decode through matmul) is the mat-vec: the 512-bit kernel.

@@ -50,8 +50,7 @@ void bf16_rows(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, i
     const uint16_t* x_group = x + static_cast<size_t>(x0) * x_stride;
     float* y_group = y + static_cast<size_t>(x0) * y_stride;
     with_row_count<kZmmBatchRows>(static_cast<int>(std::min<int64_t>(kZmmBatchRows, n_x - x0)), [&](auto X) {
-      for (int64_t r = 0; r < n_rows; ++r)
-        bf16_row_batch<X()>(reinterpret_cast<const uint16_t*>(row_at(r)), x_group, x_stride, n, y_group + r, y_stride);
+      for (int64_t r = 0; r < n_rows; ++r) bf16_row_batch<X()>(reinterpret_cast<const uint16_t*>(row_at(r)), x_group, x_stride, n, y_group + r, y_stride);
     });
   }
 }
@@ -63,14 +62,13 @@ void dot_rows_avx512bf16(GgmlType type, const uint8_t* w, size_t w_stride, int64
   bf16_rows([&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, 0, 1, n, y, 0);
 }
 
-void dot_rows_indexed_avx512bf16(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
-                                 int64_t n, float* y) {
+void dot_rows_indexed_avx512bf16(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
   if (type != GgmlType::BF16) return dot_rows_indexed_avx512vnni(type, w, row_bytes, ids, n_ids, xq, n, y);
   bf16_rows([&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; }, n_ids, xq, 0, 1, n, y, 0);
 }
 
-void dot_rows_batch_avx512bf16(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
-                               int64_t n_x, int64_t n, float* y, size_t y_stride) {
+void dot_rows_batch_avx512bf16(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
+                               float* y, size_t y_stride) {
   if (type != GgmlType::BF16) return dot_rows_batch_avx512vnni(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
   bf16_rows([&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; }, n_rows, xq, xq_stride, n_x, n, y, y_stride);
 }

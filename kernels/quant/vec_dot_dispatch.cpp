@@ -30,8 +30,8 @@ void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, 
   }
 }
 
-void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
-                    int64_t n, float* y, size_t y_stride) {
+void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                    size_t y_stride) {
   if (type == GgmlType::Q8_0r16) return q8_0r16_rows(w, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride);
   switch (backend()) {
     case DotBackend::avx512bf16: return dot_rows_batch_avx512bf16(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);

@@ -115,7 +115,8 @@ int q5_isum(const uint8_t* qs, uint32_t qh, const int8_t* y, int offset) {
 
 // Q5_0: group lanes (block_lanes.h).
 float dot_q5_0(const BlockQ5_0* b, const BlockQ8_0* y, int64_t nb) {
-  return dot_32block<kGroupBlocks>(b, y, nb, [](const BlockQ5_0& w, int v) { return (nibble(w.qs, v) | static_cast<int>(((load_u32(w.qh) >> v) & 1u) << 4)) - 16; });
+  return dot_32block<kGroupBlocks>(b, y, nb,
+                                   [](const BlockQ5_0& w, int v) { return (nibble(w.qs, v) | static_cast<int>(((load_u32(w.qh) >> v) & 1u) << 4)) - 16; });
 }
 
 float dot_q5_1(const BlockQ5_1* b, const BlockQ8_1* y, int64_t nb) {
@@ -236,7 +237,8 @@ float dot_row_ref(GgmlType type, const uint8_t* w, const void* xq, int64_t n) {
     case GgmlType::Q4_0: return dot_q4_0(reinterpret_cast<const BlockQ4_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);
     case GgmlType::Q4_1: return dot_q4_1(reinterpret_cast<const BlockQ4_1*>(w), static_cast<const BlockQ8_1*>(xq), n / 32);
     case GgmlType::Q5_0: return dot_q5_0(reinterpret_cast<const BlockQ5_0*>(w), static_cast<const BlockQ8_0*>(xq), n / 32);
-    case GgmlType::Q5_0x4: case GgmlType::Q4_Kt: {  // the file type's blocks, through its reference (a copy: the slow path)
+    case GgmlType::Q5_0x4:
+    case GgmlType::Q4_Kt: {  // the file type's blocks, through its reference (a copy: the slow path)
       std::vector<uint8_t> blocks(ggml_row_bytes(type, n));
       unpack_values(type, w, n, blocks.data());
       return dot_row_ref(*repacked_from(type), blocks.data(), xq, n);
@@ -246,7 +248,8 @@ float dot_row_ref(GgmlType type, const uint8_t* w, const void* xq, int64_t n) {
     case GgmlType::Q4_K: return dot_q4_k(reinterpret_cast<const BlockQ4_K*>(w), static_cast<const BlockQ8_K*>(xq), n / QK_K);
     case GgmlType::Q5_K: return dot_q5_k(reinterpret_cast<const BlockQ5_K*>(w), static_cast<const BlockQ8_K*>(xq), n / QK_K);
     case GgmlType::Q6_K: return dot_q6_k(reinterpret_cast<const BlockQ6_K*>(w), static_cast<const BlockQ8_K*>(xq), n / QK_K);
-    case GgmlType::Q8_1: case GgmlType::Q8_K: break;
+    case GgmlType::Q8_1:
+    case GgmlType::Q8_K: break;
     case GgmlType::Q8_0r16: DB_CHECK(!"dot_row_ref: a Q8_0r16 row is spread over its group (dot_rows_ref takes whole groups)");
   }
   DB_CHECK(!"dot_row_ref: activation-only type used as a weight");
@@ -258,15 +261,13 @@ void dot_rows_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_ro
   for (int64_t r = 0; r < n_rows; ++r) y[r] = dot_row_ref(type, w + static_cast<size_t>(r) * w_stride, xq, n);
 }
 
-void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
-                        int64_t n, float* y, size_t y_stride) {
+void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                        size_t y_stride) {
   if (type == GgmlType::Q8_0r16) return q8_0r16_rows_ref(w, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride);
-  for (int64_t x = 0; x < n_x; ++x)
-    dot_rows_ref(type, w, w_stride, n_rows, xq + static_cast<size_t>(x) * xq_stride, n, y + static_cast<size_t>(x) * y_stride);
+  for (int64_t x = 0; x < n_x; ++x) dot_rows_ref(type, w, w_stride, n_rows, xq + static_cast<size_t>(x) * xq_stride, n, y + static_cast<size_t>(x) * y_stride);
 }
 
-void dot_rows_indexed_ref(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n,
-                          float* y) {
+void dot_rows_indexed_ref(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
   if (type == GgmlType::Q8_0r16) return q8_0r16_indexed(w, ids, n_ids, xq, n / 32, y);
   for (int64_t r = 0; r < n_ids; ++r) y[r] = dot_row_ref(type, w + static_cast<size_t>(ids[r]) * row_bytes, xq, n);
 }

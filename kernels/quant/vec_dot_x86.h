@@ -132,8 +132,8 @@ void row_q5_0_batch(const BlockQ5_0* w, const uint8_t* xq, size_t xq_stride, int
       const BlockQ8_0* y = reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x) * xq_stride) + i0;
       __m256i lanes[4];
       for (int k = 0; k < 4; ++k)
-        lanes[k] = k < count ? dot_abs_s8(abs_q[k], _mm256_sign_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[k].qs)), q[k]))
-                             : _mm256_setzero_si256();
+        lanes[k] =
+            k < count ? dot_abs_s8(abs_q[k], _mm256_sign_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[k].qs)), q[k])) : _mm256_setzero_si256();
       const __m256i group = _mm256_hadd_epi32(_mm256_hadd_epi32(lanes[0], lanes[1]), _mm256_hadd_epi32(lanes[2], lanes[3]));
       const __m128 scale = _mm_mul_ps(dw, scales(y, count));
       set[x] = _mm256_add_ps(set[x], _mm256_mul_ps(_mm256_cvtepi32_ps(group), _mm256_set_m128(scale, scale)));
@@ -151,8 +151,7 @@ constexpr int kBatchX = 4;
 // y[x * y_stride + r]: kBatchX activation rows at a time go to row(w, xq_x, y_x, X), X
 // being their count as a std::integral_constant so that the kernel unrolls over them.
 template <typename Block, typename RowAt, typename RowKernel>
-void rows_batched(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, float* y, size_t y_stride,
-                  RowKernel row) {
+void rows_batched(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, float* y, size_t y_stride, RowKernel row) {
   for (int64_t r = 0; r < n_rows; ++r) {
     const Block* w = reinterpret_cast<const Block*>(row_at(r));
     for (int64_t x = 0; x < n_x; x += kBatchX) {
@@ -164,18 +163,15 @@ void rows_batched(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_str
 }
 
 template <typename Block, typename RowAt, typename Unpack>
-void rows_32block(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride,
-                  Unpack unpack) {
-  rows_batched<Block>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const Block* w, const uint8_t* xq_x, float* y_x, auto X) {
-    row_32block_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack);
-  });
+void rows_32block(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride, Unpack unpack) {
+  rows_batched<Block>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride,
+                      [&](const Block* w, const uint8_t* xq_x, float* y_x, auto X) { row_32block_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); });
 }
 
 // The 32-value-block kernel for `type`, or false for other types (and Q5_0x4 rows longer
 // than q5_0x4_x86.h's prepared activation).
 template <typename RowAt>
-bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
-                      size_t y_stride) {
+bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
   switch (type) {
     case GgmlType::Q8_0: rows_32block<BlockQ8_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q8_0); return true;
     case GgmlType::Q5_0:
@@ -252,20 +248,14 @@ void row_q6_k_batch(const BlockQ6_K* w, const uint8_t* xq, size_t xq_stride, int
 
 // The K-quant kernel for `type`, or false for other types.
 template <typename RowAt>
-bool rows_k_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
-                size_t y_stride) {
+bool rows_k_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
   const int64_t nb = n / QK_K;
   switch (type) {
-    case GgmlType::Q4_K:
-      rows_prepared_q8_k<kBatchX, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows);
-      return true;
-    case GgmlType::Q4_Kt:
-      rows_prepared_q8_k<kBatchX, BlockQ4_K, PreparedQ8Kt>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows);
-      return true;
+    case GgmlType::Q4_K: rows_prepared_q8_k<kBatchX, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows); return true;
+    case GgmlType::Q4_Kt: rows_prepared_q8_k<kBatchX, BlockQ4_K, PreparedQ8Kt>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows); return true;
     case GgmlType::Q6_K:
-      rows_batched<BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ6_K* w, const uint8_t* xq_x, float* y_x, auto X) {
-        row_q6_k_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride);
-      });
+      rows_batched<BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride,
+                              [&](const BlockQ6_K* w, const uint8_t* xq_x, float* y_x, auto X) { row_q6_k_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride); });
       return true;
     default: return false;
   }
@@ -368,8 +358,7 @@ inline __m256 bf16_pairs_step(__m256 acc, __m256i w, __m256i x) {
 // (lo) take the chunk's first 16 values, lanes 8..15 (hi) the next; the last chunk is
 // zero-padded, as the reference's missing values are +0.
 template <int X>
-void bf16_row_batch(const uint16_t* w, const uint16_t* x, size_t x_stride, const bool* x_in_range, int64_t n, float* out,
-                    size_t out_stride) {
+void bf16_row_batch(const uint16_t* w, const uint16_t* x, size_t x_stride, const bool* x_in_range, int64_t n, float* out, size_t out_stride) {
   __m256 lo[X], hi[X];
   for (int r = 0; r < X; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
   Bf16RangeCheck check;
@@ -429,10 +418,8 @@ void bf16_rows(RowAt row_at, int64_t n_rows, const void* xq, size_t xq_stride, i
 // Every quantised type with an x86 kernel, or false (Q4_1, Q5_1, Q5_K, Q5_0x4 rows
 // longer than its prepared activation: the reference).
 template <typename RowAt>
-bool rows_quantised(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
-                    size_t y_stride) {
-  return rows_32block_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride) ||
-         rows_k_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+bool rows_quantised(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y, size_t y_stride) {
+  return rows_32block_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride) || rows_k_any(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
 }
 
 void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
@@ -445,8 +432,8 @@ void dot_rows_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_ro
   if (!rows_quantised(type, row_at, n_rows, static_cast<const uint8_t*>(xq), 0, 1, n, y, 0)) dot_rows_ref(type, w, w_stride, n_rows, xq, n, y);
 }
 
-void dot_rows_batch_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride,
-                        int64_t n_x, int64_t n, float* y, size_t y_stride) {
+void dot_rows_batch_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
+                        size_t y_stride) {
   const auto row_at = [&](int64_t r) { return w + static_cast<size_t>(r) * w_stride; };
   if (type == GgmlType::BF16) return bf16_rows(row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride);
   if (rows_quantised(type, row_at, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
@@ -454,8 +441,7 @@ void dot_rows_batch_x86(GgmlType type, const uint8_t* w, size_t w_stride, int64_
     dot_rows_x86(type, w, w_stride, n_rows, xq + static_cast<size_t>(x) * xq_stride, n, y + static_cast<size_t>(x) * y_stride);
 }
 
-void dot_rows_indexed_x86(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq,
-                           int64_t n, float* y) {
+void dot_rows_indexed_x86(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
   if (type == GgmlType::BF16) return bf16_rows([&](int64_t r) { return w + static_cast<size_t>(ids[r]) * row_bytes; }, n_ids, xq, 0, 1, n, y, 0);
   if (const auto row = float_row_kernel(type)) {
     for (int64_t r = 0; r < n_ids; ++r) y[r] = row(w + static_cast<size_t>(ids[r]) * row_bytes, static_cast<const float*>(xq), n);

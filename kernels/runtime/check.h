@@ -13,5 +13,7 @@ namespace draftbench {
 
 }  // namespace draftbench
 
-#define DB_CHECK(cond) \
-  do { if (!(cond)) ::draftbench::check_failed(#cond, __FILE__, __LINE__); } while (0)
+#define DB_CHECK(cond)                                                  \
+  do {                                                                  \
+    if (!(cond)) ::draftbench::check_failed(#cond, __FILE__, __LINE__); \
+  } while (0)

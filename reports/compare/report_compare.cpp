@@ -75,21 +75,21 @@ Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, con
   for (const nlohmann::json& pb : b["points"])
     if (!matched.count(pb["key"].get<std::string>())) c.only_in_b.push_back(label_of(pb));
   if (both_ok > 0 && !metric_seen) throw InputError("compare", "--metric", fmt::format("'{}' is not a metric of these reports", o.metric));
-  if (both_ok == 0 && c.not_ok.empty())
-    throw InputError("compare", "reports", "have no point in common (expected two runs of the same spec)");
+  if (both_ok == 0 && c.not_ok.empty()) throw InputError("compare", "reports", "have no point in common (expected two runs of the same spec)");
   return c;
 }
 
 std::string comparison_text(const Comparison& c, const CompareOptions& o) {
   std::string out = fmt::format("| point | A {0} | B {0} | change | sig. | |\n|---|---:|---:|---:|:---:|---|\n", o.metric);
   for (const PointDifference& d : c.points)
-    out += fmt::format("| {} | {:.3f} | {:.3f} | {:+.1f}% | {} | {} |\n", d.label, d.a, d.b, 100.0 * d.change, d.significance,
-                       d.regression ? "REGRESSION" : "");
+    out +=
+        fmt::format("| {} | {:.3f} | {:.3f} | {:+.1f}% | {} | {} |\n", d.label, d.a, d.b, 100.0 * d.change, d.significance, d.regression ? "REGRESSION" : "");
   for (const std::string& s : c.not_ok) out += fmt::format("\nnot comparable (status): {}", s);
   for (const std::string& s : c.only_in_a) out += fmt::format("\nonly in A: {}", s);
   for (const std::string& s : c.only_in_b) out += fmt::format("\nonly in B: {}", s);
-  out += fmt::format("\n\n{} point(s) compared on {}; {} regression(s) beyond {:.1f}% (sig.: * = beyond twice the repeats' standard error, ? = fewer than 2 repeats)\n",
-                     c.points.size(), o.metric, c.regressions(), 100.0 * o.threshold);
+  out += fmt::format(
+      "\n\n{} point(s) compared on {}; {} regression(s) beyond {:.1f}% (sig.: * = beyond twice the repeats' standard error, ? = fewer than 2 repeats)\n",
+      c.points.size(), o.metric, c.regressions(), 100.0 * o.threshold);
   return out;
 }
 

@@ -11,8 +11,8 @@
 namespace draftbench {
 
 struct CompareOptions {
-  std::string metric = "tps";    // a key of a point's metrics
-  double threshold = 0.05;       // relative change counted as a regression (5%)
+  std::string metric = "tps";  // a key of a point's metrics
+  double threshold = 0.05;     // relative change counted as a regression (5%)
 };
 
 struct PointDifference {

@@ -14,9 +14,7 @@ namespace draftbench {
 
 namespace {
 
-std::string number(const nlohmann::json& v, const char* format = "{:.2f}") {
-  return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>()) : "–";
-}
+std::string number(const nlohmann::json& v, const char* format = "{:.2f}") { return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>()) : "–"; }
 
 const nlohmann::json& metric(const nlohmann::json& point, const char* name) {
   static const nlohmann::json none;
@@ -201,7 +199,8 @@ std::vector<Table> table5(const nlohmann::json& report, const nlohmann::json& pa
   const Slice s = redrafter_slice(report, "beam_width", "batch_size");
   if (s.xs.size() < 2 || s.ys.size() < 2) return {};
   std::vector<Table> out;
-  for (const auto& [id, name, key, paper_key] : {std::tuple{"table5_tps", "per-request TPS", "tps", "tps"}, {"table5_tps_x_bsz", "TPS x BSZ", "tps_x_bsz", "tps_x_bsz"}}) {
+  for (const auto& [id, name, key, paper_key] :
+       {std::tuple{"table5_tps", "per-request TPS", "tps", "tps"}, {"table5_tps_x_bsz", "TPS x BSZ", "tps_x_bsz", "tps_x_bsz"}}) {
     Table t;
     t.id = id;
     t.caption = fmt::format("ReDrafter {} by beam width and batch size (Table 5 layout): {}", name, held_text(s.fixed));

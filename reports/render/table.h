@@ -9,7 +9,7 @@
 namespace draftbench {
 
 struct Table {
-  std::string id;       // file stem: table1, table5, points, ...
+  std::string id;  // file stem: table1, table5, points, ...
   std::string caption;
   // Column groups over the header ("MT-Bench-style", "paper (Vicuna-7B, H100)"), as
   // (label, columns spanned); empty = none. Spans add up to the header's size.

@@ -62,12 +62,15 @@ nlohmann::json describe_environment(const EnvironmentInputs& in) {
       {"device", in.device.empty() ? "cpu" : in.device},
       {"compiler", fmt::format("{} {}", DRAFTBENCH_COMPILER_ID, DRAFTBENCH_COMPILER_VERSION)},
       {"build", {{"type", DRAFTBENCH_BUILD_TYPE}, {"cxx_flags", DRAFTBENCH_CXX_FLAGS}}},
-      {"git", {{"commit", first_line_of(git + "rev-parse HEAD 2>/dev/null")},
-               {"dirty", !first_line_of(git + "status --porcelain --untracked-files=no 2>/dev/null").empty()}}},
+      {"git",
+       {{"commit", first_line_of(git + "rev-parse HEAD 2>/dev/null")},
+        {"dirty", !first_line_of(git + "status --porcelain --untracked-files=no 2>/dev/null").empty()}}},
       {"model", {{"path", in.model_path}, {"sha256", checksums(in.model_path)}}},
       {"drafters", std::move(drafters)},
-      {"libraries", {{"fmt", FMT_VERSION}, {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)},
-                     {"yaml_cpp", DRAFTBENCH_YAML_CPP_VERSION}}},
+      {"libraries",
+       {{"fmt", FMT_VERSION},
+        {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)},
+        {"yaml_cpp", DRAFTBENCH_YAML_CPP_VERSION}}},
   };
 }
 

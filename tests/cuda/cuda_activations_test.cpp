@@ -24,8 +24,7 @@ int main() {
       if (gelu) geglu_tanh(gate.data(), up.data(), ref.data(), n);
       else swiglu(gate.data(), up.data(), ref.data(), n);
       gpu_test::DeviceBuffer<float> dg(gate), du(up), dy{std::vector<float>(n)};
-      gpu_test::check_cuda(gelu ? cuda::geglu_tanh(dg.data(), du.data(), dy.data(), n) : cuda::swiglu(dg.data(), du.data(), dy.data(), n),
-                           "activation launch");
+      gpu_test::check_cuda(gelu ? cuda::geglu_tanh(dg.data(), du.data(), dy.data(), n) : cuda::swiglu(dg.data(), du.data(), dy.data(), n), "activation launch");
       const auto got = dy.download();
       // Same operations in the same order; only tanhf/expf differ (CUDA within 2 ulps,
       // glibc within 1). For GELU the error of tanh is absolute (|tanh| <= 1) and 1 + tanh

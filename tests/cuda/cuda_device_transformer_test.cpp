@@ -43,8 +43,7 @@ void compare(const Model& m, double tolerance, const char* what, gpu_test::Misma
     ForwardResult one;
     gpu.forward(b, cache, one);
     cache.commit_prefix(0, 1);
-    mismatches.check(std::memcmp(one.logits.data(), got.data() + r * V, V * sizeof(float)) == 0, "batch invariance", r, one.logits[0],
-                     got[r * V]);
+    mismatches.check(std::memcmp(one.logits.data(), got.data() + r * V, V * sizeof(float)) == 0, "batch invariance", r, one.logits[0], got[r * V]);
   }
 }
 

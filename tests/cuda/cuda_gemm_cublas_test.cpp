@@ -91,15 +91,15 @@ int main() {
           gpu_test::check_cuda(gemm.matmul(type, dw.data(), n_out, n_in, dx.data() + offset, 1, alone.data()) == 0 ? 0 : 1, "gemm alone");
           const auto one = alone.download();
           for (int64_t o = 0; o < n_out; ++o)
-            mismatches.check(std::memcmp(&one[o], &got[r * n_out + o], 4) == 0, "gemm_cublas batch invariance", static_cast<size_t>(r * n_out + o),
-                             one[o], got[r * n_out + o]);
+            mismatches.check(std::memcmp(&one[o], &got[r * n_out + o], 4) == 0, "gemm_cublas batch invariance", static_cast<size_t>(r * n_out + o), one[o],
+                             got[r * n_out + o]);
         }
         std::vector<float> ref(n_out);
         for (int64_t r = 0; r < n_x; ++r) {
           // The CPU product's own activation format: BF16 rows as encoded (vdpbf16ps's
           // operands), F32/F16 as the f32 values of the encoding.
-          const void* ref_x = activation_type_for(type) == type ? static_cast<const void*>(x.bytes.data() + static_cast<size_t>(r) * row_bytes)
-                                                                 : x.rounded.data() + r * n_in;
+          const void* ref_x =
+              activation_type_for(type) == type ? static_cast<const void*>(x.bytes.data() + static_cast<size_t>(r) * row_bytes) : x.rounded.data() + r * n_in;
           dot_rows_ref(type, w.data(), row_bytes, n_out, ref_x, n_in, ref.data());
           for (int64_t o = 0; o < n_out; ++o) {
             // Products of these inputs are exact in f32 (F16/BF16) or rounded once (F32);

@@ -51,7 +51,8 @@ int main() {
         gpu_test::check_cuda(cuda::linear_silu(type, dterms.data(), n_terms, hidden, n, dbias.data(), residual ? dres.data() : nullptr, dy.data()),
                              "linear_silu launch");
         const std::vector<float> got = dy.download();
-        for (size_t i = 0; i < ref.size(); ++i) mismatches.check(std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(ref[i]), "linear_silu", i, got[i], ref[i]);
+        for (size_t i = 0; i < ref.size(); ++i)
+          mismatches.check(std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(ref[i]), "linear_silu", i, got[i], ref[i]);
       }
     }
   }

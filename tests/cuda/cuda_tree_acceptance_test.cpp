@@ -155,19 +155,17 @@ int main() {
       const int64_t n = trees.size();
       const std::vector<int32_t> zeros(trees.parents.size()), per_tree(static_cast<size_t>(n));
       gpu_test::DeviceBuffer<float> dlogits(trees.logits), dweights{std::vector<float>(static_cast<size_t>(n * n_vocab))};
-      gpu_test::DeviceBuffer<int32_t> dparents(trees.parents), dtokens(trees.tokens), doffsets(trees.offsets), dpath(zeros),
-          dlength(per_tree), dnext(per_tree);
+      gpu_test::DeviceBuffer<int32_t> dparents(trees.parents), dtokens(trees.tokens), doffsets(trees.offsets), dpath(zeros), dlength(per_tree), dnext(per_tree);
       const auto download = [&] { return Walk{dpath.download(), dlength.download(), dnext.download()}; };
 
-      gpu_test::check_cuda(cuda::verify_greedy(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab, dpath.data(),
-                                               dlength.data(), dnext.data()),
-                           "verify_greedy launch");
+      gpu_test::check_cuda(
+          cuda::verify_greedy(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab, dpath.data(), dlength.data(), dnext.data()),
+          "verify_greedy launch");
       const Walk greedy = download();
       for (int64_t b = 0; b < n; ++b) {
         Acceptance want;
         verify_greedy(trees.trees[b], trees.tokens_of(b), trees.logits_of(b), want);
-        mismatches.check(same_result(greedy, trees, b, want), "greedy path and next token", static_cast<size_t>(b), greedy.next_token[b],
-                         want.next_token);
+        mismatches.check(same_result(greedy, trees, b, want), "greedy path and next token", static_cast<size_t>(b), greedy.next_token[b], want.next_token);
       }
 
       std::vector<RngKey> keys;
@@ -177,9 +175,8 @@ int main() {
       // Unfiltered; top-k within the best 64; top-p (past the best 64 at T = 1 and 32k tokens); both, k past 64.
       for (const cuda::TargetFilter filter : std::vector<cuda::TargetFilter>{{}, {40, 1.0f}, {0, 0.9f}, {200, 0.95f}}) {
         const cuda::TargetSampling sampling{temperature, filter.top_k, filter.top_p};
-        gpu_test::check_cuda(cuda::verify_sampling_one_hot(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
-                                                           sampling, dkeys.data(), dweights.data(), dorder.data(), dpath.data(), dlength.data(),
-                                                           dnext.data()),
+        gpu_test::check_cuda(cuda::verify_sampling_one_hot(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab, sampling, dkeys.data(),
+                                                           dweights.data(), dorder.data(), dpath.data(), dlength.data(), dnext.data()),
                              "verify_sampling_one_hot launch");
         const Walk sampled = download();
         // The same block program on the CPU.
@@ -191,8 +188,8 @@ int main() {
         });
         VerifyScratch scratch;
         for (int64_t b = 0; b < n; ++b) {
-          mismatches.check(same_walk(sampled, emulated, trees, b), "one-hot sampling, device vs emulation", static_cast<size_t>(b),
-                           sampled.next_token[b], emulated.next_token[b]);
+          mismatches.check(same_walk(sampled, emulated, trees, b), "one-hot sampling, device vs emulation", static_cast<size_t>(b), sampled.next_token[b],
+                           emulated.next_token[b]);
           Acceptance want;
           verify_sampling_one_hot(trees.trees[b], trees.tokens_of(b), trees.logits_of(b),
                                   SamplingContext{SamplingParams{temperature, filter.top_k, filter.top_p}, keys[b]}, scratch, want);
@@ -204,8 +201,8 @@ int main() {
           ++n_trees;
           if (!same_result(sampled, trees, b, want)) {
             ++n_differing;
-            std::printf("one-hot sampling differs from the host at tree %lld (n_vocab %lld, T %g): next token %d, host %d\n",
-                        static_cast<long long>(b), static_cast<long long>(n_vocab), temperature, sampled.next_token[b], want.next_token);
+            std::printf("one-hot sampling differs from the host at tree %lld (n_vocab %lld, T %g): next token %d, host %d\n", static_cast<long long>(b),
+                        static_cast<long long>(n_vocab), temperature, sampled.next_token[b], want.next_token);
           }
         }
       }
@@ -220,9 +217,8 @@ int main() {
       // The device's walk for drafts `dq`, and its emulation's for `hq` (the same drafts on the host).
       const auto walks_q = [&](const cuda::SampledDraftQ& dq, const cuda::DraftQ& hq, const cuda::TargetFilter& filter) {
         gpu_test::check_cuda(cuda::verify_sampling_with_q(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
-                                                          cuda::TargetSampling{temperature, filter.top_k, filter.top_p}, dq, dkeys.data(),
-                                                          dweights.data(), dorder.data(), dresidual.data(), dq_by_token.data(), dpath.data(),
-                                                          dlength.data(), dnext.data()),
+                                                          cuda::TargetSampling{temperature, filter.top_k, filter.top_p}, dq, dkeys.data(), dweights.data(),
+                                                          dorder.data(), dresidual.data(), dq_by_token.data(), dpath.data(), dlength.data(), dnext.data()),
                              "verify_sampling_with_q launch");
         Walk sampled = download();
         std::vector<float> weights(static_cast<size_t>(n * n_vocab));
@@ -243,12 +239,11 @@ int main() {
                                                    cuda::DraftQ{q.tokens.data(), q.probs.data(), q.offsets.data(), without_replacement}, filter);
           VerifyScratch scratch;
           for (int64_t b = 0; b < n; ++b) {
-            mismatches.check(same_walk(sampled, emulated, trees, b), "sampling with q, device vs emulation", static_cast<size_t>(b),
-                             sampled.next_token[b], emulated.next_token[b]);
+            mismatches.check(same_walk(sampled, emulated, trees, b), "sampling with q, device vs emulation", static_cast<size_t>(b), sampled.next_token[b],
+                             emulated.next_token[b]);
             if (without_replacement && !q.distinct_siblings[b]) continue;
             Acceptance want;
-            verify_sampling_with_q(trees.trees[b], trees.tokens_of(b), trees.logits_of(b),
-                                   SampledDrafts{q.of_tree(trees, b), sampling, {}},
+            verify_sampling_with_q(trees.trees[b], trees.tokens_of(b), trees.logits_of(b), SampledDrafts{q.of_tree(trees, b), sampling, {}},
                                    SamplingContext{SamplingParams{temperature, filter.top_k, filter.top_p}, keys[b]}, scratch, want);
             mismatches.check(same_result(sampled, trees, b, want), "sampling with q, device vs host", static_cast<size_t>(b), sampled.next_token[b],
                              want.next_token);
@@ -285,8 +280,8 @@ int main() {
                     cuda::DraftQ{q.tokens.data(), q.probs.data(), q.offsets.data(), false, beam_nodes.data(), kBeams, kBeamLength}, filter);
         VerifyScratch scratch;
         for (int64_t b = 0; b < n; ++b) {
-          mismatches.check(same_walk(sampled, emulated, trees, b), "sampled beams, device vs emulation", static_cast<size_t>(b),
-                           sampled.next_token[b], emulated.next_token[b]);
+          mismatches.check(same_walk(sampled, emulated, trees, b), "sampled beams, device vs emulation", static_cast<size_t>(b), sampled.next_token[b],
+                           emulated.next_token[b]);
           const std::span<const int32_t> tree_beams(beam_nodes.data() + b * kBeams * kBeamLength, kBeams * kBeamLength);
           if (!cuda::beams_valid(cuda::TreeBeams{tree_beams.data(), kBeams, kBeamLength}, trees.parents.data() + trees.offsets[b],
                                  trees.offsets[b + 1] - trees.offsets[b]))
@@ -303,13 +298,12 @@ int main() {
       for (const cuda::SampledDraftQ bad : {cuda::SampledDraftQ{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), true, dbeams.data(), kBeams, kBeamLength},
                                             cuda::SampledDraftQ{dq_tokens.data(), dq_probs.data(), dq_offsets.data(), false, nullptr, kBeams, kBeamLength}})
         mismatches.check(cuda::verify_sampling_with_q(dlogits.data(), dparents.data(), dtokens.data(), doffsets.data(), n, n_vocab,
-                                                      cuda::TargetSampling{temperature}, bad, dkeys.data(), dweights.data(), dorder.data(),
-                                                      dresidual.data(), dq_by_token.data(), dpath.data(), dlength.data(),
-                                                      dnext.data()) == cudaErrorInvalidValue,
+                                                      cuda::TargetSampling{temperature}, bad, dkeys.data(), dweights.data(), dorder.data(), dresidual.data(),
+                                                      dq_by_token.data(), dpath.data(), dlength.data(), dnext.data()) == cudaErrorInvalidValue,
                          "sampling with q refuses beams without replacement or without nodes", 0, 0, 0);
     }
   }
-  mismatches.check(n_differing * 100 <= n_trees, "one-hot sampling, trees differing from the host (at most 1%)", 0,
-                   static_cast<double>(n_differing), static_cast<double>(n_trees / 100));
+  mismatches.check(n_differing * 100 <= n_trees, "one-hot sampling, trees differing from the host (at most 1%)", 0, static_cast<double>(n_differing),
+                   static_cast<double>(n_trees / 100));
   return mismatches.finish("tree acceptance");
 }

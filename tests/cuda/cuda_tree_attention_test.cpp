@@ -14,7 +14,9 @@ int main() {
   gpu_test::skip_without_device();
   gpu_test::Mismatches mismatches;
   std::mt19937 rng(13);
-  struct Shape { int n_heads, n_kv, head_dim; };
+  struct Shape {
+    int n_heads, n_kv, head_dim;
+  };
   const Shape shapes[] = {{2, 2, 3}, {8, 2, 256}, {4, 1, 64}};
   for (const Shape& s : shapes) {
     for (const int64_t committed : {0, 5, 300}) {
@@ -32,8 +34,7 @@ int main() {
             const auto got = dout.download();
             // Bound derivation in tree_attention_case.h; CUDA's expf is within 2 ulps, glibc's 1.
             const float tol = cuda_test::output_tolerance(c, 3);
-            for (size_t i = 0; i < got.size(); ++i)
-              mismatches.check(std::fabs(got[i] - ref[i]) <= tol, "tree_attention", i, got[i], ref[i]);
+            for (size_t i = 0; i < got.size(); ++i) mismatches.check(std::fabs(got[i] - ref[i]) <= tol, "tree_attention", i, got[i], ref[i]);
           }
         }
       }

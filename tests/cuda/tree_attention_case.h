@@ -36,8 +36,8 @@ struct AttentionCase {
   int64_t kv_stride;
 };
 
-inline AttentionCase random_attention_case(std::mt19937& rng, int n_heads, int n_kv, int head_dim, int64_t committed, int n_nodes,
-                                           int64_t window, bool forest) {
+inline AttentionCase random_attention_case(std::mt19937& rng, int n_heads, int n_kv, int head_dim, int64_t committed, int n_nodes, int64_t window,
+                                           bool forest) {
   const AttentionShape shape{n_heads, n_kv, head_dim, 1.0f / std::sqrt(static_cast<float>(head_dim)), window};
   AttentionCase c{shape, committed, TokenTree::from_parents(random_parents(n_nodes, forest, rng)), {}, {}, {}, static_cast<int64_t>(n_kv) * head_dim + 3};
   c.q = random_activations(static_cast<int64_t>(n_nodes) * n_heads * head_dim, rng, 1.0f);
@@ -53,8 +53,8 @@ inline std::vector<float> reference_outputs(const AttentionCase& c) {
   std::vector<float> out(n * row), scores(c.n_committed + n);
   for (int32_t node = 0; node < n; ++node)
     for (int h = 0; h < c.shape.n_heads; ++h)
-      tree_attention_head(c.shape, h, c.q.data() + node * row + h * c.shape.head_dim, c.k.data(), c.v.data(), c.kv_stride, c.n_committed,
-                          c.tree.view(), node, scores.data(), out.data() + node * row + h * c.shape.head_dim);
+      tree_attention_head(c.shape, h, c.q.data() + node * row + h * c.shape.head_dim, c.k.data(), c.v.data(), c.kv_stride, c.n_committed, c.tree.view(), node,
+                          scores.data(), out.data() + node * row + h * c.shape.head_dim);
   return out;
 }
 

@@ -82,8 +82,7 @@ std::string first_overlap(const std::vector<PromptItem>& shipped, const std::vec
   for (const PromptItem& item : shipped)
     for (const std::string& turn : item.turns) {
       const std::vector<std::string> w = normalised_words(turn);
-      if (const auto it = corpus_texts.find(join(w, 0, w.size())); it != corpus_texts.end())
-        return "prompt " + item.id + " equals corpus prompt " + it->second;
+      if (const auto it = corpus_texts.find(join(w, 0, w.size())); it != corpus_texts.end()) return "prompt " + item.id + " equals corpus prompt " + it->second;
       for (size_t i = 0; i + kShingleWords <= w.size(); ++i)
         if (const auto it = corpus_shingles.find(join(w, i, i + kShingleWords)); it != corpus_shingles.end())
           return "prompt " + item.id + " shares \"" + it->first + "\" with corpus prompt " + it->second;
@@ -125,13 +124,14 @@ TEST_CASE("MT-Bench questions load with every turn and their reference answers")
 
 TEST_CASE("Spec-Bench records (int or string ids, its own categories) load as MT-Bench questions") {
   test::TempDir dir("spec_bench_load");
-  const std::string path = write_file(dir / "question.jsonl",
-                                      "{\"question_id\": 81, \"category\": \"mt_bench\", \"turns\": [\"Draft an email.\", \"Shorten it.\"]}\r\n"
-                                      "{\"question_id\": \"translation_1\", \"category\": \"translation\", \"turns\": [\"Translate German-to-English: Guten Tag.\"]}\r\n"
-                                      "{\"question_id\": 241, \"category\": \"summarization\", \"turns\": [\"Summarize: ...\"], \"reference\": null}\r\n"
-                                      "{\"question_id\": \"qa_7\", \"category\": \"qa\", \"turns\": [\"Who wrote Hamlet?\"]}\r\n"
-                                      "{\"question_id\": 401, \"category\": \"math_reasoning\", \"turns\": [\"Tom has 3 apples...\"]}\r\n"
-                                      "{\"question_id\": 481, \"category\": \"rag\", \"turns\": [\"Context: ... Question: ...\"]}\r\n");
+  const std::string path =
+      write_file(dir / "question.jsonl",
+                 "{\"question_id\": 81, \"category\": \"mt_bench\", \"turns\": [\"Draft an email.\", \"Shorten it.\"]}\r\n"
+                 "{\"question_id\": \"translation_1\", \"category\": \"translation\", \"turns\": [\"Translate German-to-English: Guten Tag.\"]}\r\n"
+                 "{\"question_id\": 241, \"category\": \"summarization\", \"turns\": [\"Summarize: ...\"], \"reference\": null}\r\n"
+                 "{\"question_id\": \"qa_7\", \"category\": \"qa\", \"turns\": [\"Who wrote Hamlet?\"]}\r\n"
+                 "{\"question_id\": 401, \"category\": \"math_reasoning\", \"turns\": [\"Tom has 3 apples...\"]}\r\n"
+                 "{\"question_id\": 481, \"category\": \"rag\", \"turns\": [\"Context: ... Question: ...\"]}\r\n");
   const std::vector<PromptItem> items = load_prompt_set(path);
   REQUIRE(items.size() == 6);
   std::vector<std::string> ids, categories;
@@ -146,13 +146,14 @@ TEST_CASE("Spec-Bench records (int or string ids, its own categories) load as MT
 TEST_CASE("AlpacaEval records load from the official JSON array and from JSONL") {
   test::TempDir dir("alpaca_load");
   SECTION("a JSON array, ids from the element number unless an id is given") {
-    const std::string path = write_file(dir / "alpaca_eval.json",
-                                        "[\n"
-                                        "  {\"instruction\": \"Name three birds.\", \"output\": \"\", \"generator\": \"none\", \"dataset\": \"helpful_base\"},\n"
-                                        "  {\"instruction\": \"Sort: b, a\", \"output\": \"a, b\", \"generator\": \"gpt4\", \"dataset\": \"selfinstruct\", "
-                                        "\"datasplit\": \"eval\"},\n"
-                                        "  {\"id\": \"v-9\", \"instruction\": \"What if the sun were blue?\", \"dataset\": \"vicuna\"}\n"
-                                        "]\n");
+    const std::string path =
+        write_file(dir / "alpaca_eval.json",
+                   "[\n"
+                   "  {\"instruction\": \"Name three birds.\", \"output\": \"\", \"generator\": \"none\", \"dataset\": \"helpful_base\"},\n"
+                   "  {\"instruction\": \"Sort: b, a\", \"output\": \"a, b\", \"generator\": \"gpt4\", \"dataset\": \"selfinstruct\", "
+                   "\"datasplit\": \"eval\"},\n"
+                   "  {\"id\": \"v-9\", \"instruction\": \"What if the sun were blue?\", \"dataset\": \"vicuna\"}\n"
+                   "]\n");
     for (PromptFormat format : {PromptFormat::alpaca, PromptFormat::detect}) {
       const std::vector<PromptItem> items = load_prompt_set(path, format);
       REQUIRE(items.size() == 3);
@@ -271,8 +272,10 @@ TEST_CASE("malformed prompt files give one line naming the file, the place, the 
   }
   SECTION("records that are not objects") {
     CHECK_THAT(message(q1 + "[1, 2]\n"), Equals(path + ": line 2: expected one JSON object per line, got an array"));
-    CHECK_THAT(message("\"just a string\"\n", PromptFormat::corpus), Equals(path + ": line 1: expected one draftbench corpus record object per line, got a string"));
-    CHECK_THAT(message("[{\"instruction\": \"a\", \"dataset\": \"oasst\"}, 7]"), Equals(path + ": element 2: expected a JSON object (an AlpacaEval record), got an integer"));
+    CHECK_THAT(message("\"just a string\"\n", PromptFormat::corpus),
+               Equals(path + ": line 1: expected one draftbench corpus record object per line, got a string"));
+    CHECK_THAT(message("[{\"instruction\": \"a\", \"dataset\": \"oasst\"}, 7]"),
+               Equals(path + ": element 2: expected a JSON object (an AlpacaEval record), got an integer"));
     CHECK_THAT(message("{\"instruction\": \"a\"}", PromptFormat::alpaca), Equals(path + ": line 1 field 'dataset': missing; expected a non-empty string"));
   }
   SECTION("a JSON object of no known format") {
@@ -364,8 +367,8 @@ TEST_CASE("the shipped MT-Bench-style set: 80 two-turn questions, 10 per categor
   CHECK(ids.size() == items.size());
   // Specs take the first `limit` prompts, so the categories take turns: any 8 in a row hold one of each.
   for (size_t i = 8; i < items.size(); ++i) CHECK(items[i].category == items[i - 8].category);
-  const std::map<std::string, int> expected{{"writing", 10}, {"roleplay", 10}, {"reasoning", 10}, {"math", 10},
-                                            {"coding", 10},  {"extraction", 10}, {"stem", 10},    {"humanities", 10}};
+  const std::map<std::string, int> expected{{"writing", 10}, {"roleplay", 10},   {"reasoning", 10}, {"math", 10},
+                                            {"coding", 10},  {"extraction", 10}, {"stem", 10},      {"humanities", 10}};
   CHECK(per_category == expected);
 }
 
@@ -451,8 +454,8 @@ TEST_CASE("official benchmark files load: MT-Bench, Spec-Bench (13 categories), 
     const std::vector<PromptItem> items = load_prompt_set(fixtures + "/spec_bench_question.jsonl");
     std::set<std::string> categories;
     for (const PromptItem& item : items) categories.insert(item.category);
-    CHECK(categories == std::set<std::string>{"writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities",
-                                              "translation", "summarization", "qa", "math_reasoning", "rag"});
+    CHECK(categories == std::set<std::string>{"writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities", "translation",
+                                              "summarization", "qa", "math_reasoning", "rag"});
     const PromptItem& rag = items.back();
     REQUIRE(rag.category == "rag");
     CHECK(rag.turns.at(0).size() > 2000);

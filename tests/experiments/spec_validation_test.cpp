@@ -202,8 +202,7 @@ TEST_CASE("the quickstart spec loads, with the shipped drafters and its baseline
   REQUIRE(spec.datasets.size() == 1);
   CHECK(spec.datasets[0].limit_per_category == 2);
   CHECK(fs::exists(spec.datasets[0].path));
-  for (const char* kind : {"medusa", "eagle", "redrafter"})
-    CHECK(fs::path(spec.drafter(kind).weights) == fs::path(kRoot) / "models" / "drafters" / kind);
+  for (const char* kind : {"medusa", "eagle", "redrafter"}) CHECK(fs::path(spec.drafter(kind).weights) == fs::path(kRoot) / "models" / "drafters" / kind);
   // The hybrid reads Medusa's shipped weights; the n-gram drafter has none.
   CHECK(fs::path(spec.drafter("medusa+ngram").weights) == fs::path(kRoot) / "models" / "drafters" / "medusa");
   CHECK(spec.drafter("ngram").weights.empty());
@@ -229,9 +228,9 @@ TEST_CASE("the n-gram drafter runs in a spec with no weights, even with another 
   const ScratchDir dir;
   const fs::path model = dir.write("tiny.gguf", "");
   draftbench::write_synthetic_model(*draftbench::find_model_recipe("gemma3-tiny"), 1, model.string());
-  const ExperimentSpec spec = load(dir.write("ngram.yaml", "schema_version: 1\nname: ngram\nmodel: " + model.string() +
-                                                               "\ndatasets:\n  - {name: mt, path: " + kRoot +
-                                                               "/datasets/mt_bench_style/question.jsonl, limit: 1}\nsweep:\n  drafter: [ngram]\n"));
+  const ExperimentSpec spec =
+      load(dir.write("ngram.yaml", "schema_version: 1\nname: ngram\nmodel: " + model.string() + "\ndatasets:\n  - {name: mt, path: " + kRoot +
+                                       "/datasets/mt_bench_style/question.jsonl, limit: 1}\nsweep:\n  drafter: [ngram]\n"));
   CHECK_FALSE(spec.default_model);
   CHECK(spec.drafter("ngram").kind == "ngram");
   CHECK(spec.drafter("ngram").weights.empty());
@@ -258,8 +257,7 @@ TEST_CASE("a JSON spec means exactly what its YAML twin means", "[spec]") {
   CHECK(from_yaml.memory_budget_bytes == 2ull << 30);
   CHECK(from_yaml.time_limit_s == 90.0);
   CHECK(from_yaml.drafter("rd").settings["top_k_warp"] == 50);
-  for (const SweepPoint& p : points)
-    CHECK_FALSE((p.drafter == "rd" && p.params["temperature"] == 1.0 && p.params["beam_width"] == 4));
+  for (const SweepPoint& p : points) CHECK_FALSE((p.drafter == "rd" && p.params["temperature"] == 1.0 && p.params["beam_width"] == 4));
 }
 
 TEST_CASE("ranges expand to every value from `from` to `to` inclusive", "[spec]") {

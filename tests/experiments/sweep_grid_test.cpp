@@ -21,7 +21,8 @@ namespace {
 ExperimentSpec spec_from(const test::TempDir& dir, const std::string& sweep, const std::string& extra = "") {
   const std::string path = dir / "spec.yaml";
   std::ofstream(path) << "schema_version: 1\nname: grid\ndatasets:\n  - {name: a, path: datasets/mt_bench_style/question.jsonl, limit: 2}\n"
-                      << extra << "sweep:\n" << sweep;
+                      << extra << "sweep:\n"
+                      << sweep;
   return load_experiment_spec(path, DRAFTBENCH_SOURCE_DIR, DRAFTBENCH_TEST_MODEL);
 }
 

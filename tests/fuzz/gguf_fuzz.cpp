@@ -14,7 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& t : f.tensors())
       if (t.data < data || t.data + t.n_bytes > data + size) std::abort();
     for (const auto& [key, value] : f.metadata()) (void)key, (void)value;
-  } catch (const draftbench::InputError&) {
-  }
+  } catch (const draftbench::InputError&) {}
   return 0;
 }

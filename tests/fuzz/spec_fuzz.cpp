@@ -23,7 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const draftbench::ExperimentSpec spec = draftbench::load_experiment_spec(path, DRAFTBENCH_SOURCE_DIR, DRAFTBENCH_TEST_MODEL);
     (void)draftbench::expand_sweep(spec);
-  } catch (const draftbench::InputError&) {
-  }
+  } catch (const draftbench::InputError&) {}
   return 0;
 }

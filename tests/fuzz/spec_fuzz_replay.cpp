@@ -41,8 +41,34 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const std::string& s : corpus) run(s);
-  const char* tokens[] = {"[", "]", "{", "}", ":", "- ", "&a ", "*a", "!!str ", "\"", "'", "\n", "  ", "#", ".nan", "-.inf", "1e-40",
-                          "1e309", "-1", "9223372036854775808", "{from: 0, to: 9999}", "\xff", "\x00", "~", "? ", "|", ">", "%YAML 1.2\n"};
+  const char* tokens[] = {"[",
+                          "]",
+                          "{",
+                          "}",
+                          ":",
+                          "- ",
+                          "&a ",
+                          "*a",
+                          "!!str ",
+                          "\"",
+                          "'",
+                          "\n",
+                          "  ",
+                          "#",
+                          ".nan",
+                          "-.inf",
+                          "1e-40",
+                          "1e309",
+                          "-1",
+                          "9223372036854775808",
+                          "{from: 0, to: 9999}",
+                          "\xff",
+                          "\x00",
+                          "~",
+                          "? ",
+                          "|",
+                          ">",
+                          "%YAML 1.2\n"};
   std::mt19937_64 rng(2024);
   for (int it = 0; it < iterations; ++it) {
     std::string s = corpus[rng() % corpus.size()];

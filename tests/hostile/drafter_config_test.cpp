@@ -25,8 +25,8 @@
 namespace {
 
 using namespace draftbench;
-using draftbench::test::TempDir;
 using Catch::Matchers::Contains;
+using draftbench::test::TempDir;
 
 struct Target {
   TempDir dir{"hostile_drafters"};

@@ -20,8 +20,8 @@ TEST_CASE("greedy speculative decoding reproduces autoregressive decoding token 
   const Model& m = default_model();
   ThreadPool pool(2);
   Transformer tf(m.config(), m.weights(), pool);
-  const std::vector<std::string> texts = {"The history of the printing press", "def fibonacci(n):",
-                                          "Three facts about octopuses:\n1.", "In 1969, the first humans"};
+  const std::vector<std::string> texts = {"The history of the printing press", "def fibonacci(n):", "Three facts about octopuses:\n1.",
+                                          "In 1969, the first humans"};
   DecodeOptions opt;
   opt.max_new_tokens = 40;
   opt.ignore_eos = true;

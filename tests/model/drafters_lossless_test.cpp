@@ -23,11 +23,10 @@ namespace {
 constexpr int kNewTokens = 64;
 
 const std::vector<std::string>& prompt_texts() {
-  static const std::vector<std::string> texts = {
-      "The history of the printing press",      "def fibonacci(n):",
-      "Three facts about octopuses:\n1.",       "In 1969, the first humans",
-      "Dear hiring manager, I am writing to",   "The recipe calls for two cups of flour,",
-      "Q: What is the boiling point of water?\nA:", "Once upon a time in a small village,"};
+  static const std::vector<std::string> texts = {"The history of the printing press",          "def fibonacci(n):",
+                                                 "Three facts about octopuses:\n1.",           "In 1969, the first humans",
+                                                 "Dear hiring manager, I am writing to",       "The recipe calls for two cups of flour,",
+                                                 "Q: What is the boiling point of water?\nA:", "Once upon a time in a small village,"};
   return texts;
 }
 
@@ -68,8 +67,7 @@ void require_lossless(const DrafterOptions& options, size_t batch, const std::st
   opt.ignore_eos = true;
   for (size_t first = 0; first < n_prompts; first += batch) {
     const size_t n = std::min(batch, n_prompts - first);
-    const std::vector<std::vector<int32_t>> prompts(t.prompts.begin() + static_cast<ptrdiff_t>(first),
-                                                    t.prompts.begin() + static_cast<ptrdiff_t>(first + n));
+    const std::vector<std::vector<int32_t>> prompts(t.prompts.begin() + static_cast<ptrdiff_t>(first), t.prompts.begin() + static_cast<ptrdiff_t>(first + n));
     opt.first_request = first;
     const auto results = decoder.generate(prompts, opt);
     for (size_t i = 0; i < n; ++i) {
@@ -105,8 +103,9 @@ TEST_CASE("real model: ReDrafter is lossless at temperature 0 for every beam sha
     o.beam_width = c.width;
     o.beam_length = c.length;
     o.tree_attention = c.tree_attention;
-    require_lossless(o, c.batch, "redrafter BW " + std::to_string(c.width) + " BL " + std::to_string(c.length) +
-                                     (c.tree_attention ? " tree attention on" : " tree attention off"));
+    require_lossless(
+        o, c.batch,
+        "redrafter BW " + std::to_string(c.width) + " BL " + std::to_string(c.length) + (c.tree_attention ? " tree attention on" : " tree attention off"));
   }
 }
 
@@ -135,8 +134,7 @@ TEST_CASE("real model: EAGLE is lossless at temperature 0 with dynamic trees of 
   require_lossless(o, 4, "eagle depth 5 top-k 10 total 60");
 }
 
-TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chains, trees and auto sizing, batch 1..8",
-          "[model][lossless][ngram]") {
+TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chains, trees and auto sizing, batch 1..8", "[model][lossless][ngram]") {
   DrafterOptions o;
   o.kind = "ngram";
   o.draft_tokens = 8;
@@ -159,8 +157,7 @@ TEST_CASE("real model: the n-gram drafter is lossless at temperature 0 for chain
   require_lossless(o, 4, "ngram auto");
 }
 
-TEST_CASE("real model: automatic sizing and every hybrid are lossless at temperature 0, batch 1 and 4",
-          "[model][lossless][sizing]") {
+TEST_CASE("real model: automatic sizing and every hybrid are lossless at temperature 0, batch 1 and 4", "[model][lossless][sizing]") {
   // The shipped (trained) drafters, so that drafts are often accepted deep and the sizer's
   // choices move: under cheap rows it keeps large trees, under CPU-like rows small ones or
   // none (autoregressive steps, the model drafter skipped).

@@ -26,18 +26,19 @@ std::vector<float> last_logits_alone(const Model& m, Transformer& tf, const std:
   return r.logits;
 }
 
-
 }  // namespace
 
 TEST_CASE("greedy continuation of factual prompts is sensible", "[model]") {
   const Model& m = default_model();
   ThreadPool pool(2);
   Transformer tf(m.config(), m.weights(), pool);
-  struct Fact { const char* prompt; const char* answer; };
+  struct Fact {
+    const char* prompt;
+    const char* answer;
+  };
   // The default model is the base (not instruction-tuned) 270M: plain completions.
   for (const Fact& f : {Fact{"Paris is the capital city of", "France"}, Fact{"The Eiffel Tower is located in the city of", "Paris"},
-                        Fact{"Question: What is the capital of Japan?\nAnswer:", "Tokyo"},
-                        Fact{"William Shakespeare was born in the year", "1564"}}) {
+                        Fact{"Question: What is the capital of Japan?\nAnswer:", "Tokyo"}, Fact{"William Shakespeare was born in the year", "1564"}}) {
     const auto prompt = m.tokenizer().encode(f.prompt, true, false);
     KvCache cache(m.config(), 1, static_cast<int64_t>(prompt.size()) + 10);
     GenerationOptions opt;
@@ -77,9 +78,8 @@ TEST_CASE("a token tree gives every node the logits of its path run as a chain",
   const auto prompt = m.tokenizer().encode("Once upon a time, in a small village,", true, false);
   const auto& tok = m.tokenizer();
   // root, two branches, one of depth 3.
-  const std::vector<int32_t> tokens = {tok.encode(" there", false, false)[0], tok.encode(" lived", false, false)[0],
-                                       tok.encode(" was", false, false)[0], tok.encode(" a", false, false)[0],
-                                       tok.encode(" young", false, false)[0], tok.encode(" an", false, false)[0]};
+  const std::vector<int32_t> tokens = {tok.encode(" there", false, false)[0], tok.encode(" lived", false, false)[0], tok.encode(" was", false, false)[0],
+                                       tok.encode(" a", false, false)[0],     tok.encode(" young", false, false)[0], tok.encode(" an", false, false)[0]};
   const std::vector<int32_t> parents = {-1, 0, 0, 1, 3, 2};
 
   KvCache cache(m.config(), 1, 64);

@@ -39,14 +39,15 @@ const std::vector<ExpectedTokens> kLlamaCppTokens = {
     {"Hello world", {9259, 1902}},
     {"The quick brown fox jumps over the lazy dog.", {818, 3823, 8864, 37423, 38167, 1024, 506, 31770, 4799, 236761}},
     {"def fib(n):\n    if n < 2:\n        return n\n    return fib(n - 1) + fib(n - 2)\n",
-     {2063, 10779, 236769, 236749, 1473, 107, 140, 584, 538, 655, 236743, 236778, 236787, 107, 144, 2060, 538, 107, 140, 2060,
-      10779, 236769, 236749, 753, 236743, 236770, 236768, 900, 10779, 236769, 236749, 753, 236743, 236778, 236768, 107}},
+     {2063, 10779, 236769, 236749, 1473,   107, 140,    584,    538,    655, 236743, 236778, 236787, 107, 144,    2060,   538,    107,
+      140,  2060,  10779,  236769, 236749, 753, 236743, 236770, 236768, 900, 10779,  236769, 236749, 753, 236743, 236778, 236768, 107}},
     {"a  b   c    d     e", {236746, 138, 236763, 139, 236755, 140, 236753, 141, 236744}},
     {"3.14159, 2.71828 and 1,234,567.89 in 2024-01-31",
      {236800, 236761, 236770, 236812, 236770, 236810, 236819, 236764, 236743, 236778, 236761, 236832, 236770, 236828,
-      236778, 236828, 532, 236743, 236770, 236764, 236778, 236800, 236812, 236764, 236810, 236825, 236832, 236761,
-      236828, 236819, 528, 236743, 236778, 236771, 236778, 236812, 236772, 236771, 236770, 236772, 236800, 236770}},
-    {"Gr\xC3\xBC\xC3\x9F" "e aus M\xC3\xBCnchen \xE2\x80\x94 na\xC3\xAFve caf\xC3\xA9, "
+      236778, 236828, 532,    236743, 236770, 236764, 236778, 236800, 236812, 236764, 236810, 236825, 236832, 236761,
+      236828, 236819, 528,    236743, 236778, 236771, 236778, 236812, 236772, 236771, 236770, 236772, 236800, 236770}},
+    {"Gr\xC3\xBC\xC3\x9F"
+     "e aus M\xC3\xBCnchen \xE2\x80\x94 na\xC3\xAFve caf\xC3\xA9, "
      "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E\xE3\x81\xAE\xE3\x83\x86\xE3\x82\xAD\xE3\x82\xB9\xE3\x83\x88, "
      "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82 \xD0\xBC\xD0\xB8\xD1\x80",
      {9322, 236959, 16756, 5581, 67772, 2192, 120362, 33443, 236764, 33375, 238582, 236945, 95830, 236764, 15745, 8362, 58562}},
@@ -94,9 +95,9 @@ TEST_CASE("gemma tokenizer: special tokens need parse_special", "[tokenizer][mod
   const Tokenizer& tok = gemma_tokenizer();
   const std::string turn = "<start_of_turn>user\nHi!<end_of_turn>\n<start_of_turn>model\n";
   CHECK(tok.encode(turn, false, true) == std::vector<int32_t>{105, 2364, 107, 10979, 236888, 106, 107, 105, 4368, 107});
-  CHECK(tok.encode(turn, false, false) ==
-        std::vector<int32_t>{236820, 3041, 236779, 1340, 236779, 887, 236813, 2364, 107, 10979, 200322, 643, 236779, 1340,
-                             236779, 887, 236813, 107, 236820, 3041, 236779, 1340, 236779, 887, 236813, 4368, 107});
+  CHECK(tok.encode(turn, false, false) == std::vector<int32_t>{236820, 3041,   236779, 1340,   236779, 887,    236813, 2364,   107,
+                                                               10979,  200322, 643,    236779, 1340,   236779, 887,    236813, 107,
+                                                               236820, 3041,   236779, 1340,   236779, 887,    236813, 4368,   107});
   CHECK(tok.decode(tok.encode(turn, false, true)) == "user\nHi!\nmodel\n");
   CHECK(tok.decode(tok.encode(turn, false, true), true) == turn);
 }
@@ -105,8 +106,8 @@ TEST_CASE("gemma tokenizer: the chat template tokenizes to llama.cpp's ids", "[t
   const Tokenizer& tok = gemma_tokenizer();
   const std::vector<ChatMessage> chat = {{"system", "You are a helpful assistant."}, {"user", "Write a haiku about the sea."}};
   const std::string prompt = render_chat(chat_template_for_model("gemma3", std::nullopt, "gemma"), chat, true);
-  const std::vector<int32_t> expected = {2,   105, 2364, 107,    3048, 659, 496, 11045, 16326, 236761, 108, 6974,
-                                         496, 678, 20517, 1003, 506,  5442, 236761, 106, 107, 105, 4368, 107};
+  const std::vector<int32_t> expected = {2,   105, 2364,  107,  3048, 659,  496,    11045, 16326, 236761, 108,  6974,
+                                         496, 678, 20517, 1003, 506,  5442, 236761, 106,   107,   105,    4368, 107};
   CHECK(tok.encode(prompt, false, true) == expected);
   CHECK(tok.encode(prompt, true, true) == expected);  // the template's <bos> is not doubled
   // The turn marker's id comes from the vocabulary's text, whatever the file numbers it.
@@ -117,7 +118,9 @@ TEST_CASE("gemma tokenizer: the chat template tokenizes to llama.cpp's ids", "[t
 
 TEST_CASE("gemma tokenizer: streaming a byte-fallback character", "[tokenizer][model]") {
   const Tokenizer& tok = gemma_tokenizer();
-  const std::string text = "A\xF0\xA0\x9C\x8E" "B";  // U+2070E has no token: four byte tokens
+  const std::string text =
+      "A\xF0\xA0\x9C\x8E"
+      "B";  // U+2070E has no token: four byte tokens
   const auto ids = tok.encode(text, false, false);
   REQUIRE(ids.size() == 6);
   TextStreamer streamer(tok);

@@ -51,16 +51,15 @@ nlohmann::json report_of(const std::vector<nlohmann::json>& records, const std::
 }  // namespace
 
 TEST_CASE("report: speedups divide by the same sweep's baseline; temperature 0 checks the tokens") {
-  const nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "aaaa"), record("redrafter", 0, 60, 2.5, "aaaa"),
-                                      record("medusa", 0, 30, 1.8, "bbbb"), record("autoregressive", 1, 20, 1, "cccc"),
-                                      record("redrafter", 1, 30, 1.5, "dddd")});
+  const nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "aaaa"), record("redrafter", 0, 60, 2.5, "aaaa"), record("medusa", 0, 30, 1.8, "bbbb"),
+                                      record("autoregressive", 1, 20, 1, "cccc"), record("redrafter", 1, 30, 1.5, "dddd")});
   const nlohmann::json& p = r["points"];
   REQUIRE(p[0]["metrics"]["speedup"] == 1.0);
   REQUIRE(p[1]["metrics"]["speedup"].get<double>() == Approx(1.5));
   REQUIRE(p[1]["metrics"]["baseline_tps"] == 40.0);
   REQUIRE(p[1]["per_category"]["writing"]["speedup"].get<double>() == Approx(1.5));
   REQUIRE(p[1]["same_tokens_as_baseline"] == true);
-  REQUIRE(p[2]["same_tokens_as_baseline"] == false);  // a lossless violation shows
+  REQUIRE(p[2]["same_tokens_as_baseline"] == false);   // a lossless violation shows
   REQUIRE(p[4]["same_tokens_as_baseline"].is_null());  // sampling: not token-identical by design
   REQUIRE(p[4]["metrics"]["speedup"].get<double>() == Approx(1.5));
   SECTION("a point whose baseline is missing (another shard) has no speedup") {
@@ -72,8 +71,8 @@ TEST_CASE("report: speedups divide by the same sweep's baseline; temperature 0 c
 TEST_CASE("report: the Table 1 layout, with the paper's columns when the spec names table1") {
   std::ifstream f(std::string(DRAFTBENCH_SOURCE_DIR) + "/reports/paper/paper_tables.json");
   const nlohmann::json paper = nlohmann::json::parse(f);
-  const nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a"), record("medusa", 0, 30, 1.8, "a")},
-                                     "table1");
+  const nlohmann::json r =
+      report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a"), record("medusa", 0, 30, 1.8, "a")}, "table1");
   const std::vector<Table> tables = report_tables(r, paper);
   REQUIRE(tables.size() == 2);
   const Table& t = tables[0];

@@ -15,8 +15,7 @@ namespace draftbench::test {
 class CorruptedReplayDrafter final : public Drafter {
  public:
   // truth[s]: sequence s's greedy continuation; wrong tokens are drawn from [token_lo, token_hi].
-  CorruptedReplayDrafter(std::vector<std::vector<int32_t>> truth, std::vector<size_t> prompt_lengths, uint64_t seed, int32_t token_lo,
-                         int32_t token_hi)
+  CorruptedReplayDrafter(std::vector<std::vector<int32_t>> truth, std::vector<size_t> prompt_lengths, uint64_t seed, int32_t token_lo, int32_t token_hi)
       : truth_(std::move(truth)), prompt_lengths_(std::move(prompt_lengths)), rng_(seed), any_token_(token_lo, token_hi) {}
   std::string name() const override { return "corrupted-replay"; }
   int32_t max_tree_nodes() const override { return 16; }

@@ -11,8 +11,7 @@ namespace draftbench::test {
 
 class TempDir {
  public:
-  explicit TempDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() / ("draftbench_" + std::to_string(getpid()) + "_" + name)) {
+  explicit TempDir(const std::string& name) : path_(std::filesystem::temp_directory_path() / ("draftbench_" + std::to_string(getpid()) + "_" + name)) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

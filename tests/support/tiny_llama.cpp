@@ -25,8 +25,8 @@ SentencePieceModel tiny_vocabulary() {
   static constexpr char kHex[] = "0123456789ABCDEF";
   for (int b = 0; b < 256; ++b) m.pieces.push_back({std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">", 0.0f, SentencePieceType::byte});
   const std::string s = kSpace;
-  const std::vector<std::string> merges = {s + "t", "he", "in", "er", "an", s + "a", "on", "re", s + "the", "at", "en", s + "s",
-                                           "or", s + "w", "ll", "nd", s + "and", "ing", s + "o", "ou", s + "c", "is"};
+  const std::vector<std::string> merges = {s + "t", "he", "in",    "er", "an", s + "a",   "on",  "re",    s + "the", "at",    "en",
+                                           s + "s", "or", s + "w", "ll", "nd", s + "and", "ing", s + "o", "ou",      s + "c", "is"};
   float score = -1.0f;
   for (const std::string& piece : merges) m.pieces.push_back({piece, score--, SentencePieceType::normal});
   score = -1000.0f;
@@ -49,9 +49,9 @@ std::string gguf_name(const std::string& hf) {
   for (const auto& [from, to] : kGlobal)
     if (hf == from) return to;
   static const std::pair<std::string, std::string> kLayer[] = {
-      {"input_layernorm", "attn_norm"},       {"post_attention_layernorm", "ffn_norm"}, {"self_attn.q_proj", "attn_q"},
-      {"self_attn.k_proj", "attn_k"},         {"self_attn.v_proj", "attn_v"},           {"self_attn.o_proj", "attn_output"},
-      {"mlp.gate_proj", "ffn_gate"},          {"mlp.up_proj", "ffn_up"},                {"mlp.down_proj", "ffn_down"}};
+      {"input_layernorm", "attn_norm"}, {"post_attention_layernorm", "ffn_norm"}, {"self_attn.q_proj", "attn_q"}, {"self_attn.k_proj", "attn_k"},
+      {"self_attn.v_proj", "attn_v"},   {"self_attn.o_proj", "attn_output"},      {"mlp.gate_proj", "ffn_gate"},  {"mlp.up_proj", "ffn_up"},
+      {"mlp.down_proj", "ffn_down"}};
   // model.layers.<N>.<module>.{weight,bias} -> blk.<N>.<gguf module>.{weight,bias}
   const std::string prefix = "model.layers.", suffix = hf.ends_with(".bias") ? ".bias" : ".weight";
   const size_t dot = hf.find('.', prefix.size());
@@ -259,7 +259,7 @@ void write_gguf(const TinyLlama& model, const std::string& path, const std::stri
     std::vector<float> values = t.values;
     if (permute && t.name.ends_with("self_attn.q_proj.weight")) values = permute_for_interleaved_rope(values, s.heads, t.shape[1]);
     if (permute && t.name.ends_with("self_attn.k_proj.weight")) values = permute_for_interleaved_rope(values, s.kv_heads, t.shape[1]);
-    const std::vector<int64_t> ne(t.shape.rbegin(), t.shape.rend());  // GGUF lists the contiguous dimension first
+    const std::vector<int64_t> ne(t.shape.rbegin(), t.shape.rend());    // GGUF lists the contiguous dimension first
     GgmlType type = t.shape.size() == 1 ? GgmlType::F32 : matrix_type;  // the converter keeps 1-D tensors in F32
     for (const auto& [suffix, suffix_type] : types_by_suffix)
       if (t.shape.size() > 1 && t.name.ends_with(suffix)) type = suffix_type;
@@ -270,13 +270,10 @@ void write_gguf(const TinyLlama& model, const std::string& path, const std::stri
 
 }  // namespace
 
-void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type,
-                      const std::map<std::string, GgmlType>& types_by_suffix) {
+void write_llama_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type, const std::map<std::string, GgmlType>& types_by_suffix) {
   write_gguf(model, path, "llama", matrix_type, types_by_suffix);
 }
 
-void write_qwen2_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type) {
-  write_gguf(model, path, "qwen2", matrix_type, {});
-}
+void write_qwen2_gguf(const TinyLlama& model, const std::string& path, GgmlType matrix_type) { write_gguf(model, path, "qwen2", matrix_type, {}); }
 
 }  // namespace draftbench::test

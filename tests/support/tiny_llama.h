@@ -34,7 +34,7 @@ struct NamedTensor {
 
 struct TinyLlama {
   TinyLlamaShape shape;
-  SentencePieceModel tokenizer;     // byte fallback BPE, about 300 pieces
+  SentencePieceModel tokenizer;      // byte fallback BPE, about 300 pieces
   std::vector<NamedTensor> tensors;  // HF names and layout, in checkpoint order
   int64_t vocab() const { return static_cast<int64_t>(tokenizer.pieces.size()); }
   NamedTensor& tensor(const std::string& name);  // throws std::out_of_range

@@ -81,7 +81,8 @@ struct TorchDrafter {
 };
 
 void log_softmax_rows(std::vector<float>& v, int64_t width) {
-  for (size_t r = 0; r * static_cast<size_t>(width) < v.size(); ++r) log_softmax(std::span<float>(v).subspan(r * static_cast<size_t>(width), static_cast<size_t>(width)));
+  for (size_t r = 0; r * static_cast<size_t>(width) < v.size(); ++r)
+    log_softmax(std::span<float>(v).subspan(r * static_cast<size_t>(width), static_cast<size_t>(width)));
 }
 
 double max_abs_diff(std::span<const float> a, std::span<const float> b) {

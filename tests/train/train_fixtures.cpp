@@ -56,7 +56,7 @@ void write_tiny_gemma_gguf(const std::string& path, const TinyGemmaShape& s) {
   const int64_t H = s.hidden, QD = s.heads * s.head_dim, KD = s.kv_heads * s.head_dim;
   {
     std::vector<float> embd(static_cast<size_t>(V * H));
-    for (float& x : embd) x = 0.5f * normal(rng);  // times sqrt(H) at the input, as Gemma scales it
+    for (float& x : embd) x = 0.5f * normal(rng);     // times sqrt(H) at the input, as Gemma scales it
     w.tensor_f32("token_embd.weight", {H, V}, embd);  // tied: no output.weight
   }
   norm("output_norm.weight", H);
@@ -78,7 +78,6 @@ void write_tiny_gemma_gguf(const std::string& path, const TinyGemmaShape& s) {
   }
   w.write(path);
 }
-
 
 void write_synthetic_distill(const Model& target, const std::string& target_path, const std::string& dir, const SyntheticCorpus& spec) {
   namespace fs = std::filesystem;
@@ -113,20 +112,28 @@ void write_synthetic_distill(const Model& target, const std::string& target_path
     }
     const std::string file = fmt::format("shard-{:05d}.safetensors", k);
     const std::string sha = write_distill_shard((fs::path(dir) / file).string(), sequences, E, C);
-    shards.push_back({{"file", file}, {"sha256", sha}, {"sequences", sequences.size()}, {"tokens", tokens}, {"trained", trained},
-                      {"first_item", first}, {"items", sequences.size()}});
+    shards.push_back({{"file", file},
+                      {"sha256", sha},
+                      {"sequences", sequences.size()},
+                      {"tokens", tokens},
+                      {"trained", trained},
+                      {"first_item", first},
+                      {"items", sequences.size()}});
     total_tokens += tokens;
   }
-  const nlohmann::json manifest{
-      {"format", kDistillFormat},
-      {"version", kDistillFormatVersion},
-      {"complete", true},
-      {"target", {{"path", target_path}, {"sha256", sha256_file(target_path)}, {"n_embd", E}, {"n_vocab", target.config().n_vocab},
-                  {"architecture", target.config().arch_name}}},
-      {"settings", {{"continuation_length", C}}},
-      {"inputs", nlohmann::json::array()},
-      {"shards", shards},
-      {"totals", {{"tokens", total_tokens}}}};
+  const nlohmann::json manifest{{"format", kDistillFormat},
+                                {"version", kDistillFormatVersion},
+                                {"complete", true},
+                                {"target",
+                                 {{"path", target_path},
+                                  {"sha256", sha256_file(target_path)},
+                                  {"n_embd", E},
+                                  {"n_vocab", target.config().n_vocab},
+                                  {"architecture", target.config().arch_name}}},
+                                {"settings", {{"continuation_length", C}}},
+                                {"inputs", nlohmann::json::array()},
+                                {"shards", shards},
+                                {"totals", {{"tokens", total_tokens}}}};
   write_file((fs::path(dir) / kDistillManifest).string(), manifest.dump(2));
 }
 

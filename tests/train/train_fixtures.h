@@ -14,13 +14,13 @@
 
 // Sanitizer builds cannot load libtorch's module (torch_backend.h): a test that needs it
 // reports itself skipped there and returns.
-#define SKIP_WITHOUT_TORCH()                \
-  do {                                      \
-    std::string why_;                       \
+#define SKIP_WITHOUT_TORCH()                           \
+  do {                                                 \
+    std::string why_;                                  \
     if (!draftbench::torch_backend_available(&why_)) { \
-      WARN("skipped: " << why_);            \
-      return;                               \
-    }                                       \
+      WARN("skipped: " << why_);                       \
+      return;                                          \
+    }                                                  \
   } while (0)
 
 namespace draftbench::test {

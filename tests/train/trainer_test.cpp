@@ -58,7 +58,8 @@ double redrafter_hit_rate(const TrainSetup& s, const std::string& weights) {
     for (int64_t i = 0; i < E; ++i) h[static_cast<size_t>(i)] = fp16_to_fp32(shard.hidden_f16()[static_cast<size_t>(t * E + i)]);
     Draft draft;
     drafter->propose(DraftContext{0, {}, shard.tokens()[static_cast<size_t>(t + 1)], h}, draft);
-    for (int32_t i = 1; i < draft.tree.size(); ++i, ++total) hits += draft.tree.tokens[static_cast<size_t>(i)] == shard.tokens()[static_cast<size_t>(t + 1 + i)];
+    for (int32_t i = 1; i < draft.tree.size(); ++i, ++total)
+      hits += draft.tree.tokens[static_cast<size_t>(i)] == shard.tokens()[static_cast<size_t>(t + 1 + i)];
   }
   return total ? static_cast<double>(hits) / total : 0.0;
 }

@@ -29,8 +29,25 @@ double silu_f64(double x) { return x / (1.0 + std::exp(-x)); }
 // beyond, infinities, NaN, and a dense sweep of the range where the activations bend.
 std::vector<float> edge_gates() {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> g = {0.0f, -0.0f, 1e-40f, -1e-40f, 1e-20f, -1e-20f, 43.5f, -43.5f, 87.0f, -87.0f, 88.5f, -88.5f,
-                          1e4f, -1e4f, 3e38f, -3e38f, inf, -inf, std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> g = {0.0f,
+                          -0.0f,
+                          1e-40f,
+                          -1e-40f,
+                          1e-20f,
+                          -1e-20f,
+                          43.5f,
+                          -43.5f,
+                          87.0f,
+                          -87.0f,
+                          88.5f,
+                          -88.5f,
+                          1e4f,
+                          -1e4f,
+                          3e38f,
+                          -3e38f,
+                          inf,
+                          -inf,
+                          std::numeric_limits<float>::quiet_NaN()};
   for (float x = -12.0f; x <= 12.0f; x += 1.0f / 64) g.push_back(x);
   return g;
 }
@@ -64,7 +81,8 @@ TEST_CASE("the AVX2 activations give the scalar build's bits for every value and
     const auto up = random_activations(total, rng);
     // Every length up to 17 and some long ones, at every offset within a vector: the tail
     // and the vector body must agree wherever a value falls.
-    for (const int64_t n : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{640}, total - 8}) {
+    for (const int64_t n :
+         {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{640}, total - 8}) {
       for (int64_t offset = 0; offset < 8 && offset + n <= total; ++offset) {
         std::vector<float> want(n), got(n + 1, -7.0f);
         scalar(gate.data() + offset, up.data() + offset, want.data(), n);

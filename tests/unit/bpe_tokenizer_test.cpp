@@ -46,9 +46,8 @@ BpeVocabSpec tiny_bpe(std::vector<std::pair<std::string, std::string>> merges, s
   return v;
 }
 
-const std::vector<std::pair<std::string, std::string>> kHelloMerges = {
-    {"l", "l"}, {"h", "e"}, {"he", "ll"}, {"hell", "o"}, {"\xC4\xA0", "w"}, {"o", "r"}, {"\xC4\xA0w", "or"}, {"l", "d"},
-    {"\xC4\xA0wor", "ld"}};
+const std::vector<std::pair<std::string, std::string>> kHelloMerges = {{"l", "l"}, {"h", "e"},          {"he", "ll"}, {"hell", "o"},        {"\xC4\xA0", "w"},
+                                                                       {"o", "r"}, {"\xC4\xA0w", "or"}, {"l", "d"},   {"\xC4\xA0wor", "ld"}};
 
 std::vector<std::string> pieces_of(const Tokenizer& tok, const std::vector<int32_t>& ids) {
   std::vector<std::string> out;
@@ -96,8 +95,7 @@ TEST_CASE("bpe: ignore_merges emits a word that is a vocabulary entry whole", "[
   BpeVocabSpec v = tiny_bpe({{"a", "b"}});
   v.pieces.emplace_back("abc");
   v.types.push_back(kNormal);
-  CHECK(pieces_of(Tokenizer::from_bpe_vocab(v), Tokenizer::from_bpe_vocab(v).encode("abc", false, false)) ==
-        std::vector<std::string>{"ab", "c"});
+  CHECK(pieces_of(Tokenizer::from_bpe_vocab(v), Tokenizer::from_bpe_vocab(v).encode("abc", false, false)) == std::vector<std::string>{"ab", "c"});
   v.pre = "llama-bpe";  // Llama 3 ignores merges by default
   const Tokenizer llama = Tokenizer::from_bpe_vocab(v);
   CHECK(pieces_of(llama, llama.encode("abc", false, false)) == std::vector<std::string>{"abc"});
@@ -119,7 +117,7 @@ TEST_CASE("bpe: pre-tokenizers split as their regular expressions say", "[bpe]")
   CHECK(split("qwen2", "it's IT'S") == V{"it", "'s", " IT", "'S"});
   CHECK(split("qwen2", "x\n\n  y") == V{"x", "\n\n", " ", " y"});
   CHECK(split("qwen2", "Привет, мир!") == V{"Привет", ",", " мир", "!"});
-  CHECK(split("qwen2", "a\u00A0b") == V{"a", "\u00A0b"});      // NBSP is not a letter: it leads the word
+  CHECK(split("qwen2", "a\u00A0b") == V{"a", "\u00A0b"});        // NBSP is not a letter: it leads the word
   CHECK(split("qwen2", "a\u0085 b") == V{"a", "\u0085", " b"});  // U+0085 is White_Space
   // U+180E is not White_Space (PCRE2's own \s would take it, and split " \u180E" + "\u180Eb").
   CHECK(split("qwen2", "a \u180E\u180Eb") == V{"a", " \u180E\u180E", "b"});
@@ -164,8 +162,7 @@ TEST_CASE("bpe: unusable vocabularies are refused with the file, the field and w
                     Contains("m.gguf") && Contains("tokenizer.ggml.merges") && Contains("merge 7 'abc'"));
   CHECK(parse_merge_line("\xC4\xA0 \xC4\xA0", 0, "f", "k") == std::pair<std::string, std::string>{"\xC4\xA0", "\xC4\xA0"});
   CHECK_THROWS_WITH(Tokenizer::from_bpe_vocab(tiny_bpe({}, "tekken2"), "m.gguf"),
-                    Contains("m.gguf: tokenizer.ggml.pre: pre-tokenizer 'tekken2' is not supported") && Contains("qwen2") &&
-                        Contains("llama-bpe"));
+                    Contains("m.gguf: tokenizer.ggml.pre: pre-tokenizer 'tekken2' is not supported") && Contains("qwen2") && Contains("llama-bpe"));
   BpeVocabSpec missing_merge = tiny_bpe({{"h", "e"}});
   missing_merge.merges.emplace_back("he", "zz");
   CHECK_THROWS_WITH(Tokenizer::from_bpe_vocab(missing_merge, "m.gguf"), Contains("merges") && Contains("'zz' is not in the vocabulary"));
@@ -220,8 +217,7 @@ TEST_CASE("bpe: a tokenizer.json loads with either merges form and its added tok
     const std::string path = dir + "/" + name;
     std::ofstream(path) << R"({"added_tokens": [{"id": 260, "content": "<|im_end|>", "special": true},
         {"id": 261, "content": "<tool>", "special": false}], "normalizer": null, "pre_tokenizer": )"
-                        << pre << R"(, "decoder": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {)" << vocab
-                        << "}, \"merges\": " << merges << "}}";
+                        << pre << R"(, "decoder": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {)" << vocab << "}, \"merges\": " << merges << "}}";
     return path;
   };
   const std::string qwen2_pre =
@@ -235,7 +231,10 @@ TEST_CASE("bpe: a tokenizer.json loads with either merges form and its added tok
   const Tokenizer gpt2 = Tokenizer::from_tokenizer_json(write("g.json", R"(["h e"])", R"({"type": "ByteLevel", "add_prefix_space": false})"));
   CHECK(gpt2.encode("he 12", false, false) == std::vector<int32_t>{256, ' ', '1', '2'});  // byte b is id b here
   CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(write("b.json", R"(["he"])", qwen2_pre)), Contains("model.merges") && Contains("merge 0 'he'"));
-  CHECK_THROWS_WITH(Tokenizer::from_tokenizer_json(write("r.json", "[]", R"({"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "\\w+"}, "behavior": "Isolated", "invert": false}, {"type": "ByteLevel", "use_regex": false}]})")),
-                    Contains("split pattern '\\w+' is not a supported pre-tokenizer"));
+  CHECK_THROWS_WITH(
+      Tokenizer::from_tokenizer_json(write(
+          "r.json", "[]",
+          R"({"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "\\w+"}, "behavior": "Isolated", "invert": false}, {"type": "ByteLevel", "use_regex": false}]})")),
+      Contains("split pattern '\\w+' is not a supported pre-tokenizer"));
   std::filesystem::remove_all(dir);
 }

@@ -50,8 +50,8 @@ TEST_CASE("cost model cache: keyed by model, CPU, threads and device; stale or c
   CHECK_THAT(why, Catch::Contains("no cost model"));
   store_cost_model(dir.str(), key, linear_cost(0.01, 0.001));
   REQUIRE(load_cost_model(dir.str(), key, why));
-  for (CostKey other : {CostKey{"abd", "cpu X", "cpu", 2}, CostKey{"abc", "cpu Y", "cpu", 2}, CostKey{"abc", "cpu X", "cuda", 2},
-                        CostKey{"abc", "cpu X", "cpu", 4}}) {
+  for (CostKey other :
+       {CostKey{"abd", "cpu X", "cpu", 2}, CostKey{"abc", "cpu Y", "cpu", 2}, CostKey{"abc", "cpu X", "cuda", 2}, CostKey{"abc", "cpu X", "cpu", 4}}) {
     CHECK(other.file_name() != key.file_name());
     CHECK_FALSE(load_cost_model(dir.str(), other, why));
   }

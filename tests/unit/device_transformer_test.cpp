@@ -60,8 +60,7 @@ TEST_CASE("emulated device forward agrees with the CPU forward when products on 
   // products read once per type (quantised for q and v, rounded for k), and each product
   // must read its own preparation.
   TempDir dir("device_tf_mixed");
-  write_llama_gguf(make_tiny_llama(), dir / "mixed.gguf", GgmlType::Q8_0,
-                   {{"self_attn.k_proj.weight", GgmlType::F16}, {"mlp.up_proj.weight", GgmlType::BF16}});
+  write_llama_gguf(make_tiny_llama(), dir / "mixed.gguf", GgmlType::Q8_0, {{"self_attn.k_proj.weight", GgmlType::F16}, {"mlp.up_proj.weight", GgmlType::BF16}});
   const auto m = Model::load(dir / "mixed.gguf");
   REQUIRE(m->weights().layers[0].wk.type == GgmlType::F16);
   REQUIRE(m->weights().layers[0].w_up.type == GgmlType::BF16);

@@ -129,10 +129,8 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
   TinyTarget target("distill_run");
   const TempDir& dir = target.dir;
   const auto& model = target.model;
-  write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat and the dog", "split": "train"})",
-                                      R"({"prompt": "a held-out prompt", "split": "heldout"})",
-                                      R"({"prompt": "once upon a time", "split": "train"})",
-                                      R"({"prompt": "in the end, the answer is"})"});
+  write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat and the dog", "split": "train"})", R"({"prompt": "a held-out prompt", "split": "heldout"})",
+                                      R"({"prompt": "once upon a time", "split": "train"})", R"({"prompt": "in the end, the answer is"})"});
   write_lines(dir / "texts.jsonl", {R"({"prompt": "what is it?", "response": "it is the cat and the dog, once upon a time."})"});
   DistillOptions o;
   o.model_path = dir / "tiny.gguf";
@@ -213,8 +211,8 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
 TEST_CASE("distill: without texts, --max-prompts may grow or shrink on resume (items are a prefix)", "[distill]") {
   TinyTarget target("distill_extend");
   const TempDir& dir = target.dir;
-  write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat"})", R"({"prompt": "the dog"})", R"({"prompt": "once upon"})",
-                                      R"({"prompt": "a time"})", R"({"prompt": "in the end"})"});
+  write_lines(dir / "prompts.jsonl",
+              {R"({"prompt": "the cat"})", R"({"prompt": "the dog"})", R"({"prompt": "once upon"})", R"({"prompt": "a time"})", R"({"prompt": "in the end"})"});
   DistillOptions o;
   o.model_path = dir / "tiny.gguf";
   o.prompts_path = dir / "prompts.jsonl";

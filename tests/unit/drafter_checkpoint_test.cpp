@@ -12,8 +12,8 @@
 #include "tests/support/temp_dir.h"
 
 using namespace draftbench;
-using draftbench::test::TempDir;
 using Catch::Matchers::Contains;
+using draftbench::test::TempDir;
 
 namespace {
 

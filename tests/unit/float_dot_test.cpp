@@ -35,10 +35,10 @@ void add_adversarial_bf16(std::vector<uint8_t>& w, int64_t n, int64_t rows, std:
   for (int64_t r = 0; r < rows; ++r) {
     uint16_t* row = h + r * n;
     switch (r % 5) {
-      case 1: row[at(rng)] = 0x0005; break;                   // a denormal
-      case 2: row[at(rng)] = bf16_bits(3e-25f); break;        // tiny: products below 2^-126
-      case 3: row[at(rng)] = bf16_bits(-7e22f); break;        // huge
-      case 4:                                                 // near 2^-63: products near 2^-126, cancelling
+      case 1: row[at(rng)] = 0x0005; break;             // a denormal
+      case 2: row[at(rng)] = bf16_bits(3e-25f); break;  // tiny: products below 2^-126
+      case 3: row[at(rng)] = bf16_bits(-7e22f); break;  // huge
+      case 4:                                           // near 2^-63: products near 2^-126, cancelling
         for (int64_t i = 0; i < n; ++i) row[i] = bf16_bits((i % 2 ? -1.0f : 1.0f) * std::ldexp(1.0f + (rng() % 128) / 128.0f, -62));
         break;
       default: break;
@@ -51,13 +51,15 @@ void add_adversarial_bf16(std::vector<uint8_t>& w, int64_t n, int64_t rows, std:
 void randomise_bits(GgmlType type, std::vector<uint8_t>& w, std::mt19937& rng) {
   if (type == GgmlType::F32) {
     auto* f = reinterpret_cast<uint32_t*>(w.data());
-    for (size_t i = 0; i < w.size() / 4; ++i)
-      do f[i] = static_cast<uint32_t>(rng()); while ((f[i] & 0x7F800000u) == 0x7F800000u || (f[i] & 0x7F800000u) > 0x5F000000u);
+    for (size_t i = 0; i < w.size() / 4; ++i) do
+        f[i] = static_cast<uint32_t>(rng());
+      while ((f[i] & 0x7F800000u) == 0x7F800000u || (f[i] & 0x7F800000u) > 0x5F000000u);
     return;
   }
   auto* h = reinterpret_cast<uint16_t*>(w.data());
-  for (size_t i = 0; i < w.size() / 2; ++i)
-    do h[i] = static_cast<uint16_t>(rng()); while ((h[i] & 0x7C00) == 0x7C00);
+  for (size_t i = 0; i < w.size() / 2; ++i) do
+      h[i] = static_cast<uint16_t>(rng());
+    while ((h[i] & 0x7C00) == 0x7C00);
 }
 
 void check_builds(GgmlType type, int64_t n, int64_t rows, int64_t n_x, std::mt19937& rng, bool adversarial) {

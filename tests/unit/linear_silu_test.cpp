@@ -31,8 +31,7 @@ Layer random_layer(GgmlType type, std::initializer_list<int64_t> n_in, int64_t n
     l.weights.push_back(random_rows(type, k, n_out, rng));
     l.inputs.push_back(random_activations(n * k, rng, 1.0f));
   }
-  for (size_t k = 0; k < l.weights.size(); ++k)
-    l.terms.push_back({WeightMatrix{type, *(n_in.begin() + k), n_out, l.weights[k].data()}, l.inputs[k].data()});
+  for (size_t k = 0; k < l.weights.size(); ++k) l.terms.push_back({WeightMatrix{type, *(n_in.begin() + k), n_out, l.weights[k].data()}, l.inputs[k].data()});
   l.bias = random_activations(n_out, rng, 0.5f);
   l.residual = random_activations(n * n_out, rng, 1.0f);
   return l;

@@ -60,8 +60,7 @@ std::vector<uint8_t> repeated_rows(GgmlType type, int64_t n_in, int64_t n_out, i
 TEST_CASE("matmul_argmax equals its reference and the argmax of matmul's rows", "[matmul_argmax]") {
   std::mt19937 rng(31);
   ThreadPool one(1), two(2), three(3);
-  const GgmlType types[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K,
-                            GgmlType::F16, GgmlType::BF16, GgmlType::F32};
+  const GgmlType types[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16, GgmlType::BF16, GgmlType::F32};
   for (const GgmlType type : types) {
     const int64_t n_in = block_of(type) * 2;
     for (const int64_t n_out : {1, 63, 130, 1000}) {

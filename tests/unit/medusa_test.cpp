@@ -328,8 +328,7 @@ TEST_CASE("medusa: greedy decoding is autoregressive decoding, for every layout,
         auto drafter = f.load(weights, tree_file);
         Decoder decoder(*f.model, tf, *drafter);
         for (size_t first = 0; first + batch <= ps.size(); first += batch) {
-          const std::vector<std::vector<int32_t>> batch_prompts(ps.begin() + static_cast<ptrdiff_t>(first),
-                                                                ps.begin() + static_cast<ptrdiff_t>(first + batch));
+          const std::vector<std::vector<int32_t>> batch_prompts(ps.begin() + static_cast<ptrdiff_t>(first), ps.begin() + static_cast<ptrdiff_t>(first + batch));
           const auto results = decoder.generate(batch_prompts, opt);
           for (size_t i = 0; i < batch; ++i) {
             INFO(weights << " tree '" << tree_file << "' batch " << batch << " prompt " << first + i);
@@ -357,8 +356,8 @@ TEST_CASE("medusa: bad weights and trees are one-line errors", "[medusa]") {
   {
     ReferenceMedusa narrow(f.ref.H / 2, f.ref.V, 4, 1, 3);
     narrow.write(f.dir / "narrow");
-    REQUIRE_THROWS_WITH(f.load("narrow"), Contains("tensor '0.0.linear.weight'") && Contains("shape [32, 32]") &&
-                                              Contains("n_embd = 64, the target's hidden size"));
+    REQUIRE_THROWS_WITH(f.load("narrow"),
+                        Contains("tensor '0.0.linear.weight'") && Contains("shape [32, 32]") && Contains("n_embd = 64, the target's hidden size"));
   }
   {
     ReferenceMedusa wrong_vocab(f.ref.H, f.ref.V - 1, 4, 1, 3);

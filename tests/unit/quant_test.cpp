@@ -25,7 +25,7 @@ struct WeightMatrixData {
   std::vector<uint8_t> bytes;
 };
 
-const GgmlType kWeightTypes[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_0x4,
+const GgmlType kWeightTypes[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16, GgmlType::Q4_0,  GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_0x4,
                                  GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q4_Kt, GgmlType::Q5_K, GgmlType::Q6_K};
 
 }  // namespace
@@ -43,9 +43,11 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
     // last groups of one to three blocks (block_lanes.h's group lanes).
     std::vector<int64_t> lengths{block, 2 * block, 3 * block, 4 * block, 5 * block};
     if (float_type) lengths.insert(lengths.end(), {1, 7, 45, 640});  // float rows take any length: the 16-lane tails too
-    if (block == 32 && !float_type) lengths.insert(lengths.end(), {127 * 32, 129 * 32, 513 * 32});  // the AVX-512 kernels' prepared rows end at 128 (batch) and 512 blocks
+    if (block == 32 && !float_type)
+      lengths.insert(lengths.end(), {127 * 32, 129 * 32, 513 * 32});                  // the AVX-512 kernels' prepared rows end at 128 (batch) and 512 blocks
     if (block == 256) lengths.insert(lengths.end(), {43 * 256, 64 * 256, 65 * 256});  // Vicuna's ffn_down (odd); Q4_K's AVX-512 mat-vec ends at 64 blocks
-    if (type == GgmlType::Q5_0x4) lengths.insert(lengths.end(), {kQ5_0x4MaxValues, kQ5_0x4MaxValues + 128});  // the prepared rows end there; longer rows take the reference
+    if (type == GgmlType::Q5_0x4)
+      lengths.insert(lengths.end(), {kQ5_0x4MaxValues, kQ5_0x4MaxValues + 128});  // the prepared rows end there; longer rows take the reference
     for (int64_t n : lengths) {
       for (int64_t rows : {1, 7, 8, 9, 17, 64}) {
         const auto w = random_rows(type, n, rows, rng);

@@ -65,8 +65,8 @@ struct ReferenceRedrafter {
     SafetensorsWriter w;
     for (const auto& [name, r] : t) w.tensor_floats(name, GgmlType::F32, r.shape, r.values);
     w.write(dir + "/model.safetensors");
-    const nlohmann::json config = {{"model_type", "recurrent_drafting_drafter"}, {"vocab_size", V}, {"hidden_size", H},
-                                   {"exit_dim", D}, {"num_draft_layers", layers}, {"rnn", true}};
+    const nlohmann::json config = {
+        {"model_type", "recurrent_drafting_drafter"}, {"vocab_size", V}, {"hidden_size", H}, {"exit_dim", D}, {"num_draft_layers", layers}, {"rnn", true}};
     write_file(dir + "/config.json", config.dump());
   }
 

@@ -13,8 +13,8 @@
 #include "engine/model/safetensors_writer.h"
 
 using namespace draftbench;
-using draftbench::SafetensorsWriter;
 using Catch::Matchers::Contains;
+using draftbench::SafetensorsWriter;
 
 namespace {
 
@@ -123,39 +123,43 @@ TEST_CASE("safetensors: corrupt files give one-line errors naming file and tenso
       {"empty file", error_of({}), {"too short for the 8-byte header length"}},
       {"truncated inside the header", error_of(std::vector<uint8_t>(valid.begin(), valid.begin() + 40)), {"header length", "truncated"}},
       {"header length past the end", error_of(huge_length), {"header length", "truncated"}},
-      {"truncated data", error_of(std::vector<uint8_t>(valid.begin(), valid.end() - 3)),
-       {"tensor 'empty'", "run past the end of the data region"}},
+      {"truncated data", error_of(std::vector<uint8_t>(valid.begin(), valid.end() - 3)), {"tensor 'empty'", "run past the end of the data region"}},
       {"bad JSON", error_of_header(R"({"a": {"dtype": "F32",)"), {"header", "not valid JSON"}},
       {"JSON not an object", error_of_header("[1, 2]"), {"header", "JSON is an array of 2 (expected an object of tensors)"}},
-      {"JSON nested deep (not an object)", error_of_header(std::string(1'000'000, '[') + std::string(1'000'000, ']')),
+      {"JSON nested deep (not an object)",
+       error_of_header(std::string(1'000'000, '[') + std::string(1'000'000, ']')),
        {"header", "JSON is an array of 1 (expected an object of tensors)"}},
-      {"JSON nested deep (inside an entry)", error_of_header("{\"w\": " + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}"),
+      {"JSON nested deep (inside an entry)",
+       error_of_header("{\"w\": " + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}"),
        {"tensor 'w'", "header entry is an array of 1 (expected an object)"}},
-      {"unknown dtype", error_of_header(R"({"w": {"dtype": "Q4_K", "shape": [2], "data_offsets": [0, 2]}})"),
+      {"unknown dtype",
+       error_of_header(R"({"w": {"dtype": "Q4_K", "shape": [2], "data_offsets": [0, 2]}})"),
        {"tensor 'w'", "dtype 'Q4_K' is not a safetensors dtype"}},
-      {"shape/size mismatch", error_of_header(R"({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})"),
+      {"shape/size mismatch",
+       error_of_header(R"({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})"),
        {"tensor 'w'", "hold 8 bytes but shape [3] of F32 needs 12"}},
-      {"offsets out of bounds", error_of_header(R"({"w": {"dtype": "F32", "shape": [4], "data_offsets": [60, 76]}})"),
+      {"offsets out of bounds",
+       error_of_header(R"({"w": {"dtype": "F32", "shape": [4], "data_offsets": [60, 76]}})"),
        {"tensor 'w'", "data_offsets [60, 76] run past the end of the data region (64 bytes"}},
-      {"offsets reversed", error_of_header(R"({"w": {"dtype": "F32", "shape": [0], "data_offsets": [8, 4]}})"),
-       {"tensor 'w'", "end before they begin"}},
-      {"negative offset", error_of_header(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [-4, 0]}})"),
+      {"offsets reversed", error_of_header(R"({"w": {"dtype": "F32", "shape": [0], "data_offsets": [8, 4]}})"), {"tensor 'w'", "end before they begin"}},
+      {"negative offset",
+       error_of_header(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [-4, 0]}})"),
        {"tensor 'w'", "'data_offsets' holds -4 (expected a non-negative integer)"}},
-      {"fractional dimension", error_of_header(R"({"w": {"dtype": "F32", "shape": [1.5], "data_offsets": [0, 4]}})"),
-       {"tensor 'w'", "'shape' holds 1.5"}},
+      {"fractional dimension", error_of_header(R"({"w": {"dtype": "F32", "shape": [1.5], "data_offsets": [0, 4]}})"), {"tensor 'w'", "'shape' holds 1.5"}},
       {"overlapping tensors",
        error_of_header(R"({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}, "x": {"dtype": "F16", "shape": [4], "data_offsets": [12, 20]}})"),
        {"tensor 'x'", "data [12, 20) overlaps tensor 'w' [0, 16)"}},
-      {"shape overflows", error_of_header(R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 4]}})"),
+      {"shape overflows",
+       error_of_header(R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 4]}})"),
        {"tensor 'w'", "is too large"}},
       {"missing dtype", error_of_header(R"({"w": {"shape": [1], "data_offsets": [0, 4]}})"), {"tensor 'w'", "'dtype' is missing"}},
       {"missing shape", error_of_header(R"({"w": {"dtype": "F32", "data_offsets": [0, 4]}})"), {"tensor 'w'", "'shape' is missing"}},
-      {"offsets not a pair", error_of_header(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0]}})"),
+      {"offsets not a pair",
+       error_of_header(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0]}})"),
        {"tensor 'w'", "'data_offsets' is missing or not a [begin, end] pair"}},
       {"entry not an object", error_of_header(R"({"w": 3})"), {"tensor 'w'", "expected an object"}},
       {"metadata value not a string", error_of_header(R"({"__metadata__": {"format": 1}})"), {"__metadata__ 'format'", "not a string"}},
-      {"control bytes in a name", error_of_header("{\"w\\nx\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 5]}}"),
-       {"tensor 'w\\x0ax'"}},
+      {"control bytes in a name", error_of_header("{\"w\\nx\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 5]}}"), {"tensor 'w\\x0ax'"}},
   };
   for (const Case& c : cases) {
     INFO(c.what << ": " << c.error);
@@ -182,8 +186,7 @@ TEST_CASE("safetensors: no truncation or byte flip crashes the reader", "[safete
       try {
         const SafetensorsFile f = SafetensorsFile::parse(bytes, kName);
         for (const SafetensorsTensor& t : f.tensors()) REQUIRE(t.data + t.n_bytes <= bytes.data() + bytes.size());
-      } catch (const InputError&) {
-      }
+      } catch (const InputError&) {}
     }
   }
 }

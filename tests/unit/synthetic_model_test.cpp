@@ -40,8 +40,8 @@ std::string file_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-const std::vector<std::string> kPrompts = {"The capital of France is", "Once upon a time, in a land far away,",
-                                           "def fibonacci(n):\n    return", "1, 2, 3, 4, 5,"};
+const std::vector<std::string> kPrompts = {"The capital of France is", "Once upon a time, in a land far away,", "def fibonacci(n):\n    return",
+                                           "1, 2, 3, 4, 5,"};
 
 bool all_finite(std::span<const float> values) {
   return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });

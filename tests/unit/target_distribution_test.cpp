@@ -35,15 +35,9 @@ void require_dist(const std::vector<std::pair<int32_t, double>>& got, const std:
 TEST_CASE("target distribution: top-k, top-p and both, by hand", "[sampling]") {
   // p = 0.4, 0.3, 0.2, 0.1 at T = 1, in the order 2, 0, 3, 1; token 4 is 200 below the rest.
   const std::vector<float> logits = {std::log(0.3f), std::log(0.1f), std::log(0.4f), std::log(0.2f), -200.0f};
-  SECTION("unfiltered: id order, the far token left out") {
-    require_dist(dist_of(logits, {1.0f, 0, 1.0f}), {{0, 0.3}, {1, 0.1}, {2, 0.4}, {3, 0.2}});
-  }
-  SECTION("top-k 3: probability order, renormalised") {
-    require_dist(dist_of(logits, {1.0f, 3, 1.0f}), {{2, 0.4 / 0.9}, {0, 0.3 / 0.9}, {3, 0.2 / 0.9}});
-  }
-  SECTION("top-p 0.6: the shortest prefix reaching 0.6") {
-    require_dist(dist_of(logits, {1.0f, 0, 0.6f}), {{2, 0.4 / 0.7}, {0, 0.3 / 0.7}});
-  }
+  SECTION("unfiltered: id order, the far token left out") { require_dist(dist_of(logits, {1.0f, 0, 1.0f}), {{0, 0.3}, {1, 0.1}, {2, 0.4}, {3, 0.2}}); }
+  SECTION("top-k 3: probability order, renormalised") { require_dist(dist_of(logits, {1.0f, 3, 1.0f}), {{2, 0.4 / 0.9}, {0, 0.3 / 0.9}, {3, 0.2 / 0.9}}); }
+  SECTION("top-p 0.6: the shortest prefix reaching 0.6") { require_dist(dist_of(logits, {1.0f, 0, 0.6f}), {{2, 0.4 / 0.7}, {0, 0.3 / 0.7}}); }
   SECTION("top-k 2 and top-p 0.5: the nucleus is the whole distribution's (0.5 of 1, two tokens), not the top 2's (0.5 of 0.7, one)") {
     require_dist(dist_of(logits, {1.0f, 2, 0.5f}), {{2, 0.4 / 0.7}, {0, 0.3 / 0.7}});
   }
@@ -53,9 +47,7 @@ TEST_CASE("target distribution: top-k, top-p and both, by hand", "[sampling]") {
   SECTION("top-k 3 and top-p 0.5: the nucleus (2 tokens) is inside the top 3") {
     require_dist(dist_of(logits, {1.0f, 3, 0.5f}), {{2, 0.4 / 0.7}, {0, 0.3 / 0.7}});
   }
-  SECTION("top-p below the largest probability keeps one token") {
-    require_dist(dist_of(logits, {1.0f, 0, 0.1f}), {{2, 1.0}});
-  }
+  SECTION("top-p below the largest probability keeps one token") { require_dist(dist_of(logits, {1.0f, 0, 0.1f}), {{2, 1.0}}); }
   SECTION("temperature 2 flattens: p proportional to sqrt(p)") {
     const double z = std::sqrt(0.3) + std::sqrt(0.1) + std::sqrt(0.4) + std::sqrt(0.2);
     require_dist(dist_of(logits, {2.0f, 0, 1.0f}), {{0, std::sqrt(0.3) / z}, {1, std::sqrt(0.1) / z}, {2, std::sqrt(0.4) / z}, {3, std::sqrt(0.2) / z}});

@@ -65,7 +65,6 @@ std::vector<float> prompt_logits(const Model& m, const std::vector<int32_t>& tok
   return r.logits;
 }
 
-
 struct Agreement {
   double worst_relative = 0;
   bool all_identical = true;
@@ -83,8 +82,8 @@ Agreement compare_models(const Model& hf, const Model& gguf) {
     agreement.worst_relative = std::max(agreement.worst_relative, relative_difference(a, b));
     agreement.all_identical = agreement.all_identical && same_bits(a, b);
     const auto width = static_cast<std::ptrdiff_t>(hf.config().n_vocab);
-    agreement.first_positions_identical = agreement.first_positions_identical &&
-                                          same_bits(std::vector<float>(a.begin(), a.begin() + width), std::vector<float>(b.begin(), b.begin() + width));
+    agreement.first_positions_identical =
+        agreement.first_positions_identical && same_bits(std::vector<float>(a.begin(), a.begin() + width), std::vector<float>(b.begin(), b.begin() + width));
   }
   return agreement;
 }
@@ -239,7 +238,7 @@ TEST_CASE("tiny llama: F16 and BF16 checkpoints", "[hf][tiny_llama]") {
     const Agreement rounded = compare_models(*hf, *reference);
     INFO("relative difference to the F32 model " << rounded.worst_relative);
     CHECK(rounded.worst_relative <= loose_bound);  // measured 6.7e-4 (F16), 6.7e-3 (BF16)
-    CHECK(rounded.worst_relative > 0);  // the rounding is really there
+    CHECK(rounded.worst_relative > 0);             // the rounding is really there
   }
 }
 
@@ -265,8 +264,9 @@ TEST_CASE("tiny llama: broken HF checkpoints give one-line errors", "[hf][tiny_l
     k.shape = {64, 64};
     k.values.resize(64 * 64);
     fresh(m);
-    CHECK(load_error(ckpt) == ckpt + "/model.safetensors: tensor 'model.layers.0.self_attn.k_proj.weight': shape [64, 64] "
-                                     "(expected [32, 64] = [num_key_value_heads * head_dim, hidden_size])");
+    CHECK(load_error(ckpt) == ckpt +
+                                  "/model.safetensors: tensor 'model.layers.0.self_attn.k_proj.weight': shape [64, 64] "
+                                  "(expected [32, 64] = [num_key_value_heads * head_dim, hidden_size])");
   }
   SECTION("missing tensor") {
     TinyLlama m = make_tiny_llama();
@@ -298,13 +298,14 @@ TEST_CASE("tiny llama: broken HF checkpoints give one-line errors", "[hf][tiny_l
     CHECK(load_error(ckpt) == ckpt + "/model.safetensors: tensor 'model.norm.weight': dtype I32 is not supported for weights (expected F32, F16 or BF16)");
   }
   SECTION("config.json problems") {
-    CHECK(with_config([](auto& c) { c["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}}; }) ==
-          ckpt + "/config.json: field 'rope_scaling': RoPE scaling 'linear' is not supported (expected null)");
-    CHECK(with_config([](auto& c) { c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}}; }) ==
-          ckpt + "/config.json: field 'rope_scaling': RoPE scaling 'llama3' is not supported (expected null)");
+    CHECK(with_config([](auto& c) {
+            c["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+          }) == ckpt + "/config.json: field 'rope_scaling': RoPE scaling 'linear' is not supported (expected null)");
+    CHECK(with_config([](auto& c) {
+            c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}};
+          }) == ckpt + "/config.json: field 'rope_scaling': RoPE scaling 'llama3' is not supported (expected null)");
     CHECK(with_config([](auto& c) { c.erase("hidden_size"); }) == ckpt + "/config.json: field 'hidden_size': missing (expected an integer)");
-    CHECK(with_config([](auto& c) { c["num_hidden_layers"] = "2"; }) ==
-          ckpt + "/config.json: field 'num_hidden_layers': holds \"2\" (expected an integer)");
+    CHECK(with_config([](auto& c) { c["num_hidden_layers"] = "2"; }) == ckpt + "/config.json: field 'num_hidden_layers': holds \"2\" (expected an integer)");
     CHECK_THAT(with_config([](auto& c) { c["model_type"] = "gpt2"; }), Contains("field 'model_type': 'gpt2' is not supported"));
     CHECK_THAT(with_config([](auto& c) { c["num_key_value_heads"] = 3; }), Contains("3 does not divide head_count 4"));
     CHECK_THAT(with_config([](auto& c) { c["hidden_act"] = "gelu"; }), Contains("field 'hidden_act': 'gelu' is not supported (expected silu)"));
@@ -318,11 +319,16 @@ TEST_CASE("tiny llama: broken HF checkpoints give one-line errors", "[hf][tiny_l
             c["model_type"] = "mistral";
             c["sliding_window"] = nullptr;
           }) == "");
-    CHECK(with_config([](auto& c) { c["num_key_value_heads"] = nullptr; c["num_attention_heads"] = 2; c["head_dim"] = 32; }) ==
-          ckpt + "/model.safetensors: tensor 'model.layers.0.self_attn.k_proj.weight': shape [32, 64] "
-                 "(expected [64, 64] = [num_key_value_heads * head_dim, hidden_size])");
-    CHECK(with_config([](auto& c) { c["rope_scaling"] = {{"rope_type", 3}}; }) ==
-          ckpt + "/config.json: field 'rope_scaling': RoPE scaling 'an object of 1' is not supported (expected null)");
+    CHECK(with_config([](auto& c) {
+            c["num_key_value_heads"] = nullptr;
+            c["num_attention_heads"] = 2;
+            c["head_dim"] = 32;
+          }) == ckpt +
+                    "/model.safetensors: tensor 'model.layers.0.self_attn.k_proj.weight': shape [32, 64] "
+                    "(expected [64, 64] = [num_key_value_heads * head_dim, hidden_size])");
+    CHECK(with_config([](auto& c) {
+            c["rope_scaling"] = {{"rope_type", 3}};
+          }) == ckpt + "/config.json: field 'rope_scaling': RoPE scaling 'an object of 1' is not supported (expected null)");
     write_file(ckpt + "/config.json", std::string("{\"model_type\": \"llama\",,}"));
     CHECK_THAT(load_error(ckpt), Contains(ckpt + "/config.json: not valid JSON"));
     write_file(ckpt + "/config.json", std::string(1'000'000, '[') + std::string(1'000'000, ']'));
@@ -355,8 +361,9 @@ TEST_CASE("tiny llama: broken HF checkpoints give one-line errors", "[hf][tiny_l
     CHECK(load_error(ckpt) == ckpt + ": tokenizer.model: missing (only SentencePiece tokenizers are supported, not tokenizer.json alone)");
     m.tokenizer.pieces.pop_back();
     write_file(ckpt + "/tokenizer.model", serialize_sentencepiece_model(m.tokenizer));
-    CHECK(load_error(ckpt) == ckpt + "/tokenizer.model: pieces: 307 pieces but config.json has vocab_size 308 "
-                                     "(added tokens outside tokenizer.model are not supported)");
+    CHECK(load_error(ckpt) == ckpt +
+                                  "/tokenizer.model: pieces: 307 pieces but config.json has vocab_size 308 "
+                                  "(added tokens outside tokenizer.model are not supported)");
   }
   SECTION("a directory that is not a checkpoint") {
     CHECK_THAT(load_error(dir / ""), Contains("config.json: missing: a model directory must be a Hugging Face checkpoint"));

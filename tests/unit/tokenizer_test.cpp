@@ -47,8 +47,8 @@ VocabSpec tiny_vocab(bool add_space_prefix = false) {
   add("=#>", 0, kUserDefined);
   static constexpr char kHex[] = "0123456789ABCDEF";
   for (int b = 0; b < 256; ++b) add(std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">", 0, kByte);
-  for (const char* piece : {"\xE2\x96\x81", "h", "e", "l", "o", "w", "r", "d", "<", ">", "s", "b", "t", "a", "=",
-                            "\xC3\xA9" /* é */, "\xE6\x97\xA5" /* 日 */, "\xE6\x9C\xAC" /* 本 */}) {
+  for (const char* piece : {"\xE2\x96\x81", "h", "e", "l", "o", "w", "r", "d", "<", ">", "s", "b", "t", "a", "=", "\xC3\xA9" /* é */, "\xE6\x97\xA5" /* 日 */,
+                            "\xE6\x9C\xAC" /* 本 */}) {
     add(piece, -50, kNormal);
   }
   add("he", -1, kNormal);
@@ -139,8 +139,7 @@ std::vector<int32_t> reference_encode(const VocabSpec& v, const std::string& tex
   for (size_t id = 0; id < v.pieces.size(); ++id) {
     if (v.types[id] == kControl || v.types[id] == kUserDefined || v.types[id] == kUnknown) candidates.push_back(id);
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [&](size_t a, size_t b) { return v.pieces[a].size() > v.pieces[b].size(); });
+  std::stable_sort(candidates.begin(), candidates.end(), [&](size_t a, size_t b) { return v.pieces[a].size() > v.pieces[b].size(); });
   // Each candidate in turn splits every remaining text fragment at its occurrences.
   std::vector<Fragment> fragments = {{-1, text}};
   for (size_t id : candidates) {
@@ -175,13 +174,10 @@ std::vector<int32_t> reference_encode(const VocabSpec& v, const std::string& tex
 }
 
 std::filesystem::path temp_file(const std::string& name) {
-  return std::filesystem::temp_directory_path() /
-         ("draftbench_tokenizer_test_" + std::to_string(getpid()) + "_" + name);
+  return std::filesystem::temp_directory_path() / ("draftbench_tokenizer_test_" + std::to_string(getpid()) + "_" + name);
 }
 
-void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+void write_file(const std::filesystem::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
 }  // namespace
 
@@ -196,8 +192,7 @@ TEST_CASE("tokenizer: BPE merges by score, as planned in the tiny vocabulary", "
 TEST_CASE("tokenizer: byte fallback for characters not in the vocabulary", "[tokenizer]") {
   const Tokenizer tok = Tokenizer::from_vocab(tiny_vocab());
   // U+1F600 is F0 9F 98 80: four byte tokens.
-  CHECK(tok.encode("\xF0\x9F\x98\x80", false, false) ==
-        std::vector<int32_t>{byte_token(0xF0), byte_token(0x9F), byte_token(0x98), byte_token(0x80)});
+  CHECK(tok.encode("\xF0\x9F\x98\x80", false, false) == std::vector<int32_t>{byte_token(0xF0), byte_token(0x9F), byte_token(0x98), byte_token(0x80)});
   // 日本 is one piece; 語 (E8 AA 9E) is not in the vocabulary.
   std::vector<int32_t> expected = ids_of(tok, {"\xE6\x97\xA5\xE6\x9C\xAC"});
   for (int b : {0xE8, 0xAA, 0x9E}) expected.push_back(byte_token(static_cast<uint8_t>(b)));
@@ -207,10 +202,14 @@ TEST_CASE("tokenizer: byte fallback for characters not in the vocabulary", "[tok
 
 TEST_CASE("tokenizer: decode(encode(text)) round-trips Unicode text", "[tokenizer]") {
   const Tokenizer tok = Tokenizer::from_vocab(tiny_vocab());
-  const std::vector<std::string> texts = {
-      "hello world", "  two  spaces\n\nand newlines\n", "caf\xC3\xA9 na\xC3\xAFve", "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
-      "\xF0\x9F\x98\x80\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD", "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82", "tab\there",
-      std::string("nul\0byte", 8)};
+  const std::vector<std::string> texts = {"hello world",
+                                          "  two  spaces\n\nand newlines\n",
+                                          "caf\xC3\xA9 na\xC3\xAFve",
+                                          "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
+                                          "\xF0\x9F\x98\x80\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD",
+                                          "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82",
+                                          "tab\there",
+                                          std::string("nul\0byte", 8)};
   for (const std::string& text : texts) {
     INFO(text);
     CHECK(tok.decode(tok.encode(text, false, false)) == text);
@@ -267,10 +266,42 @@ TEST_CASE("tokenizer: add_space_prefix adds one '▁' per text fragment", "[toke
 }
 
 TEST_CASE("tokenizer: matches a plain re-implementation of llama.cpp on random text", "[tokenizer]") {
-  const std::vector<std::string> alphabet = {
-      "h", "e", "l", "o", " ", " ", "  ", "w", "r", "d", "s", "b", "t", "a", "=", "#", ">", "<", "\n", "\n\n", "<b>",
-      "</s>", "#=", "=#>", "<start_of_turn>", "<end_of_turn>", "<bos>", "<unk>", "\xC3\xA9", "\xE6\x97\xA5",
-      "\xE6\x9C\xAC", "\xF0\x9F\x98\x80", "\xC3\x9F", "hello", "world", "\t"};
+  const std::vector<std::string> alphabet = {"h",
+                                             "e",
+                                             "l",
+                                             "o",
+                                             " ",
+                                             " ",
+                                             "  ",
+                                             "w",
+                                             "r",
+                                             "d",
+                                             "s",
+                                             "b",
+                                             "t",
+                                             "a",
+                                             "=",
+                                             "#",
+                                             ">",
+                                             "<",
+                                             "\n",
+                                             "\n\n",
+                                             "<b>",
+                                             "</s>",
+                                             "#=",
+                                             "=#>",
+                                             "<start_of_turn>",
+                                             "<end_of_turn>",
+                                             "<bos>",
+                                             "<unk>",
+                                             "\xC3\xA9",
+                                             "\xE6\x97\xA5",
+                                             "\xE6\x9C\xAC",
+                                             "\xF0\x9F\x98\x80",
+                                             "\xC3\x9F",
+                                             "hello",
+                                             "world",
+                                             "\t"};
   std::mt19937 rng(1234);
   for (bool add_space_prefix : {false, true}) {
     const VocabSpec vocab = tiny_vocab(add_space_prefix);
@@ -365,8 +396,10 @@ TEST_CASE("tokenizer: unusable vocabularies and input are rejected with a clear 
 
 TEST_CASE("sentencepiece model proto: serialise then parse gives the same model", "[tokenizer]") {
   SentencePieceModel model;
-  model.pieces = {{"<unk>", 0.0f, SentencePieceType::unknown}, {"\xE2\x96\x81the", -1.5f, SentencePieceType::normal},
-                  {"<0x41>", 0.0f, SentencePieceType::byte}, {"<ctl>", -1000.0f, SentencePieceType::control}};
+  model.pieces = {{"<unk>", 0.0f, SentencePieceType::unknown},
+                  {"\xE2\x96\x81the", -1.5f, SentencePieceType::normal},
+                  {"<0x41>", 0.0f, SentencePieceType::byte},
+                  {"<ctl>", -1000.0f, SentencePieceType::control}};
   model.model_type = SentencePieceModelType::bpe;
   model.byte_fallback = true;
   model.unk_id = 0;
@@ -396,7 +429,10 @@ TEST_CASE("sentencepiece model proto: serialise then parse gives the same model"
   CHECK(empty.model_type == SentencePieceModelType::unigram);
   CHECK(empty.add_dummy_prefix);
   CHECK(empty.bos_id == 1);
-  CHECK_THROWS_WITH(parse_sentencepiece_model("\x0A\x05" "ab", "x.model"), Contains("x.model") && Contains("parse failed"));
+  CHECK_THROWS_WITH(parse_sentencepiece_model("\x0A\x05"
+                                              "ab",
+                                              "x.model"),
+                    Contains("x.model") && Contains("parse failed"));
 }
 
 TEST_CASE("tokenizer: from_model_file reads a SentencePiece tokenizer.model", "[tokenizer]") {
@@ -472,8 +508,7 @@ TEST_CASE("text streamer: holds back a character split across byte tokens", "[to
 }
 
 TEST_CASE("chat template: gemma", "[chat]") {
-  const std::vector<ChatMessage> chat = {
-      {"system", "  Be brief. "}, {"user", " Hi there\n"}, {"assistant", "Hello!"}, {"user", "2+2?"}};
+  const std::vector<ChatMessage> chat = {{"system", "  Be brief. "}, {"user", " Hi there\n"}, {"assistant", "Hello!"}, {"user", "2+2?"}};
   CHECK(render_chat(ChatTemplate::gemma, chat, true) ==
         "<bos><start_of_turn>user\nBe brief.\n\nHi there<end_of_turn>\n"
         "<start_of_turn>model\nHello!<end_of_turn>\n"
@@ -542,8 +577,7 @@ TEST_CASE("chat template: chosen from the file's template text, else by architec
   const std::string qwen = "{%- else %}{{- '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>' }}";
   CHECK(chat_template_for_model("qwen2", qwen, "m.gguf") == ChatTemplate::qwen2_5);
   CHECK(chat_template_for_model("qwen2", std::string("{{'<|im_start|>' + message['role']}}"), "m.gguf") == ChatTemplate::chatml);
-  CHECK(chat_template_for_model("llama", std::string("{{'<|start_header_id|>' + message['role'] + '<|end_header_id|>'}}"), "m.gguf") ==
-        ChatTemplate::llama3);
+  CHECK(chat_template_for_model("llama", std::string("{{'<|start_header_id|>' + message['role'] + '<|end_header_id|>'}}"), "m.gguf") == ChatTemplate::llama3);
   CHECK(chat_template_for_model("llama", std::string("{{ bos_token }}<start_of_turn>"), "m.gguf") == ChatTemplate::gemma);
   CHECK_THROWS_WITH(chat_template_for_model("llama", std::string("[INST] {{ message }} [/INST]"), "m.gguf"),
                     Contains("m.gguf") && Contains("does not know") && Contains("--chat-template") && Contains("chatml"));

@@ -32,7 +32,10 @@ Case random_case(std::mt19937& rng, int n_heads, int n_kv, int head_dim, int64_t
   for (int i = 0; i < n_nodes; ++i) parents[i] = i == 0 ? -1 : std::uniform_int_distribution<int>(0, i - 1)(rng);
   c.tree = TokenTree::from_parents(parents);
   std::normal_distribution<float> d(0.0f, 1.0f);
-  auto fill = [&](std::vector<float>& x, size_t n) { x.resize(n); for (auto& e : x) e = d(rng); };
+  auto fill = [&](std::vector<float>& x, size_t n) {
+    x.resize(n);
+    for (auto& e : x) e = d(rng);
+  };
   fill(c.k, static_cast<size_t>((committed + n_nodes) * n_kv * head_dim));
   fill(c.v, c.k.size());
   fill(c.q, static_cast<size_t>(n_nodes * n_heads * head_dim));
@@ -75,16 +78,21 @@ std::vector<double> dense_reference(const Case& c, int node, int head) {
 
 TEST_CASE("tree attention matches a dense-mask reference", "[attention]") {
   std::mt19937 rng(7);
-  struct Shape { int heads, kv, dim; int64_t committed; int nodes; int64_t window; };
-  for (const Shape& s : {Shape{4, 1, 32, 0, 1, 0}, Shape{4, 1, 32, 9, 13, 0}, Shape{8, 2, 16, 40, 25, 16}, Shape{2, 2, 20, 3, 7, 4},
-                         Shape{4, 4, 16, 100, 64, 0}}) {
+  struct Shape {
+    int heads, kv, dim;
+    int64_t committed;
+    int nodes;
+    int64_t window;
+  };
+  for (const Shape& s :
+       {Shape{4, 1, 32, 0, 1, 0}, Shape{4, 1, 32, 9, 13, 0}, Shape{8, 2, 16, 40, 25, 16}, Shape{2, 2, 20, 3, 7, 4}, Shape{4, 4, 16, 100, 64, 0}}) {
     Case c = random_case(rng, s.heads, s.kv, s.dim, s.committed, s.nodes, s.window);
     std::vector<float> scores(c.committed + c.tree.size()), out(s.dim);
     const TreeView view = c.tree.view();
     for (int node = 0; node < c.tree.size(); ++node)
       for (int h = 0; h < s.heads; ++h) {
-        tree_attention_head(c.shape, h, c.q.data() + (node * s.heads + h) * s.dim, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, view,
-                            node, scores.data(), out.data());
+        tree_attention_head(c.shape, h, c.q.data() + (node * s.heads + h) * s.dim, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, view, node, scores.data(),
+                            out.data());
         const auto ref = dense_reference(c, node, h);
         for (int i = 0; i < s.dim; ++i) REQUIRE(std::fabs(out[i] - ref[i]) < 1e-5 * (1.0 + std::fabs(ref[i])));
       }
@@ -118,7 +126,12 @@ TEST_CASE("a tree node's attention is bit-identical to its path run as a chain",
 
 TEST_CASE("the dense-mask kernel is bit-identical to the DFS-interval kernel", "[attention]") {
   std::mt19937 rng(13);
-  struct Shape { int heads, kv, dim; int64_t committed; int nodes; int64_t window; };
+  struct Shape {
+    int heads, kv, dim;
+    int64_t committed;
+    int nodes;
+    int64_t window;
+  };
   for (const Shape& s : {Shape{4, 1, 32, 0, 1, 0}, Shape{4, 1, 40, 17, 33, 0}, Shape{8, 2, 16, 40, 25, 16}, Shape{2, 2, 20, 3, 7, 4},
                          Shape{4, 4, 256, 130, 64, 64}, Shape{1, 1, 8, 1, 200, 3}}) {
     Case c = random_case(rng, s.heads, s.kv, s.dim, s.committed, s.nodes, s.window);
@@ -138,12 +151,17 @@ TEST_CASE("the dense-mask kernel is bit-identical to the DFS-interval kernel", "
 
 TEST_CASE("tiled tree attention is bit-identical to tree_attention_head for every node and head", "[attention]") {
   std::mt19937 rng(17);
-  struct Shape { int heads, kv, dim; int64_t committed; int nodes; int64_t window; int first_node; };
+  struct Shape {
+    int heads, kv, dim;
+    int64_t committed;
+    int nodes;
+    int64_t window;
+    int first_node;
+  };
   // GQA and MHA, odd head dims, empty and long contexts, windows shorter than the tree,
   // incremental trees (first_node > 0), a single node (autoregressive decoding).
-  for (const Shape& s : {Shape{4, 1, 32, 0, 1, 0, 0}, Shape{4, 1, 256, 300, 1, 0, 0}, Shape{4, 1, 40, 17, 33, 0, 0},
-                         Shape{8, 2, 16, 40, 25, 16, 0}, Shape{2, 2, 20, 3, 7, 4, 2}, Shape{4, 4, 128, 130, 64, 64, 10},
-                         Shape{1, 1, 8, 1, 200, 3, 0}, Shape{6, 3, 24, 531, 19, 512, 5}}) {
+  for (const Shape& s : {Shape{4, 1, 32, 0, 1, 0, 0}, Shape{4, 1, 256, 300, 1, 0, 0}, Shape{4, 1, 40, 17, 33, 0, 0}, Shape{8, 2, 16, 40, 25, 16, 0},
+                         Shape{2, 2, 20, 3, 7, 4, 2}, Shape{4, 4, 128, 130, 64, 64, 10}, Shape{1, 1, 8, 1, 200, 3, 0}, Shape{6, 3, 24, 531, 19, 512, 5}}) {
     Case c = random_case(rng, s.heads, s.kv, s.dim, s.committed, s.nodes, s.window);
     const TreeView view = c.tree.view();
     const int n_q = s.nodes - s.first_node;
@@ -151,8 +169,8 @@ TEST_CASE("tiled tree attention is bit-identical to tree_attention_head for ever
     std::vector<float> expected(static_cast<size_t>(n_q) * s.heads * s.dim), scores(c.committed + s.nodes);
     for (int node = s.first_node; node < s.nodes; ++node)
       for (int h = 0; h < s.heads; ++h)
-        tree_attention_head(c.shape, h, c.q.data() + (node * s.heads + h) * s.dim, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, view,
-                            node, scores.data(), expected.data() + ((node - s.first_node) * s.heads + h) * s.dim);
+        tree_attention_head(c.shape, h, c.q.data() + (node * s.heads + h) * s.dim, c.k.data(), c.v.data(), s.kv * s.dim, c.committed, view, node, scores.data(),
+                            expected.data() + ((node - s.first_node) * s.heads + h) * s.dim);
     // Scratch starts as NaN: a read of a slot the kernel did not write poisons the output.
     // Enough for every pool size below and for the direct calls over all queries at once.
     size_t scratch_floats = static_cast<size_t>(n_q) * s.heads * (c.committed + s.nodes);

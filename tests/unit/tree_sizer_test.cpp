@@ -94,9 +94,9 @@ TEST_CASE("tree sizing: drafts that are never accepted give autoregressive steps
 TEST_CASE("tree sizing: calibration follows acceptance per confidence and per lookup depth", "[sizing]") {
   TreeSizer s(linear_cost(0.010, 0.001), 63);
   const Draft sure = chain(4, 0.97f), unsure = chain(4, 0.15f), lookup = chain(6, 1.0f, kDraftedByLookup);
-  observe_chain(s, sure, 100, 4);     // confident drafts always right
-  observe_chain(s, unsure, 100, 0);   // unsure ones never
-  observe_chain(s, lookup, 100, 2);   // lookups right for two tokens
+  observe_chain(s, sure, 100, 4);    // confident drafts always right
+  observe_chain(s, unsure, 100, 0);  // unsure ones never
+  observe_chain(s, lookup, 100, 2);  // lookups right for two tokens
   CHECK(s.calibrated(kDraftedByModel, 0.97f, 1) > 0.9);
   CHECK(s.calibrated(kDraftedByModel, 0.15f, 1) < 0.1);
   CHECK(s.calibrated(kDraftedByLookup, 1.0f, 1) > 0.9);
@@ -169,7 +169,8 @@ class FakeDrafter final : public Drafter {
     ++proposed;
     out.reset_to_root(ctx.root);
     out.confidence.assign(1, 1.0f);
-    const int32_t depth = depth_limit > 0 ? std::min<int32_t>(depth_limit, static_cast<int32_t>(continuation_.size())) : static_cast<int32_t>(continuation_.size());
+    const int32_t depth =
+        depth_limit > 0 ? std::min<int32_t>(depth_limit, static_cast<int32_t>(continuation_.size())) : static_cast<int32_t>(continuation_.size());
     for (int32_t i = 0; i < depth; ++i) {
       out.tree.add(i, continuation_[static_cast<size_t>(i)]);
       out.confidence.push_back(confidence_);

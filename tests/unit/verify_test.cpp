@@ -147,8 +147,7 @@ TEST_CASE("greedy on random trees commits exactly the autoregressive greedy sequ
     for (int32_t v = 1; v < n; ++v) {
       if (parents[v] < 0) continue;
       bool ok = true;
-      for (int32_t w = v; ok && parents[w] >= 0; w = parents[w])
-        ok = tokens[w] == argmax(std::span<const float>(logits.data() + parents[w] * kV, kV));
+      for (int32_t w = v; ok && parents[w] >= 0; w = parents[w]) ok = tokens[w] == argmax(std::span<const float>(logits.data() + parents[w] * kV, kV));
       if (ok && tree.depth[v] > tree.depth[first_deepest]) first_deepest = v;
     }
     REQUIRE(out.path.back() == first_deepest);
@@ -194,9 +193,9 @@ double gaussian(uint64_t stream, uint64_t index) {
 // the prefix, indexed by context = a * kVocab + b.
 struct ToyModels {
   static constexpr int kHeads = 3;
-  std::vector<float> target;  // [context][kVocab]
-  std::vector<float> draft;   // [context][kVocab]: the target's logits plus noise
-  std::vector<float> heads;   // [kHeads][context][kVocab]: Medusa head h, the token at depth h + 1 below a root in `context`
+  std::vector<float> target;              // [context][kVocab]
+  std::vector<float> draft;               // [context][kVocab]: the target's logits plus noise
+  std::vector<float> heads;               // [kHeads][context][kVocab]: Medusa head h, the token at depth h + 1 below a root in `context`
   std::vector<std::vector<TokenProb>> q;  // [context]: softmax of `draft`, in id order
   std::span<const float> target_row(int32_t context) const { return {target.data() + context * kVocab, kVocab}; }
   std::span<const float> draft_row(int32_t context) const { return {draft.data() + context * kVocab, kVocab}; }
@@ -284,7 +283,11 @@ Propose chain_of_top1(int depth) {
 // ReDrafter: beam search by summed log q, one live beam at first, then packing.
 Propose beam_search(int width, int length) {
   return [=](const ToyModels& m, Draft& d, DraftRng&) {
-    struct Beam { double score; int32_t context; std::array<int32_t, kMaxBeamLength> tokens; };
+    struct Beam {
+      double score;
+      int32_t context;
+      std::array<int32_t, kMaxBeamLength> tokens;
+    };
     std::vector<Beam> beams = {{0.0, d.context[0], {d.tokens[0]}}}, next;
     for (int j = 1; j < length; ++j) {
       next.clear();
@@ -324,7 +327,12 @@ Propose medusa_tree() {
 // total - 1 candidates, parents first.
 Propose eagle2_tree(int top_k, int depth, int total) {
   return [=](const ToyModels& m, Draft& d, DraftRng&) {
-    struct Candidate { int32_t parent; int32_t token; double score; int32_t context; };
+    struct Candidate {
+      int32_t parent;
+      int32_t token;
+      double score;
+      int32_t context;
+    };
     std::vector<Candidate> pool;
     std::vector<int32_t> frontier = {-1};  // -1: the root
     for (int level = 0; level < depth; ++level) {
@@ -551,9 +559,9 @@ CaseResult run_case(const SamplingCase& c, const ToyModels& m) {
     r.marginal[pos] = pearson(p, n, kSamples);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%-44s chi2 joint %7.1f (df %3d, crit %5.1f)  marginals %5.1f %5.1f %5.1f (crit %4.1f)  tokens/step %.2f  %.1f s\n",
-              c.name.c_str(), r.joint.statistic, r.joint.df, r.joint.critical, r.marginal[0].statistic, r.marginal[1].statistic,
-              r.marginal[2].statistic, r.marginal[0].critical, static_cast<double>(r.stats.n_tokens) / r.stats.n_steps, seconds);
+  std::printf("%-44s chi2 joint %7.1f (df %3d, crit %5.1f)  marginals %5.1f %5.1f %5.1f (crit %4.1f)  tokens/step %.2f  %.1f s\n", c.name.c_str(),
+              r.joint.statistic, r.joint.df, r.joint.critical, r.marginal[0].statistic, r.marginal[1].statistic, r.marginal[2].statistic,
+              r.marginal[0].critical, static_cast<double>(r.stats.n_tokens) / r.stats.n_steps, seconds);
   return r;
 }
 
@@ -587,12 +595,11 @@ TEST_CASE("sampling: the one-hot rule is exact for chains, beams, Medusa and EAG
 TEST_CASE("sampling: the multi-round rule is exact for drafts sampled from q", "[verify][sampling]") {
   const ToyModels m = make_toy_models();
   require_exact({"with q, sampled chain of 3, T 1", Rule::with_q, params(1.0f), sampled_tree({1, 1, 1}, DraftSampling::with_replacement)}, m);
-  require_exact({"with q, i.i.d. tree 3-2-1, T 0.8, top-k 5", Rule::with_q, params(0.8f, 5),
-                 sampled_tree({3, 2, 1}, DraftSampling::with_replacement)}, m);
+  require_exact({"with q, i.i.d. tree 3-2-1, T 0.8, top-k 5", Rule::with_q, params(0.8f, 5), sampled_tree({3, 2, 1}, DraftSampling::with_replacement)}, m);
   require_exact({"with q, no-replacement tree 3-2-1, T 1, top-p .9", Rule::with_q, params(1.0f, 0, 0.9f),
-                 sampled_tree({3, 2, 1}, DraftSampling::without_replacement), DraftSampling::without_replacement}, m);
-  require_exact({"with q, sampled beams 4x4 packed, T 1", Rule::with_q, params(1.0f), sampled_beams(4, 4),
-                 DraftSampling::with_replacement, true}, m);
+                 sampled_tree({3, 2, 1}, DraftSampling::without_replacement), DraftSampling::without_replacement},
+                m);
+  require_exact({"with q, sampled beams 4x4 packed, T 1", Rule::with_q, params(1.0f), sampled_beams(4, 4), DraftSampling::with_replacement, true}, m);
 }
 
 TEST_CASE("sampling: the ReDrafter reference rule, and sampled beams tried once per packed child, are biased", "[verify][sampling]") {
@@ -693,8 +700,8 @@ TEST_CASE("sampling: drafts drawn from the target itself are always accepted", "
   VerifyScratch scratch;
   Acceptance a;
   for (uint64_t request = 0; request < 2000; ++request) {
-    verify_sampling_with_q(tree, d.tokens, TargetLogits{logits.data(), kVocab}, independent_draws({q, q_offsets}),
-                           SamplingContext{p, RngKey{9, request, 0, 0}}, scratch, a);
+    verify_sampling_with_q(tree, d.tokens, TargetLogits{logits.data(), kVocab}, independent_draws({q, q_offsets}), SamplingContext{p, RngKey{9, request, 0, 0}},
+                           scratch, a);
     REQUIRE(a.n_accepted() == 4);
   }
 }

@@ -45,8 +45,7 @@ LayerShape reference_shape(const DrafterCheckpoint& checkpoint, const ModelConfi
   const std::string& path = checkpoint.config_path();
   if (target.arch != Architecture::llama)
     throw InputError(path, "",
-                     fmt::format("reference EAGLE checkpoints are Llama layers; the target is {} (use draftbench's drafter.json layout)",
-                                 target.arch_name));
+                     fmt::format("reference EAGLE checkpoints are Llama layers; the target is {} (use draftbench's drafter.json layout)", target.arch_name));
   check_hidden_size(path, "hidden_size", f.integer("hidden_size"), target);
   if (const int64_t v = f.integer_or("vocab_size", target.n_vocab); v != target.n_vocab)
     throw InputError(path, ConfigFields::field("vocab_size"), fmt::format("{} does not match the target's vocabulary {}", v, target.n_vocab));
@@ -129,8 +128,8 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
   check_size_against_tensor(checkpoint, checkpoint.native() ? "n_ff" : "intermediate_size", s.n_ff, L + "mlp.gate_proj.weight", 0);
   if (const std::vector<int64_t> q = checkpoint.shape_of(L + "self_attn.q_proj.weight"); !q.empty() && q[0] != QD)
     throw InputError(checkpoint.config_path(), checkpoint.native() ? "fields 'n_heads', 'head_dim'" : "fields 'num_attention_heads', 'head_dim'",
-                     fmt::format("{} heads of {} do not match the weights: tensor '{}self_attn.q_proj.weight' is {} (expected {} rows)", c.n_heads,
-                                 c.head_dim, L, shape_str(q), QD));
+                     fmt::format("{} heads of {} do not match the weights: tensor '{}self_attn.q_proj.weight' is {} (expected {} rows)", c.n_heads, c.head_dim,
+                                 L, shape_str(q), QD));
 
   p.fc = keep.matrix("fc.weight", H, 2 * H, "[hidden_size, 2 * hidden_size]");
   if (s.fc_bias) p.fc_bias = keep.vector("fc.bias", H, "[hidden_size]");
@@ -192,9 +191,7 @@ void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, cons
     for (float& v : values) v = normal(rng);
     writer.tensor_floats(name, GgmlType::F32, std::move(shape), values);
   };
-  auto ones = [&](const std::string& name, int64_t n) {
-    writer.tensor_floats(name, GgmlType::F32, {n}, std::vector<float>(static_cast<size_t>(n), 1.0f));
-  };
+  auto ones = [&](const std::string& name, int64_t n) { writer.tensor_floats(name, GgmlType::F32, {n}, std::vector<float>(static_cast<size_t>(n), 1.0f)); };
   const std::string L = kLayer;
   random("fc.weight", {H, 2 * H});
   random("fc.bias", {H});
@@ -225,14 +222,21 @@ constexpr TrainingNet kEagleTraining{"eagle", TrainingNet::Steps::one, 1, false,
 
 const DrafterKind& eagle_kind() {
   static constexpr DrafterKind kind{
-      "eagle", true, "eagle", false,
+      "eagle",
+      true,
+      "eagle",
+      false,
       [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_eagle_drafter(*c, o, m, p); },
-      write_random_eagle, sizing_is_auto,
+      write_random_eagle,
+      sizing_is_auto,
       [](const DrafterOptions& o) -> uint32_t { return kEveryDrafter | kWithWeights | (o.eagle_static_tree ? kChoiceTree : kDynamicTree); },
-      [](const DrafterOptions& o) { return StepEstimate{static_cast<double>(o.total_tokens), 2}; },
+      [](const DrafterOptions& o) {
+        return StepEstimate{static_cast<double>(o.total_tokens), 2};
+      },
       kEagleConfigKeys,
       [](const nlohmann::json&, const std::vector<std::string>& tensors) { return std::find(tensors.begin(), tensors.end(), "fc.weight") != tensors.end(); },
-      &kEagleTraining, true};
+      &kEagleTraining,
+      true};
   return kind;
 }
 

@@ -47,10 +47,10 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
 // eagle_tree.cpp). Not copyable or movable: its Transformer refers to its own members.
 class EagleDrafter final : public Drafter {
  public:
-  struct Parts {                  // everything make_eagle_drafter loads
-    ModelConfig config;           // the draft layer as a 1-layer model
-    ModelWeights weights;         // one layer, pointing into the checkpoint; token_embd/output = the target's
-    WeightMatrix fc;              // [n_embd][2 n_embd]
+  struct Parts {           // everything make_eagle_drafter loads
+    ModelConfig config;    // the draft layer as a 1-layer model
+    ModelWeights weights;  // one layer, pointing into the checkpoint; token_embd/output = the target's
+    WeightMatrix fc;       // [n_embd][2 n_embd]
     const float* fc_bias = nullptr;
     std::vector<int32_t> draft_vocab;
     std::optional<ChoiceTree> static_tree;  // EAGLE-1 static tree instead of EAGLE-2's
@@ -127,7 +127,7 @@ class EagleDrafter final : public Drafter {
   std::vector<uint8_t> fc_scratch_;
   std::vector<int32_t> top_, frontier_, selected_, tree_node_, scratch_parents_, scratch_tokens_, feed_tokens_;
   std::vector<Candidate> candidates_;
-  int32_t depth_limit_ = 0, width_limit_ = 0;  // limit_draft's hints; 0 = none
+  int32_t depth_limit_ = 0, width_limit_ = 0;      // limit_draft's hints; 0 = none
   std::vector<std::pair<int32_t, int32_t>> work_;  // the last propose's forwards: (tokens, logit rows)
 };
 

@@ -31,9 +31,7 @@ EagleDrafter::EagleDrafter(Parts parts, const Model& target, ThreadPool& pool)
   batch_.sequences.resize(1);
 }
 
-int32_t EagleDrafter::max_tree_nodes() const {
-  return parts_.static_tree ? parts_.static_tree->size() : parts_.total_tokens;
-}
+int32_t EagleDrafter::max_tree_nodes() const { return parts_.static_tree ? parts_.static_tree->size() : parts_.total_tokens; }
 
 int64_t EagleDrafter::max_scratch_nodes() const {
   if (parts_.static_tree) return parts_.static_tree->size();

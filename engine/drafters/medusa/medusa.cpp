@@ -43,9 +43,9 @@ void check_counts(const DrafterCheckpoint& checkpoint, const MedusaLayout& layou
   auto exists = [&](const std::string& name) { return !checkpoint.shape_of(name).empty(); };
   const int layers = count([&](int l) { return exists(block_weight_name(0, l)); });
   if (layers != layout.num_layers)
-    throw InputError(checkpoint.config_path(), "field 'num_layers'",
-                     fmt::format("{} does not match the weights, whose head 0 holds {} residual blocks ({{head}}.{{layer}}.linear.weight)",
-                                 layout.num_layers, layers));
+    throw InputError(
+        checkpoint.config_path(), "field 'num_layers'",
+        fmt::format("{} does not match the weights, whose head 0 holds {} residual blocks ({{head}}.{{layer}}.linear.weight)", layout.num_layers, layers));
   if (layers == 0 && !layout.own_output) return;  // heads without tensors: nothing to count
   const int heads = count([&](int h) { return exists(layers > 0 ? block_weight_name(h, 0) : output_name(h, 0)); });
   if (heads != layout.num_heads)
@@ -164,13 +164,13 @@ class MedusaDrafter final : public Drafter {
   bool shared_output_;
   ChoiceTree tree_;
   ThreadPool& pool_;
-  int64_t n_vocab_;           // the target's vocabulary
-  int32_t n_used_heads_ = 0;  // the tree's depth: deeper heads are never read
-  int64_t n_ranks_ = 0;       // top-k per head, k = the tree's largest rank + 1
-  int32_t depth_limit_ = 0;   // limit_draft's hint; 0 = none
-  int32_t last_heads_ = 0;    // heads the last propose ran
-  std::vector<float> x_;       // [n_used_heads][n_embd]
-  std::vector<float> logits_;  // [n_used_heads][n_draft_vocab]
+  int64_t n_vocab_;                        // the target's vocabulary
+  int32_t n_used_heads_ = 0;               // the tree's depth: deeper heads are never read
+  int64_t n_ranks_ = 0;                    // top-k per head, k = the tree's largest rank + 1
+  int32_t depth_limit_ = 0;                // limit_draft's hint; 0 = none
+  int32_t last_heads_ = 0;                 // heads the last propose ran
+  std::vector<float> x_;                   // [n_used_heads][n_embd]
+  std::vector<float> logits_;              // [n_used_heads][n_draft_vocab]
   std::vector<std::vector<int32_t>> top_;  // [n_used_heads][n_ranks] draft ids
 };
 
@@ -181,8 +181,7 @@ const std::vector<std::vector<int32_t>>& default_medusa_choices() {
   // accuracies): on a CPU each verified token costs about as much as a decoding step's
   // share of the weights, so a small tree beats Medusa's 63-node GPU trees.
   static const std::vector<std::vector<int32_t>> choices = {
-      {0},    {1},    {2},    {3},       {0, 0},    {0, 1},    {0, 2},   {0, 3},
-      {1, 0}, {1, 1}, {2, 0}, {0, 0, 0}, {0, 0, 1}, {0, 0, 2}, {0, 1, 0},
+      {0}, {1}, {2}, {3}, {0, 0}, {0, 1}, {0, 2}, {0, 3}, {1, 0}, {1, 1}, {2, 0}, {0, 0, 0}, {0, 0, 1}, {0, 0, 2}, {0, 1, 0},
   };
   return choices;
 }
@@ -217,11 +216,13 @@ std::unique_ptr<Drafter> make_medusa_drafter(DrafterCheckpoint& checkpoint, cons
   std::string tree_label;
   ChoiceTree tree = medusa_tree(options, tree_label);
   if (tree.max_depth() > layout.num_heads)
-    throw InputError(tree_label, "", fmt::format("tree depth {} needs {} Medusa heads, but the drafter in {} has {} (expected depth <= heads)",
-                                                 tree.max_depth(), tree.max_depth(), checkpoint.dir(), layout.num_heads));
+    throw InputError(tree_label, "",
+                     fmt::format("tree depth {} needs {} Medusa heads, but the drafter in {} has {} (expected depth <= heads)", tree.max_depth(),
+                                 tree.max_depth(), checkpoint.dir(), layout.num_heads));
   if (tree.max_rank() + 1 > n_draft_vocab)
-    throw InputError(tree_label, "", fmt::format("rank {} needs a top-{} over a draft vocabulary of {} tokens (expected ranks < {})", tree.max_rank(),
-                                                 tree.max_rank() + 1, n_draft_vocab, n_draft_vocab));
+    throw InputError(tree_label, "",
+                     fmt::format("rank {} needs a top-{} over a draft vocabulary of {} tokens (expected ranks < {})", tree.max_rank(), tree.max_rank() + 1,
+                                 n_draft_vocab, n_draft_vocab));
   return std::make_unique<MedusaDrafter>(std::move(heads), !layout.own_output, std::move(tree), target.config().n_vocab, pool);
 }
 
@@ -265,14 +266,21 @@ constexpr TrainingNet kMedusaTraining{"medusa", TrainingNet::Steps::heads, 1, fa
 
 const DrafterKind& medusa_kind() {
   static constexpr DrafterKind kind{
-      "medusa", true, "medusa", false,
+      "medusa",
+      true,
+      "medusa",
+      false,
       [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_medusa_drafter(*c, o, m, p); },
-      write_random_medusa, sizing_is_auto,
+      write_random_medusa,
+      sizing_is_auto,
       [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kChoiceTree; },
-      [](const DrafterOptions&) { return StepEstimate{25, 1.8}; },
+      [](const DrafterOptions&) {
+        return StepEstimate{25, 1.8};
+      },
       kMedusaConfigKeys,
       [](const nlohmann::json& config, const std::vector<std::string>&) { return config.contains("medusa_num_heads"); },
-      &kMedusaTraining, true};
+      &kMedusaTraining,
+      true};
   return kind;
 }
 

@@ -267,13 +267,12 @@ class Redrafter final : public Drafter {
   int top_k_warp_ = 0;
   // Working storage, reused across steps: [W][L] beams, [W][H] states, [n][V] logits, ...
   std::vector<int32_t> beams_, next_beams_, last_, picked_, warp_keep_, prefix_tree_, q_row_, next_q_row_, node_q_row_;
-  std::vector<int32_t> step_rows_;  // the last propose's beams per step
+  std::vector<int32_t> step_rows_;       // the last propose's beams per step
   std::vector<float> cond_, next_cond_;  // [W][L]: log-prob of each beam token given its prefix
   std::vector<float> scores_, next_scores_, state_, next_state_, embed_, step_out_, concat_, proj_, logits_, flat_, history_, hidden_;
   std::vector<uint8_t> quant_;
   PackedBeams packed_;
 };
-
 
 const char* initial_state_name(InitialState s) { return s == InitialState::zero ? "zero" : "embedding"; }
 
@@ -391,16 +390,21 @@ StepEstimate redrafter_estimate(const DrafterOptions& o) {
 }  // namespace
 
 const DrafterKind& redrafter_kind() {
-  static constexpr DrafterKind kind{
-      "redrafter", true, "redrafter", false,
-      [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_redrafter(*c, o, m, p); },
-      write_random_redrafter, sizing_is_auto,
-      [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kBeams; },
-      redrafter_estimate, kRedrafterConfigKeys,
-      [](const nlohmann::json& config, const std::vector<std::string>&) {
-        return config.value("model_type", "") == "recurrent_drafting_drafter" || config.contains("exit_dim");
-      },
-      &kRedrafterTraining, true};
+  static constexpr DrafterKind kind{"redrafter",
+                                    true,
+                                    "redrafter",
+                                    false,
+                                    [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_redrafter(*c, o, m, p); },
+                                    write_random_redrafter,
+                                    sizing_is_auto,
+                                    [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kBeams; },
+                                    redrafter_estimate,
+                                    kRedrafterConfigKeys,
+                                    [](const nlohmann::json& config, const std::vector<std::string>&) {
+                                      return config.value("model_type", "") == "recurrent_drafting_drafter" || config.contains("exit_dim");
+                                    },
+                                    &kRedrafterTraining,
+                                    true};
   return kind;
 }
 

@@ -23,9 +23,7 @@ class DraftTarget {
   int64_t n_embd() const { return model_.config().n_embd; }
   const std::vector<int32_t>& draft_vocab() const { return draft_vocab_; }
   // The draft vocabulary index of a target id; -1 outside it (or for id < 0).
-  int32_t draft_index(int32_t id) const {
-    return id >= 0 && static_cast<size_t>(id) < index_.size() ? index_[static_cast<size_t>(id)] : -1;
-  }
+  int32_t draft_index(int32_t id) const { return id >= 0 && static_cast<size_t>(id) < index_.size() ? index_[static_cast<size_t>(id)] : -1; }
   // The rows the engine's "target rows" head reads (weights.output: Gemma's tied
   // embedding), dequantised, and the target's final soft-cap.
   TargetRows rows() const;

@@ -65,7 +65,7 @@ torch::Tensor EagleNet::rope(const torch::Tensor& x, int64_t length) const {
     }
   }
   const torch::Tensor c = cos_.narrow(0, 0, length).unsqueeze(1), s = sin_.narrow(0, 0, length).unsqueeze(1);  // [L][1][half]
-  if (spec_.rope_neox) {  // pairs (j, j + half)
+  if (spec_.rope_neox) {                                                                                       // pairs (j, j + half)
     const torch::Tensor a = x.narrow(-1, 0, half), b = x.narrow(-1, half, half);
     return torch::cat({a * c - b * s, a * s + b * c}, -1);
   }
@@ -170,9 +170,9 @@ ForwardOutput EagleNet::forward_output(const BackendBatch& b) {
 }
 
 nlohmann::json EagleNet::config() const {
-  return nlohmann::json{{"n_embd", output_.n_embd()}, {"n_ff", spec_.n_ff},         {"n_heads", spec_.n_heads},
-                        {"n_kv_heads", spec_.n_kv_heads}, {"head_dim", spec_.head_dim}, {"rope_base", spec_.rope_base},
-                        {"rms_eps", spec_.rms_eps},       {"fc_bias", true},            {"final_norm", false}};
+  return nlohmann::json{{"n_embd", output_.n_embd()}, {"n_ff", spec_.n_ff},           {"n_heads", spec_.n_heads}, {"n_kv_heads", spec_.n_kv_heads},
+                        {"head_dim", spec_.head_dim}, {"rope_base", spec_.rope_base}, {"rms_eps", spec_.rms_eps}, {"fc_bias", true},
+                        {"final_norm", false}};
 }
 
 std::vector<NamedFloats> EagleNet::weights() const {

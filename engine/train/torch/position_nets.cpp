@@ -29,8 +29,8 @@ torch::nn::Linear identity_start_block(torch::nn::Module& owner, const std::stri
 // Cross-entropy of rows [N][Vd] against draft indices (`targets`, -1 = ignored), rows grouped
 // into n_steps steps by `step_of_row`. Returns the sum over steps of each step's mean (the
 // references' unweighted sum of per-step losses) and fills one tally per step.
-torch::Tensor stepwise_cross_entropy(const torch::Tensor& logits, const std::vector<int32_t>& targets, const std::vector<int64_t>& step_of_row,
-                                     int64_t n_steps, std::vector<StepTally>& tallies) {
+torch::Tensor stepwise_cross_entropy(const torch::Tensor& logits, const std::vector<int32_t>& targets, const std::vector<int64_t>& step_of_row, int64_t n_steps,
+                                     std::vector<StepTally>& tallies) {
   tallies.assign(static_cast<size_t>(n_steps), StepTally{});
   const int64_t n = logits.size(0);
   TORCH_CHECK(static_cast<int64_t>(targets.size()) == n && static_cast<int64_t>(step_of_row.size()) == n);
@@ -45,8 +45,7 @@ torch::Tensor stepwise_cross_entropy(const torch::Tensor& logits, const std::vec
     t[r] = label >= 0 ? label : kIgnoredLabel;
     if (label >= 0) w[r] = 1.0f / static_cast<float>(count[static_cast<size_t>(step_of_row[static_cast<size_t>(r)])]);
   }
-  const torch::Tensor per_row =
-      F::cross_entropy(logits, target, F::CrossEntropyFuncOptions().reduction(torch::kNone).ignore_index(kIgnoredLabel));
+  const torch::Tensor per_row = F::cross_entropy(logits, target, F::CrossEntropyFuncOptions().reduction(torch::kNone).ignore_index(kIgnoredLabel));
   {
     torch::NoGradGuard no_grad;
     // The label's rank: how many logits beat it (one pass, cheaper than a top-k).
@@ -69,7 +68,6 @@ torch::Tensor stepwise_cross_entropy(const torch::Tensor& logits, const std::vec
   }
   return (per_row * weight).sum();
 }
-
 
 }  // namespace
 
@@ -128,11 +126,8 @@ ForwardOutput RedrafterNet::forward_output(const BackendBatch& b) {
 }
 
 nlohmann::json RedrafterNet::config() const {
-  return nlohmann::json{{"exit_dim", output_.n_embd()},
-                        {"num_draft_layers", static_cast<int64_t>(blocks_.size())},
-                        {"rnn", true},
-                        {"initial_state", "zero"},
-                        {"head", "target"}};
+  return nlohmann::json{
+      {"exit_dim", output_.n_embd()}, {"num_draft_layers", static_cast<int64_t>(blocks_.size())}, {"rnn", true}, {"initial_state", "zero"}, {"head", "target"}};
 }
 
 std::vector<NamedFloats> RedrafterNet::weights() const {

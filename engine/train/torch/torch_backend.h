@@ -29,7 +29,7 @@ namespace draftbench {
 // The frozen target as the module needs it.
 struct TargetRows {
   int64_t n_embd = 0, n_draft_vocab = 0;
-  std::vector<float> rows;      // [n_draft_vocab][n_embd]: LM-head rows of the draft vocabulary, dequantised
+  std::vector<float> rows;        // [n_draft_vocab][n_embd]: LM-head rows of the draft vocabulary, dequantised
   float final_logit_softcap = 0;  // the target's own (EAGLE's teacher distribution); drafters apply none
 };
 
@@ -42,7 +42,7 @@ struct EagleLayerSpec {
 };
 
 struct SessionSpec {
-  std::string kind;  // redrafter | medusa | eagle
+  std::string kind;    // redrafter | medusa | eagle
   int64_t steps = 1;   // ReDrafter draft steps, Medusa heads (EAGLE: 1)
   int64_t layers = 0;  // residual blocks (ReDrafter, Medusa)
   EagleLayerSpec eagle;

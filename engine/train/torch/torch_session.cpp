@@ -97,8 +97,8 @@ class Session final : public TorchSession {
       }
     torch::manual_seed(spec.seed);
     net_ = make_net(spec, output_);
-    optimizer_ = std::make_unique<torch::optim::AdamW>(
-        net_->parameters(), torch::optim::AdamWOptions(1e-3).betas({spec.beta1, spec.beta2}).weight_decay(spec.weight_decay));
+    optimizer_ = std::make_unique<torch::optim::AdamW>(net_->parameters(),
+                                                       torch::optim::AdamWOptions(1e-3).betas({spec.beta1, spec.beta2}).weight_decay(spec.weight_decay));
   }
 
   int64_t n_steps() const override { return net_->n_steps(); }
@@ -183,8 +183,8 @@ class Session final : public TorchSession {
 }  // namespace draftbench
 
 extern "C" __attribute__((visibility("default"))) draftbench::TorchSession* draftbench_torch_session_v2(const draftbench::SessionSpec* spec,
-                                                                                                      const draftbench::TargetRows* target,
-                                                                                                      std::string* error) {
+                                                                                                        const draftbench::TargetRows* target,
+                                                                                                        std::string* error) {
   try {
     return new draftbench::Session(*spec, *target);
   } catch (const std::exception& e) {

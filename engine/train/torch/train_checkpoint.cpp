@@ -20,7 +20,7 @@ namespace {
 
 constexpr char kMagic[8] = {'D', 'B', 'T', 'R', 'A', 'I', 'N', '1'};
 constexpr const char* kFormat = "draftbench-train-checkpoint";
-constexpr size_t kChecksumBytes = 64;                       // SHA-256 as hex
+constexpr size_t kChecksumBytes = 64;                         // SHA-256 as hex
 constexpr uint64_t kMaxCheckpointBytes = uint64_t{64} << 30;  // far above any drafter's state
 
 void put_u64(std::string& out, uint64_t v) {
@@ -116,8 +116,7 @@ TrainProgress TrainProgress::from_json(const nlohmann::json& j) {
 
 std::string train_checkpoint_path(const std::string& out_dir) { return (std::filesystem::path(out_dir) / kTrainCheckpointFile).string(); }
 
-void write_train_checkpoint(const std::string& path, const nlohmann::json& fingerprint, const TrainProgress& progress,
-                            const std::string& session_state) {
+void write_train_checkpoint(const std::string& path, const nlohmann::json& fingerprint, const TrainProgress& progress, const std::string& session_state) {
   const nlohmann::json header{{"format", kFormat},
                               {"version", kTrainCheckpointVersion},
                               {"written_at", iso_utc(WallClock::now())},
@@ -140,7 +139,9 @@ TrainCheckpoint read_train_checkpoint(const std::string& path) {
   if (view.size() < sizeof(kMagic) || std::memcmp(view.data(), kMagic, sizeof(kMagic)) != 0)
     throw InputError(path, "magic", "not a draftbench training checkpoint (expected it to start with 'DBTRAIN1')");
   const size_t min_size = sizeof(kMagic) + 16 + kChecksumBytes;
-  auto truncated = [&] { return InputError(path, "size", fmt::format("{} bytes: truncated (expected the header, state and checksum its lengths announce)", view.size())); };
+  auto truncated = [&] {
+    return InputError(path, "size", fmt::format("{} bytes: truncated (expected the header, state and checksum its lengths announce)", view.size()));
+  };
   if (view.size() < min_size) throw truncated();
   const size_t body = view.size() - kChecksumBytes;
   if (sha256_hex(view.substr(0, body)) != view.substr(body))
@@ -157,11 +158,11 @@ TrainCheckpoint read_train_checkpoint(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, "header", fmt::format("is not JSON ({})", e.what()));
   }
-  if (!header.is_object() || header.value("format", "") != kFormat)
-    throw InputError(path, "field 'format'", fmt::format("missing or not '{}'", kFormat));
+  if (!header.is_object() || header.value("format", "") != kFormat) throw InputError(path, "field 'format'", fmt::format("missing or not '{}'", kFormat));
   if (!header.contains("version") || header["version"] != kTrainCheckpointVersion)
-    throw InputError(path, "field 'version'", fmt::format("{} (expected {}: written by another draftbench version; start over)",
-                                                          header.contains("version") ? header["version"].dump() : "missing", kTrainCheckpointVersion));
+    throw InputError(path, "field 'version'",
+                     fmt::format("{} (expected {}: written by another draftbench version; start over)",
+                                 header.contains("version") ? header["version"].dump() : "missing", kTrainCheckpointVersion));
   if (!header.contains("fingerprint") || !header["fingerprint"].is_object()) throw InputError(path, "field 'fingerprint'", "missing or not an object");
   TrainCheckpoint c;
   c.fingerprint = header["fingerprint"];

@@ -35,18 +35,18 @@ inline constexpr int kTrainCheckpointVersion = 1;
 
 // Where a run stands between two optimiser steps.
 struct TrainProgress {
-  int epoch = 1;                  // the epoch in progress, 1-based
-  int64_t batch = 0;              // batches of that epoch done
-  int64_t step = 0;               // optimiser steps done, all epochs
-  int64_t positions_trained = 0;  // summed over finished epochs
-  double training_seconds = 0;    // training time of finished epochs (evaluation excluded)
-  double epoch_seconds = 0;       // time spent in the epoch in progress
-  double wall_seconds = 0;        // all pieces before this one
-  int pieces = 1;                 // invocations so far, this one included
+  int epoch = 1;                                                   // the epoch in progress, 1-based
+  int64_t batch = 0;                                               // batches of that epoch done
+  int64_t step = 0;                                                // optimiser steps done, all epochs
+  int64_t positions_trained = 0;                                   // summed over finished epochs
+  double training_seconds = 0;                                     // training time of finished epochs (evaluation excluded)
+  double epoch_seconds = 0;                                        // time spent in the epoch in progress
+  double wall_seconds = 0;                                         // all pieces before this one
+  int pieces = 1;                                                  // invocations so far, this one included
   nlohmann::json epoch_tally = nullptr, interval_tally = nullptr;  // MetricTally::state(); null = empty
-  nlohmann::json log = nlohmann::json::object();        // train_log.json as of this step
-  nlohmann::json epochs = nlohmann::json::array();      // the epoch records (train_epochs.jsonl lines)
-  int best_epoch = 0;                                   // 0: none evaluated yet
+  nlohmann::json log = nlohmann::json::object();                   // train_log.json as of this step
+  nlohmann::json epochs = nlohmann::json::array();                 // the epoch records (train_epochs.jsonl lines)
+  int best_epoch = 0;                                              // 0: none evaluated yet
   double best_valid_loss = 0;
   int epochs_since_best = 0;
 
@@ -67,8 +67,7 @@ struct TrainCheckpoint {
 
 std::string train_checkpoint_path(const std::string& out_dir);
 // Atomically replaces `path`. Throws InputError naming it when it cannot be written.
-void write_train_checkpoint(const std::string& path, const nlohmann::json& fingerprint, const TrainProgress& progress,
-                            const std::string& session_state);
+void write_train_checkpoint(const std::string& path, const nlohmann::json& fingerprint, const TrainProgress& progress, const std::string& session_state);
 // Throws InputError naming `path` and the part or field that is wrong: missing, not a
 // checkpoint, truncated or corrupt (checksum), another version, a field missing.
 TrainCheckpoint read_train_checkpoint(const std::string& path);

@@ -48,8 +48,8 @@ class TrainLoop {
     }
     const bool early = !patience_left() && p_.epoch <= o_.epochs && p_.step < s_.total_steps;  // epochs were left
     if (early)
-      s_.say(fmt::format("early stop: no lower validation loss in {} epochs; the drafter is epoch {}'s (valid loss {:.4f})", o_.patience,
-                         p_.best_epoch, p_.best_valid_loss));
+      s_.say(fmt::format("early stop: no lower validation loss in {} epochs; the drafter is epoch {}'s (valid loss {:.4f})", o_.patience, p_.best_epoch,
+                         p_.best_valid_loss));
     p_.wall_seconds = wall_base_ + seconds_since(run_start_);
     return {p_, false, "", early};
   }
@@ -89,7 +89,8 @@ void TrainLoop::start() {
   const Clock::time_point t = Clock::now();
   if (o_.resume) {
     if (!fs::exists(checkpoint_path_))
-      throw InputError(checkpoint_path_, "", "missing: nothing to resume (expected the checkpoint of an unfinished run in this --out; a finished run removes it)");
+      throw InputError(checkpoint_path_, "",
+                       "missing: nothing to resume (expected the checkpoint of an unfinished run in this --out; a finished run removes it)");
     TrainCheckpoint c = read_train_checkpoint(checkpoint_path_);
     check_resume_fingerprint(checkpoint_path_, c.fingerprint, s_.fingerprint);
     std::string error;
@@ -181,7 +182,8 @@ void TrainLoop::log_interval(double lr) {
   entry["positions_per_second"] = static_cast<double>(interval_.examples()) / std::max(elapsed, 1e-9);
   // Where the interval's time went: batch assembly (engine side: F16 features,
   // embeddings), forward with loss and metrics, backward, clipping + AdamW.
-  entry["seconds"] = {{"total", elapsed}, {"prepare", time_split_[0]}, {"forward", time_split_[1]}, {"backward", time_split_[2]}, {"optimizer", time_split_[3]}};
+  entry["seconds"] = {
+      {"total", elapsed}, {"prepare", time_split_[0]}, {"forward", time_split_[1]}, {"backward", time_split_[2]}, {"optimizer", time_split_[3]}};
   time_split_ = {};
   p_.log["entries"].push_back(entry);
   write_train_log();
@@ -204,8 +206,8 @@ void TrainLoop::finish_epoch() {
     const BatchReport report = s_.session.evaluate(s_.batch);
     valid.add(report.steps, report.extra_sums, report.loss, examples);
   }
-  const EpochSummary summary{p_.epoch, epoch_tally_.loss(), valid.loss(), epoch_tally_.step_metrics(), valid.step_metrics(),
-                             train_seconds + seconds_since(evaluation_start)};
+  const EpochSummary summary{
+      p_.epoch, epoch_tally_.loss(), valid.loss(), epoch_tally_.step_metrics(), valid.step_metrics(), train_seconds + seconds_since(evaluation_start)};
   const bool best = p_.note_validation(p_.epoch, summary.valid_loss);
   const nlohmann::json record = epoch_record(o_.drafter, p_.step, epoch_tally_, valid, summary, best);
   p_.epochs.push_back(record);

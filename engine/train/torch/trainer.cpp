@@ -145,8 +145,8 @@ void copy_drafter(const std::string& from, const std::string& to) {
   }
 }
 
-Split make_split(const TrainingCorpus& corpus, const std::vector<uint32_t>& sequences, bool by_sequence, LabelSource source,
-                 int64_t max_examples, int64_t max_length) {
+Split make_split(const TrainingCorpus& corpus, const std::vector<uint32_t>& sequences, bool by_sequence, LabelSource source, int64_t max_examples,
+                 int64_t max_length) {
   Split split;
   if (!by_sequence) {
     split.positions = corpus.positions(sequences, source);
@@ -165,7 +165,6 @@ Split make_split(const TrainingCorpus& corpus, const std::vector<uint32_t>& sequ
   return split;
 }
 
-
 // The distilled data and the target model, checked against each other: hidden size,
 // vocabulary, and the model file's SHA-256 where the manifest records one.
 struct TrainInputs {
@@ -176,7 +175,8 @@ struct TrainInputs {
         model(Model::load(o.model_path)) {
     const ModelConfig& mc = model->config();
     if (data.n_embd() != mc.n_embd)
-      throw InputError(manifest_path, "field 'target.n_embd'", fmt::format("{} does not match the model's hidden size {} ({})", data.n_embd(), mc.n_embd, o.model_path));
+      throw InputError(manifest_path, "field 'target.n_embd'",
+                       fmt::format("{} does not match the model's hidden size {} ({})", data.n_embd(), mc.n_embd, o.model_path));
     const nlohmann::json& target_info = data.manifest().at("target");
     if (target_info.contains("n_vocab") && target_info["n_vocab"].is_number_integer() && target_info["n_vocab"].get<int64_t>() != mc.n_vocab)
       throw InputError(manifest_path, "field 'target.n_vocab'",
@@ -200,9 +200,10 @@ int64_t label_steps(const TrainOptions& o, const TrainingNet& net, const TrainIn
   const int64_t steps = net.steps == TrainingNet::Steps::draft_steps ? o.draft_steps : net.steps == TrainingNet::Steps::heads ? o.medusa_heads : 1;
   const int64_t continuation = in.data.continuation_length();
   if (!net.features && source == LabelSource::distilled && steps > continuation - 1)
-    throw InputError(in.manifest_path, "field 'settings.continuation_length'",
-                     fmt::format("{} gives {} distilled labels per position; {} {} needs {} (distill with --draft-steps {} or more, or train on ground_truth labels)",
-                                 continuation, continuation - 1, o.drafter, net.steps == TrainingNet::Steps::heads ? "--heads" : "--draft-steps", steps, steps));
+    throw InputError(
+        in.manifest_path, "field 'settings.continuation_length'",
+        fmt::format("{} gives {} distilled labels per position; {} {} needs {} (distill with --draft-steps {} or more, or train on ground_truth labels)",
+                    continuation, continuation - 1, o.drafter, net.steps == TrainingNet::Steps::heads ? "--heads" : "--draft-steps", steps, steps));
   return steps;
 }
 
@@ -300,8 +301,7 @@ struct TrainSetup {
 // Fills the backend batch the loop trains on with examples of a split.
 class ExampleBatches {
  public:
-  ExampleBatches(const TrainSetup& setup, const TrainingCorpus& corpus, const DraftTarget& target)
-      : setup_(setup), corpus_(corpus), target_(target) {}
+  ExampleBatches(const TrainSetup& setup, const TrainingCorpus& corpus, const DraftTarget& target) : setup_(setup), corpus_(corpus), target_(target) {}
   const BackendBatch& batch() const { return backend_batch_; }
 
   // The split's examples `members` into batch(); returns how many examples it holds.
@@ -337,8 +337,8 @@ void export_drafter(const TrainSetup& setup, TorchSession& session, const DraftT
   const TrainOptions& o = setup.o;
   nlohmann::json config = native_drafter_config(o.drafter);
   config.update(session.config());
-  config["training"] = {{"trained", true}, {"labels", setup.eagle() ? "target_features" : o.labels}, {"seed", o.seed},
-                        {"data_manifest_sha256", setup.in.manifest_sha256}};
+  config["training"] = {
+      {"trained", true}, {"labels", setup.eagle() ? "target_features" : o.labels}, {"seed", o.seed}, {"data_manifest_sha256", setup.in.manifest_sha256}};
   config["training"]["epochs"] = epochs_done;
   const GgmlType export_type = o.dtype == "f16" ? GgmlType::F16 : GgmlType::F32;
   SafetensorsWriter writer;
@@ -350,15 +350,34 @@ void export_drafter(const TrainSetup& setup, TorchSession& session, const DraftT
 nlohmann::json resume_fingerprint(const TrainSetup& s) {
   const TrainOptions& o = s.o;
   const std::vector<int32_t>& vocab = s.vocab.ids;
-  return {{"drafter", o.drafter}, {"data_manifest_sha256", s.in.manifest_sha256}, {"model_sha256", s.in.model_sha256},
+  return {{"drafter", o.drafter},
+          {"data_manifest_sha256", s.in.manifest_sha256},
+          {"model_sha256", s.in.model_sha256},
           {"draft_vocab_sha256", sha256_hex(std::string_view(reinterpret_cast<const char*>(vocab.data()), vocab.size() * sizeof(int32_t)))},
-          {"epoch_order_sha256", order_checksum(s.plan.batches)}, {"total_steps", s.plan.total_steps}, {"train_examples", s.train.examples},
+          {"epoch_order_sha256", order_checksum(s.plan.batches)},
+          {"total_steps", s.plan.total_steps},
+          {"train_examples", s.train.examples},
           {"valid_examples", s.valid.examples},
-          {"options", {{"epochs", o.epochs}, {"lr", o.lr}, {"batch_size", s.batch_size}, {"seed", o.seed}, {"labels", o.labels}, {"draft_steps", s.steps},
-                       {"num_layers", s.spec.layers}, {"draft_vocab", o.draft_vocab}, {"threads", s.threads}, {"max_positions", o.max_positions},
-                       {"max_steps", o.max_steps}, {"warmup", o.warmup}, {"weight_decay", o.weight_decay}, {"grad_clip", s.spec.grad_clip},
-                       {"valid_fraction", o.valid_fraction}, {"max_sequence_length", o.max_sequence_length}, {"eagle_noise", o.eagle_noise},
-                       {"dtype", o.dtype}, {"patience", o.patience}}}};
+          {"options",
+           {{"epochs", o.epochs},
+            {"lr", o.lr},
+            {"batch_size", s.batch_size},
+            {"seed", o.seed},
+            {"labels", o.labels},
+            {"draft_steps", s.steps},
+            {"num_layers", s.spec.layers},
+            {"draft_vocab", o.draft_vocab},
+            {"threads", s.threads},
+            {"max_positions", o.max_positions},
+            {"max_steps", o.max_steps},
+            {"warmup", o.warmup},
+            {"weight_decay", o.weight_decay},
+            {"grad_clip", s.spec.grad_clip},
+            {"valid_fraction", o.valid_fraction},
+            {"max_sequence_length", o.max_sequence_length},
+            {"eagle_noise", o.eagle_noise},
+            {"dtype", o.dtype},
+            {"patience", o.patience}}}};
 }
 
 // train_result.json's provenance of a finished run.
@@ -376,11 +395,24 @@ nlohmann::json provenance(const TrainSetup& s, const TrainResult& result, const 
       {"seed", o.seed},
       {"epochs", o.epochs},
       {"options",
-       {{"lr", o.lr}, {"batch_size", s.batch_size}, {"labels", eagle ? "target_features" : o.labels}, {"draft_steps", s.steps},
-        {"num_layers", s.spec.layers}, {"warmup", o.warmup}, {"weight_decay", o.weight_decay}, {"grad_clip", s.spec.grad_clip},
-        {"grad_clip_kind", eagle ? "value" : "norm"}, {"betas", {s.spec.beta1, s.spec.beta2}}, {"max_positions", o.max_positions}, {"max_steps", o.max_steps},
-        {"valid_fraction", o.valid_fraction}, {"max_sequence_length", o.max_sequence_length}, {"eagle_noise", eagle ? o.eagle_noise : 0.0},
-        {"dtype", o.dtype}, {"threads", s.threads}, {"patience", o.patience}}},
+       {{"lr", o.lr},
+        {"batch_size", s.batch_size},
+        {"labels", eagle ? "target_features" : o.labels},
+        {"draft_steps", s.steps},
+        {"num_layers", s.spec.layers},
+        {"warmup", o.warmup},
+        {"weight_decay", o.weight_decay},
+        {"grad_clip", s.spec.grad_clip},
+        {"grad_clip_kind", eagle ? "value" : "norm"},
+        {"betas", {s.spec.beta1, s.spec.beta2}},
+        {"max_positions", o.max_positions},
+        {"max_steps", o.max_steps},
+        {"valid_fraction", o.valid_fraction},
+        {"max_sequence_length", o.max_sequence_length},
+        {"eagle_noise", eagle ? o.eagle_noise : 0.0},
+        {"dtype", o.dtype},
+        {"threads", s.threads},
+        {"patience", o.patience}}},
       {"blas", blas},
       {"optimizer_steps", result.optimizer_steps},
       {"positions_trained", result.positions_trained},
@@ -468,8 +500,8 @@ TrainResult train_drafter(const TrainOptions& o) {
   const TrainingCorpus corpus(in.data, o.valid_fraction);
   const DraftVocabulary vocab = choose_vocabulary(corpus, *in.model, o.draft_vocab);
   const DraftTarget target(*in.model, vocab.ids);
-  say(fmt::format("draft vocabulary: {} tokens (asked {}), {:.2f}% of the {} response tokens", vocab.ids.size(), o.draft_vocab,
-                  100 * vocab.response_coverage, vocab.responses));
+  say(fmt::format("draft vocabulary: {} tokens (asked {}), {:.2f}% of the {} response tokens", vocab.ids.size(), o.draft_vocab, 100 * vocab.response_coverage,
+                  vocab.responses));
 
   // --- examples ---------------------------------------------------------------------------
   const Split train = make_split(corpus, corpus.train_sequences(), eagle, source, o.max_positions, o.max_sequence_length);
@@ -484,15 +516,18 @@ TrainResult train_drafter(const TrainOptions& o) {
   const std::unique_ptr<TorchSession> session = open_torch_session(spec, target.rows());
   const std::string blas = session->blas_library();
   if (!fast_blas(blas))
-    say(fmt::format("warning: torch's matrix products run on {} (the reference BLAS?): training is ~30x slower than with OpenBLAS "
-                    "(Debian: apt-get install libopenblas0-openmp)", blas));
+    say(
+        fmt::format("warning: torch's matrix products run on {} (the reference BLAS?): training is ~30x slower than with OpenBLAS "
+                    "(Debian: apt-get install libopenblas0-openmp)",
+                    blas));
   const int64_t batch_size = o.batch_size > 0 ? o.batch_size : kDefaultBatchSize;
   const EpochPlan plan = plan_epochs(o, train, batch_size);
   say(fmt::format("{}: {} training examples, {} held out; {} steps of {} ({} per epoch), {} threads", o.drafter, train.examples, valid.examples,
                   plan.total_steps, batch_size, plan.steps_per_epoch, threads));
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
-  if (ec || !fs::is_directory(o.out_dir)) throw InputError(o.out_dir, "", "cannot create the output directory" + (ec ? " (" + ec.message() + ")" : std::string()));
+  if (ec || !fs::is_directory(o.out_dir))
+    throw InputError(o.out_dir, "", "cannot create the output directory" + (ec ? " (" + ec.message() + ")" : std::string()));
 
   // --- the loop (train_loop.cpp): checkpoints, deadline, early stopping ---------------------
   const TrainSetup setup{o, in, net, source, steps, batch_size, threads, vocab, label_coverage, train, valid, spec, plan};
@@ -500,9 +535,9 @@ TrainResult train_drafter(const TrainOptions& o) {
   ExampleBatches examples(setup, corpus, target);
   const std::vector<std::vector<size_t>> valid_batches = valid.batches(batch_size, nullptr);
   const DirectoryLock out_lock(o.out_dir);  // one trainer per output directory
-  const TrainLoopOutcome outcome = run_train_loop(TrainLoopSetup{
-      o, *session, plan.batches, valid_batches, plan.total_steps, plan.warmup_steps, resume_fingerprint(setup),
-      [&](bool is_valid, const std::vector<size_t>& members) { return examples.prepare(is_valid, members); }, examples.batch(), export_to, say});
+  const TrainLoopOutcome outcome = run_train_loop(
+      TrainLoopSetup{o, *session, plan.batches, valid_batches, plan.total_steps, plan.warmup_steps, resume_fingerprint(setup),
+                     [&](bool is_valid, const std::vector<size_t>& members) { return examples.prepare(is_valid, members); }, examples.batch(), export_to, say});
   return finish_training(setup, outcome, start, blas, export_to);
 }
 

@@ -12,8 +12,7 @@
 
 namespace draftbench {
 
-TrainingCorpus::TrainingCorpus(const DistillData& data, double valid_fraction)
-    : n_embd_(data.n_embd()), continuation_length_(data.continuation_length()) {
+TrainingCorpus::TrainingCorpus(const DistillData& data, double valid_fraction) : n_embd_(data.n_embd()), continuation_length_(data.continuation_length()) {
   for (const std::string& path : data.shard_paths()) {
     shards_.push_back(std::make_unique<DistillShard>(path, n_embd_, continuation_length_));
     const DistillShard& shard = *shards_.back();
@@ -32,8 +31,7 @@ TrainingCorpus::TrainingCorpus(const DistillData& data, double valid_fraction)
   if (records.size() >= 2 && valid_fraction > 0)
     n_valid = std::min(records.size() - 1, static_cast<size_t>(std::ceil(valid_fraction * static_cast<double>(records.size()))));
   const size_t first_valid = records.size() - n_valid;
-  for (uint32_t i = 0; i < sequences_.size(); ++i)
-    (rank.at(sequences_[i].record) >= first_valid ? valid_sequences_ : train_sequences_).push_back(i);
+  for (uint32_t i = 0; i < sequences_.size(); ++i) (rank.at(sequences_[i].record) >= first_valid ? valid_sequences_ : train_sequences_).push_back(i);
 }
 
 TrainingCorpus::~TrainingCorpus() = default;
@@ -45,8 +43,7 @@ std::vector<CorpusPosition> TrainingCorpus::positions(const std::vector<uint32_t
     const DistillShard& shard = *shards_[s.shard];
     for (int64_t t = s.begin; t < s.end; ++t) {
       if (!shard.trained()[t]) continue;
-      const int32_t root = source == LabelSource::ground_truth ? (t + 1 < s.end ? shard.tokens()[t + 1] : -1)
-                                                               : shard.continuation()[t * continuation_length_];
+      const int32_t root = source == LabelSource::ground_truth ? (t + 1 < s.end ? shard.tokens()[t + 1] : -1) : shard.continuation()[t * continuation_length_];
       if (root >= 0) out.push_back(CorpusPosition{s.shard, si, t});
     }
   }

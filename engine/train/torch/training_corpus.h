@@ -39,9 +39,9 @@ struct CorpusPosition {
 // ReDrafter / Medusa examples as the trainer feeds them to torch.
 struct PositionBatch {
   int64_t size = 0, steps = 0, n_embd = 0;
-  std::vector<float> hidden;     // [size][n_embd]
-  std::vector<int32_t> root;     // [size]
-  std::vector<int32_t> labels;   // [size][steps], target ids, -1 = none
+  std::vector<float> hidden;    // [size][n_embd]
+  std::vector<int32_t> root;    // [size]
+  std::vector<int32_t> labels;  // [size][steps], target ids, -1 = none
 };
 
 // EAGLE examples: sequences laid end to end.

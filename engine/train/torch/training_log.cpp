@@ -60,7 +60,7 @@ nlohmann::json MetricTally::state() const {
   if (empty()) return nullptr;
   nlohmann::json steps = nlohmann::json::array();
   for (const Sums& s : steps_) steps.push_back({s.loss, s.count, s.top1, s.top3, s.top5});
-  return {{"steps", steps}, {"extras", extras_}, {"extra_count", extra_count_}, {"batch_loss_sum", batch_loss_sum_},
+  return {{"steps", steps},      {"extras", extras_},    {"extra_count", extra_count_}, {"batch_loss_sum", batch_loss_sum_},
           {"batches", batches_}, {"examples", examples_}};
 }
 
@@ -91,16 +91,15 @@ const char* per_what(const std::string& drafter) {
 
 }  // namespace
 
-nlohmann::json epoch_record(const std::string& drafter, int64_t step, const MetricTally& train, const MetricTally& valid,
-                            const EpochSummary& summary, bool best) {
+nlohmann::json epoch_record(const std::string& drafter, int64_t step, const MetricTally& train, const MetricTally& valid, const EpochSummary& summary,
+                            bool best) {
   nlohmann::json top1 = nlohmann::json::array(), top3 = nlohmann::json::array();
   for (const StepMetrics& m : summary.valid_steps) {
     top1.push_back(m.top1);
     top3.push_back(m.top3);
   }
-  return {{"epoch", summary.epoch},     {"step", step},           {"drafter", drafter},   {"per", per_what(drafter)},
-          {"train", train.to_json()},   {"valid", valid.to_json()}, {"valid_top1", top1}, {"valid_top3", top3},
-          {"seconds", summary.seconds}, {"best", best}};
+  return {{"epoch", summary.epoch},   {"step", step},       {"drafter", drafter}, {"per", per_what(drafter)},   {"train", train.to_json()},
+          {"valid", valid.to_json()}, {"valid_top1", top1}, {"valid_top3", top3}, {"seconds", summary.seconds}, {"best", best}};
 }
 
 EpochSummary epoch_summary_from_record(const nlohmann::json& record) {
@@ -112,7 +111,7 @@ EpochSummary epoch_summary_from_record(const nlohmann::json& record) {
     return out;
   };
   const nlohmann::json &train = record.at("train"), &valid = record.at("valid");
-  return EpochSummary{record.at("epoch").get<int>(), json_number(train.at("loss")), json_number(valid.at("loss")), steps_of(train), steps_of(valid),
+  return EpochSummary{record.at("epoch").get<int>(),    json_number(train.at("loss")), json_number(valid.at("loss")), steps_of(train), steps_of(valid),
                       json_number(record.at("seconds"))};
 }
 

@@ -60,8 +60,8 @@ class MetricTally {
 // else "step"), "train": MetricTally::to_json(), "valid": the same, "valid_top1": [...],
 // "valid_top3": [...] per head or step, "seconds", "best": whether the validation loss is
 // the lowest so far}. The tallies' JSON is the one train_log.json's "epochs" hold.
-nlohmann::json epoch_record(const std::string& drafter, int64_t step, const MetricTally& train, const MetricTally& valid,
-                            const EpochSummary& summary, bool best);
+nlohmann::json epoch_record(const std::string& drafter, int64_t step, const MetricTally& train, const MetricTally& valid, const EpochSummary& summary,
+                            bool best);
 // The summary an epoch record was written from (a resumed run rebuilds its result so).
 // Throws nlohmann::json::exception when the record lacks a field.
 EpochSummary epoch_summary_from_record(const nlohmann::json& record);

@@ -22,9 +22,7 @@ constexpr size_t kCopyBytes = size_t{256} << 20;
 // The probes' buffers and launches; the constructor throws CudaFailure.
 struct CopyProbe {
   DeviceMemory from{kCopyBytes}, to{kCopyBytes};
-  int launch() const {
-    return static_cast<int>(cudaMemcpyAsync(to.as<void>(), from.as<const void>(), kCopyBytes, cudaMemcpyDeviceToDevice, 0));
-  }
+  int launch() const { return static_cast<int>(cudaMemcpyAsync(to.as<void>(), from.as<const void>(), kCopyBytes, cudaMemcpyDeviceToDevice, 0)); }
   static Work work() { return {2.0 * kCopyBytes, 0, /*from_dram=*/true}; }
 };
 

@@ -22,8 +22,7 @@ DeviceMemory::~DeviceMemory() {
   if (data_ != nullptr) cudaFree(data_);
 }
 
-DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
 
 DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
   if (this != &other) {

@@ -63,7 +63,9 @@ class DeviceMemory {
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
   template <class T>
-  T* as() const { return static_cast<T*>(data_); }
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
   size_t size() const { return bytes_; }
   // Copies `bytes` host bytes to the device at byte `offset` (synchronous).
   void upload(const void* host, size_t bytes, size_t offset = 0);

@@ -37,8 +37,8 @@ std::string gpu_signature(const cudaDeviceProp& p) {
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   const auto version = [](int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); };
-  return fmt::format("{} (sm_{}{}, {} SMs, {} MiB, L2 {} KiB) | CUDA driver {} | runtime {}", p.name, p.major, p.minor,
-                     p.multiProcessorCount, p.totalGlobalMem >> 20, p.l2CacheSize >> 10, version(driver), version(runtime));
+  return fmt::format("{} (sm_{}{}, {} SMs, {} MiB, L2 {} KiB) | CUDA driver {} | runtime {}", p.name, p.major, p.minor, p.multiProcessorCount,
+                     p.totalGlobalMem >> 20, p.l2CacheSize >> 10, version(driver), version(runtime));
 }
 
 // The memory bandwidth on the spec sheet: memory clock (kHz, double data rate) x bus width.
@@ -55,8 +55,8 @@ void add_device_context(const draftbench::Roofline& roofline) {
   cudaDeviceProp p{};
   if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&p, device) != cudaSuccess) return;
   benchmark::AddCustomContext("gpu_signature", gpu_signature(p));
-  benchmark::AddCustomContext("gpu_roofline", fmt::format("{:.1f} GB/s device-to-device copy, {:.1f} GFLOP/s fp32 FMA",
-                                                          roofline.bytes_per_s / 1e9, roofline.flops_per_s / 1e9));
+  benchmark::AddCustomContext(
+      "gpu_roofline", fmt::format("{:.1f} GB/s device-to-device copy, {:.1f} GFLOP/s fp32 FMA", roofline.bytes_per_s / 1e9, roofline.flops_per_s / 1e9));
   benchmark::AddCustomContext("gpu_peak_memory_bandwidth", fmt::format("{:.1f} GB/s", peak_memory_bytes_per_s(device) / 1e9));
 }
 

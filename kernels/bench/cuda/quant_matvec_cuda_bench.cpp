@@ -43,18 +43,16 @@ void register_quant_matvec(const CudaBenchSuite& s, const ModelShape& model, con
     std::vector<uint8_t> xq(xq_bytes * static_cast<size_t>(n_x));
     for (int64_t i = 0; i < n_x; ++i) quantize_activation_row(m.type, x.data() + i * m.n_in, xq.data() + i * xq_bytes, m.n_in);
     const DeviceMemory device_xq(xq), device_y(sizeof(float) * static_cast<size_t>(m.n_out * n_x));
-    const double seconds = run_timed_loop(state, [&] {
-      return cuda::quant_matvec(m.type, weights.next(), row_bytes, m.n_out, device_xq.as<const void>(), n_x, m.n_in, device_y.as<float>());
-    });
+    const double seconds = run_timed_loop(
+        state, [&] { return cuda::quant_matvec(m.type, weights.next(), row_bytes, m.n_out, device_xq.as<const void>(), n_x, m.n_in, device_y.as<float>()); });
     report_device_work(state, seconds, product_work(m, n_x), s.device);
   });
 }
 
 // Whether an earlier matrix of `model` than `m` has its shape.
 bool repeats_a_shape(const ModelShape& model, const MatrixShape& m) {
-  return std::any_of(model.matrices.begin(), model.matrices.end(), [&](const MatrixShape& other) {
-    return &other < &m && other.n_in == m.n_in && other.n_out == m.n_out;
-  });
+  return std::any_of(model.matrices.begin(), model.matrices.end(),
+                     [&](const MatrixShape& other) { return &other < &m && other.n_in == m.n_in && other.n_out == m.n_out; });
 }
 
 }  // namespace

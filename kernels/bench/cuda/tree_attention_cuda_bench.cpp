@@ -38,8 +38,8 @@ void register_tree_attention(const CudaBenchSuite& s, const ModelShape& m, int32
     const TreeView device_tree{tree.size(), dfs_start.as<const int32_t>(), dfs_end.as<const int32_t>(), depth.as<const int32_t>()};
     const AttentionShape shape{m.n_heads, m.n_kv_heads, m.head_dim, 1.0f / std::sqrt(static_cast<float>(m.head_dim)), 0};
     const double seconds = run_timed_loop(state, [&] {
-      return cuda::tree_attention(shape, q.as<const float>(), q_stride, k.as<const float>(), v.as<const float>(), kv_stride, kContext,
-                                  device_tree, out.as<float>(), q_stride);
+      return cuda::tree_attention(shape, q.as<const float>(), q_stride, k.as<const float>(), v.as<const float>(), kv_stride, kContext, device_tree,
+                                  out.as<float>(), q_stride);
     });
     report_device_work(state, seconds, tree_attention_work(m, kContext, tree), s.device);
   });

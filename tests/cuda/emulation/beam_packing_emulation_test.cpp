@@ -16,8 +16,8 @@ using namespace draftbench;
 
 TEST_CASE("emulated CUDA beam packing equals dedup_prefix and pack_beams", "[cuda-emulation]") {
   std::mt19937 rng(37);
-  for (const auto& [width, length] : {std::pair{1, 1}, std::pair{1, 5}, std::pair{4, 3}, std::pair{8, 5}, std::pair{17, 4}, std::pair{64, 5},
-                                      std::pair{64, 8}, std::pair{3, 64}, std::pair{64, 64}}) {
+  for (const auto& [width, length] : {std::pair{1, 1}, std::pair{1, 5}, std::pair{4, 3}, std::pair{8, 5}, std::pair{17, 4}, std::pair{64, 5}, std::pair{64, 8},
+                                      std::pair{3, 64}, std::pair{64, 64}}) {
     const int64_t n_seqs = 3;
     const int n = width * length;
     const auto beams = test::shared_prefix_beams(n_seqs, width, length, rng);
@@ -27,10 +27,13 @@ TEST_CASE("emulated CUDA beam packing equals dedup_prefix and pack_beams", "[cud
       std::vector<int32_t> n_nodes(n_seqs, -5);
       const cuda::BeamPackingArgs args{beams.data(), width, length, prefix_tree.data(), tokens.data(), parents.data(), unpacker.data(), n_nodes.data()};
       const cuda::Launch launch = cuda::beam_packing_launch(n_seqs);
-      cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
-        auto shared = std::make_unique<cuda::BeamPackingShared>();
-        cuda::beam_packing_block(block, args, *shared);
-      }, order);
+      cuda::emulate_blocks(
+          launch.grid(), launch.block,
+          [&](const cuda::EmulatedBlock& block) {
+            auto shared = std::make_unique<cuda::BeamPackingShared>();
+            cuda::beam_packing_block(block, args, *shared);
+          },
+          order);
       for (int64_t s = 0; s < n_seqs; ++s) {
         const auto [want_tree, want] = test::expected_packing(beams, s, width, length);
         INFO("width " << width << ", length " << length << ", sequence " << s);

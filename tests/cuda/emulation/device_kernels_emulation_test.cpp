@@ -41,8 +41,8 @@ std::vector<float> encode_cases() {
     }
   }
   for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 65521) cases.push_back(float_of(static_cast<uint32_t>(bits)));
-  for (const float f : {65504.0f, 65519.99f, 65520.0f, 1e30f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min(),
-                        5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f})
+  for (const float f : {65504.0f, 65519.99f, 65520.0f, 1e30f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min(), 5.9604645e-8f,
+                        2.9802322e-8f, 2.9802326e-8f})
     cases.push_back(f);
   return cases;
 }

@@ -28,8 +28,8 @@ struct Case {
 };
 
 // The layer on the emulated device: activations prepared as the host would copy them over.
-std::vector<float> emulate(const Case& c, const std::vector<LinearTerm>& terms, const float* bias, std::vector<float> y,
-                           const float* residual, cuda::ThreadOrder order) {
+std::vector<float> emulate(const Case& c, const std::vector<LinearTerm>& terms, const float* bias, std::vector<float> y, const float* residual,
+                           cuda::ThreadOrder order) {
   std::vector<std::vector<uint8_t>> xq(terms.size());
   cuda::LinearSiluBlockArgs args{};
   for (size_t k = 0; k < terms.size(); ++k) {
@@ -67,10 +67,10 @@ TEST_CASE("emulated CUDA linear_silu is bit-identical to linear_silu_ref", "[cud
   for (const GgmlType type : types) {
     const int64_t bs = std::max<int64_t>(16, ggml_type_info(type).block_size);
     const std::vector<Case> cases = {
-        {type, {bs}, 1, 1, false, false, false},                 // one of everything
-        {type, {bs * 3, bs * 2}, 5, 6, true, false, false},      // a recurrent step: two terms, bias
-        {type, {bs * 33}, 9, 4, true, true, false},              // a residual block past one warp's 32 blocks
-        {type, {bs * 2, bs * 34}, 4, 9, true, true, true},       // residual in y, two chunks in the second term
+        {type, {bs}, 1, 1, false, false, false},             // one of everything
+        {type, {bs * 3, bs * 2}, 5, 6, true, false, false},  // a recurrent step: two terms, bias
+        {type, {bs * 33}, 9, 4, true, true, false},          // a residual block past one warp's 32 blocks
+        {type, {bs * 2, bs * 34}, 4, 9, true, true, true},   // residual in y, two chunks in the second term
     };
     for (const Case& c : cases) {
       std::vector<std::vector<uint8_t>> weights;
@@ -83,11 +83,9 @@ TEST_CASE("emulated CUDA linear_silu is bit-identical to linear_silu_ref", "[cud
       for (size_t k = 0; k < weights.size(); ++k) terms.push_back({WeightMatrix{type, c.n_in[k], c.n_out, weights[k].data()}, inputs[k].data()});
       const std::vector<float> bias = random_activations(c.n_out, rng, 0.5f), residual = random_activations(c.n * c.n_out, rng);
       std::vector<float> ref = residual;  // the residual-in-y case starts y as the residual
-      linear_silu_ref({terms, c.bias ? bias.data() : nullptr, c.residual ? (c.residual_in_y ? ref.data() : residual.data()) : nullptr, c.n,
-                       ref.data()});
+      linear_silu_ref({terms, c.bias ? bias.data() : nullptr, c.residual ? (c.residual_in_y ? ref.data() : residual.data()) : nullptr, c.n, ref.data()});
       for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
-        const std::vector<float> got =
-            emulate(c, terms, c.bias ? bias.data() : nullptr, residual, c.residual ? residual.data() : nullptr, order);
+        const std::vector<float> got = emulate(c, terms, c.bias ? bias.data() : nullptr, residual, c.residual ? residual.data() : nullptr, order);
         INFO(ggml_type_name(type) << ", terms " << terms.size() << ", n_out " << c.n_out << ", rows " << c.n);
         REQUIRE(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)) == 0);
       }

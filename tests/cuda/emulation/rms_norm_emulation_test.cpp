@@ -16,8 +16,7 @@ using namespace draftbench;
 
 namespace {
 
-std::vector<float> emulate_rms_norm(const std::vector<float>& x, const float* weight, int64_t rows, int64_t n, float eps,
-                                    cuda::ThreadOrder order) {
+std::vector<float> emulate_rms_norm(const std::vector<float>& x, const float* weight, int64_t rows, int64_t n, float eps, cuda::ThreadOrder order) {
   std::vector<float> out(x.size());
   cuda::make_emulated_kernels(order)->rms_norm(x.data(), weight, out.data(), rows, n, eps);
   return out;

@@ -25,10 +25,13 @@ TEST_CASE("emulated CUDA argmax and softmax weights match the references", "[cud
     for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
       std::vector<int64_t> index(rows);
       const cuda::ArgmaxArgs aa{x.data(), n, index.data()};
-      cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
-        cuda::ArgmaxShared shared{};
-        cuda::argmax_block(block, aa, shared);
-      }, order);
+      cuda::emulate_blocks(
+          launch.grid(), launch.block,
+          [&](const cuda::EmulatedBlock& block) {
+            cuda::ArgmaxShared shared{};
+            cuda::argmax_block(block, aa, shared);
+          },
+          order);
       std::vector<float> max(rows), w(x.size());
       std::vector<double> sum(rows);
       for (int64_t r = 0; r < rows; ++r) {
@@ -37,10 +40,13 @@ TEST_CASE("emulated CUDA argmax and softmax weights match the references", "[cud
         max[r] = x[r * n + index[r]];
       }
       const cuda::SoftmaxArgs sa{x.data(), max.data(), 1.0f / 0.8f, n, w.data(), sum.data()};
-      cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
-        cuda::SoftmaxShared shared{};
-        cuda::softmax_block(block, sa, shared);
-      }, order);
+      cuda::emulate_blocks(
+          launch.grid(), launch.block,
+          [&](const cuda::EmulatedBlock& block) {
+            cuda::SoftmaxShared shared{};
+            cuda::softmax_block(block, sa, shared);
+          },
+          order);
       for (int64_t r = 0; r < rows; ++r) {
         std::vector<float> ref(n);
         const double ref_sum = softmax_exp_ref(x.data() + r * n, n, max[r], 1.0f / 0.8f, ref.data());

@@ -41,10 +41,13 @@ TEST_CASE("emulated CUDA top-k gives top_k_ref's ids in its order", "[cuda-emula
         cuda::top_k_passes(w.data(), rows, n, k, ws_values.data(), ws_ids.data(), values.data(), ids.data(),
                            [&](const cuda::Launch& shape, const cuda::TopKArgs& args) {
                              REQUIRE(shape.fits());
-                             cuda::emulate_blocks(shape.grid(), shape.block, [&](const cuda::EmulatedBlock& block) {
-                               auto shared = std::make_unique<cuda::TopKShared>();
-                               cuda::top_k_block(block, args, *shared);
-                             }, order);
+                             cuda::emulate_blocks(
+                                 shape.grid(), shape.block,
+                                 [&](const cuda::EmulatedBlock& block) {
+                                   auto shared = std::make_unique<cuda::TopKShared>();
+                                   cuda::top_k_block(block, args, *shared);
+                                 },
+                                 order);
                            });
         for (int64_t r = 0; r < rows; ++r) {
           std::vector<int32_t> want;
@@ -53,7 +56,8 @@ TEST_CASE("emulated CUDA top-k gives top_k_ref's ids in its order", "[cuda-emula
           const std::vector<int32_t> got(ids.begin() + r * k, ids.begin() + (r + 1) * k);
           INFO("n = " << n << ", k = " << k << ", row " << r);
           REQUIRE(got == want);
-          for (int i = 0; i < k && want[static_cast<size_t>(i)] >= 0; ++i) REQUIRE(values[static_cast<size_t>(r * k + i)] == w[static_cast<size_t>(r * n + want[static_cast<size_t>(i)])]);
+          for (int i = 0; i < k && want[static_cast<size_t>(i)] >= 0; ++i)
+            REQUIRE(values[static_cast<size_t>(r * k + i)] == w[static_cast<size_t>(r * n + want[static_cast<size_t>(i)])]);
         }
       }
     }

@@ -113,10 +113,13 @@ inline std::vector<RngKey> step_keys(int64_t n_trees, uint64_t seed, uint64_t st
 template <class Shared, class Args, class Program>
 void emulate_walk(const PackedTrees& batch, const Args& args, Program&& program, cuda::ThreadOrder order) {
   const cuda::Launch launch = cuda::tree_acceptance_launch(batch.size());
-  cuda::emulate_blocks(launch.grid(), launch.block, [&](const cuda::EmulatedBlock& block) {
-    auto shared = std::make_unique<Shared>();
-    program(block, args, *shared);
-  }, order);
+  cuda::emulate_blocks(
+      launch.grid(), launch.block,
+      [&](const cuda::EmulatedBlock& block) {
+        auto shared = std::make_unique<Shared>();
+        program(block, args, *shared);
+      },
+      order);
 }
 
 }  // namespace draftbench::acceptance_case

@@ -41,13 +41,12 @@ Outputs emulate_greedy(const PackedTrees& batch, cuda::ThreadOrder order) {
   return out;
 }
 
-Outputs emulate_one_hot(const PackedTrees& batch, float temperature, const std::vector<RngKey>& keys, cuda::ThreadOrder order,
-                        cuda::TargetFilter filter = {}) {
+Outputs emulate_one_hot(const PackedTrees& batch, float temperature, const std::vector<RngKey>& keys, cuda::ThreadOrder order, cuda::TargetFilter filter = {}) {
   Outputs out(batch);
   std::vector<float> weights(static_cast<size_t>(batch.size() * batch.n_vocab), -1.0f);
   std::vector<uint64_t> keys_in_order(filter.on() ? weights.size() : 0, ~uint64_t{0});
-  const cuda::OneHotAcceptanceArgs args{batch.view(), 1.0f / temperature, filter, keys.data(), weights.data(),
-                                        filter.on() ? keys_in_order.data() : nullptr, out.view()};
+  const cuda::OneHotAcceptanceArgs args{batch.view(), 1.0f / temperature, filter, keys.data(), weights.data(), filter.on() ? keys_in_order.data() : nullptr,
+                                        out.view()};
   emulate_walk<cuda::OneHotAcceptanceShared>(batch, args, cuda::one_hot_acceptance_block<cuda::EmulatedBlock>, order);
   return out;
 }
@@ -55,8 +54,7 @@ Outputs emulate_one_hot(const PackedTrees& batch, float temperature, const std::
 // Trees whose drafts are drawn from the (filtered) target at their parent, its argmax, a
 // sibling's token again, or any token (often of probability 0 at low temperatures, or
 // outside a filtered list); the last tree is a root alone.
-PackedTrees sampled_draft_trees(int64_t n_vocab, LogitRows rows, const SamplingParams& params, int64_t n_trees, int32_t max_nodes,
-                                std::mt19937& rng) {
+PackedTrees sampled_draft_trees(int64_t n_vocab, LogitRows rows, const SamplingParams& params, int64_t n_trees, int32_t max_nodes, std::mt19937& rng) {
   PackedTrees batch;
   batch.n_vocab = n_vocab;
   batch.rows = rows;
@@ -88,8 +86,8 @@ double host_margin(const PackedTrees& batch, int64_t b, float temperature, RngKe
   for (size_t k = 0; k < host.path.size(); ++k) {
     const int32_t node = host.path[k];
     key.node = static_cast<uint64_t>(node);
-    target_distribution(std::span<const float>(batch.logits_of(b) + node * batch.n_vocab, static_cast<size_t>(batch.n_vocab)),
-                        SamplingParams{temperature}, scratch);
+    target_distribution(std::span<const float>(batch.logits_of(b) + node * batch.n_vocab, static_cast<size_t>(batch.n_vocab)), SamplingParams{temperature},
+                        scratch);
     std::fill(p.begin(), p.end(), 0.0);
     double mass = 0.0;
     int32_t support = 0;
@@ -199,8 +197,8 @@ TEST_CASE("emulated CUDA one-hot sampling acceptance makes verify_sampling_one_h
           VerifyScratch verify_scratch;
           for (int64_t b = 0; b < batch.size(); ++b) {
             Acceptance want;
-            verify_sampling_one_hot(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), n_vocab},
-                                    SamplingContext{params, keys[b]}, verify_scratch, want);
+            verify_sampling_one_hot(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), n_vocab}, SamplingContext{params, keys[b]},
+                                    verify_scratch, want);
             const double margin = host_margin(batch, b, temperature, keys[b], want);
             INFO("n_vocab " << n_vocab << ", T " << temperature << ", step " << step << ", tree " << b << " of " << batch.trees[b].size() << " nodes");
             REQUIRE(margin >= 0.0);  // the replay reached the host's result
@@ -224,8 +222,7 @@ TEST_CASE("emulated CUDA one-hot sampling acceptance makes verify_sampling_one_h
   REQUIRE(n_rejected_all * 10 >= n_trees);
 }
 
-TEST_CASE("emulated CUDA one-hot sampling acceptance re-sums a residual after nearly all the mass is rejected",
-          "[cuda-emulation][acceptance]") {
+TEST_CASE("emulated CUDA one-hot sampling acceptance re-sums a residual after nearly all the mass is rejected", "[cuda-emulation][acceptance]") {
   // Token 0 holds all but 6e-7 of the mass; children 0, 0 (skipped once 0 is rejected), 1,
   // 2. With seeds whose first uniform rejects token 0, the residual falls below 1e-6 of the
   // node's mass, where both walks re-sum it, and the siblings decide on 2e-7-sized masses.
@@ -267,13 +264,13 @@ namespace {
 // a single token kept to most of a flat distribution), and both.
 std::vector<cuda::TargetFilter> filters_for(int64_t n_vocab) {
   const int n = static_cast<int>(n_vocab);
-  return {{1, 1.0f}, {3, 1.0f},  {64, 1.0f},   {65, 1.0f},  {300, 1.0f}, {n, 1.0f},  {n + 5, 1.0f},  {0, 0.0f},
-          {0, 1e-6f}, {0, 0.5f}, {0, 0.9f},    {0, 0.99f},  {1, 0.5f},   {5, 0.7f},  {100, 0.9f},    {n, 0.95f}};
+  return {{1, 1.0f},  {3, 1.0f}, {64, 1.0f}, {65, 1.0f}, {300, 1.0f}, {n, 1.0f}, {n + 5, 1.0f}, {0, 0.0f},
+          {0, 1e-6f}, {0, 0.5f}, {0, 0.9f},  {0, 0.99f}, {1, 0.5f},   {5, 0.7f}, {100, 0.9f},   {n, 0.95f}};
 }
 
 struct FilteredRun {
   int64_t n_trees = 0, n_deep = 0, n_rejected_all = 0;  // per tree and key set
-  int64_t n_roots = 0, n_long_lists = 0;                 // root lists longer than the best 64
+  int64_t n_roots = 0, n_long_lists = 0;                // root lists longer than the best 64
 };
 
 // Both thread orders over `steps` key sets: every tree's path and next token must be the
@@ -291,13 +288,13 @@ void require_host_decisions(const PackedTrees& batch, float temperature, cuda::T
     VerifyScratch verify_scratch;
     std::vector<Acceptance> want(static_cast<size_t>(batch.size()));
     for (int64_t b = 0; b < batch.size(); ++b)
-      verify_sampling_one_hot(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), batch.n_vocab},
-                              SamplingContext{params, keys[b]}, verify_scratch, want[b]);
+      verify_sampling_one_hot(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), batch.n_vocab}, SamplingContext{params, keys[b]},
+                              verify_scratch, want[b]);
     for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
       const Outputs got = emulate_one_hot(batch, temperature, keys, order, filter);
       for (int64_t b = 0; b < batch.size(); ++b) {
-        INFO("n_vocab " << batch.n_vocab << ", T " << temperature << ", top_k " << filter.top_k << ", top_p " << filter.top_p << ", step "
-                        << step << ", tree " << b << " of " << batch.trees[b].size() << " nodes");
+        INFO("n_vocab " << batch.n_vocab << ", T " << temperature << ", top_k " << filter.top_k << ", top_p " << filter.top_p << ", step " << step << ", tree "
+                        << b << " of " << batch.trees[b].size() << " nodes");
         REQUIRE(got.path_of(batch, b) == want[b].path);
         REQUIRE(got.next_token[b] == want[b].next_token);
       }
@@ -308,15 +305,14 @@ void require_host_decisions(const PackedTrees& batch, float temperature, cuda::T
 
 }  // namespace
 
-TEST_CASE("emulated CUDA one-hot sampling acceptance with top-k / top-p makes verify_sampling_one_hot's decisions exactly",
-          "[cuda-emulation][acceptance]") {
+TEST_CASE("emulated CUDA one-hot sampling acceptance with top-k / top-p makes verify_sampling_one_hot's decisions exactly", "[cuda-emulation][acceptance]") {
   std::mt19937 rng(79);
   FilteredRun run;
   for (const int64_t n_vocab : {2, 3, 50, 1000, 32000}) {
     for (const float temperature : {0.6f, 2.0f}) {
       for (const cuda::TargetFilter filter : filters_for(n_vocab)) {
-        const PackedTrees batch = sampled_draft_trees(n_vocab, LogitRows::random, SamplingParams{temperature, filter.top_k, filter.top_p}, 8,
-                                                      n_vocab > 1000 ? 12 : 30, rng);
+        const PackedTrees batch =
+            sampled_draft_trees(n_vocab, LogitRows::random, SamplingParams{temperature, filter.top_k, filter.top_p}, 8, n_vocab > 1000 ? 12 : 30, rng);
         require_host_decisions(batch, temperature, filter, n_vocab > 1000 ? 1 : 2, run);
       }
     }
@@ -327,8 +323,7 @@ TEST_CASE("emulated CUDA one-hot sampling acceptance with top-k / top-p makes ve
   REQUIRE(run.n_long_lists * 10 >= run.n_roots);
 }
 
-TEST_CASE("emulated CUDA one-hot sampling acceptance with top-k / top-p cuts tied weights as the host does",
-          "[cuda-emulation][acceptance]") {
+TEST_CASE("emulated CUDA one-hot sampling acceptance with top-k / top-p cuts tied weights as the host does", "[cuda-emulation][acceptance]") {
   // Weights of four values (or one), so cuts fall inside groups of equal weight, where ids
   // decide; flat rows make the top-p running sums meet top_p * sum exactly (the kernel then
   // takes the host's sum).
@@ -391,8 +386,7 @@ double lane_sum(const std::vector<float>& w) {
 
 }  // namespace
 
-TEST_CASE("emulated filtered list is target_distribution's on close calls, whatever the kernel's own sum",
-          "[cuda-emulation][acceptance]") {
+TEST_CASE("emulated filtered list is target_distribution's on close calls, whatever the kernel's own sum", "[cuda-emulation][acceptance]") {
   // The kernel's sum a few ulps off the host's, as another order of additions leaves it:
   // only the host's sum gives keep_mass_prefix's cut in the close calls.
   std::mt19937 rng(89);
@@ -411,8 +405,7 @@ TEST_CASE("emulated filtered list is target_distribution's on close calls, whate
           int64_t len = -9;
           cuda::emulate_blocks(cuda::Dim3{1}, cuda::Dim3{cuda::kTreeAcceptanceThreads}, [&](const cuda::EmulatedBlock& block) {
             auto shared = std::make_unique<cuda::OneHotAcceptanceShared>();
-            len = cuda::filtered_list(block, w.data(), n, device_sum, cuda::TargetFilter{top_k, top_p}, order.data(), shared->filter,
-                                      shared->softmax);
+            len = cuda::filtered_list(block, w.data(), n, device_sum, cuda::TargetFilter{top_k, top_p}, order.data(), shared->filter, shared->softmax);
           });
           std::vector<int32_t> got;
           for (int64_t i = 0; i < len; ++i) got.push_back(cuda::key_id(order[static_cast<size_t>(i)]));
@@ -435,9 +428,9 @@ TEST_CASE("emulated bitonic sort puts any number of keys best first", "[cuda-emu
     std::sort(want.begin(), want.end(), std::greater<>());
     for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
       std::vector<uint64_t> got = keys;
-      cuda::emulate_blocks(cuda::Dim3{1}, cuda::Dim3{cuda::kTreeAcceptanceThreads}, [&](const cuda::EmulatedBlock& block) {
-        cuda::sort_best_first(block, got.data(), m);
-      }, order);
+      cuda::emulate_blocks(
+          cuda::Dim3{1}, cuda::Dim3{cuda::kTreeAcceptanceThreads}, [&](const cuda::EmulatedBlock& block) { cuda::sort_best_first(block, got.data(), m); },
+          order);
       INFO("m " << m);
       REQUIRE(got == want);
     }

@@ -33,9 +33,7 @@ namespace {
 
 enum class QKind { tiny, sparse, best, whole, target, n_kinds };
 
-DraftSampling sampling_of(bool without_replacement) {
-  return without_replacement ? DraftSampling::without_replacement : DraftSampling::with_replacement;
-}
+DraftSampling sampling_of(bool without_replacement) { return without_replacement ? DraftSampling::without_replacement : DraftSampling::with_replacement; }
 
 // A batch's draft distributions, CSR over its rows as the kernel and the host take them.
 struct QBatch {
@@ -63,8 +61,8 @@ struct QBatch {
 Acceptance host_walk(const PackedTrees& batch, int64_t b, const SampledDrafts& drafts, const SamplingParams& params, const RngKey& key,
                      VerifyScratch& scratch) {
   Acceptance want;
-  verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), batch.n_vocab}, drafts,
-                         SamplingContext{params, key}, scratch, want);
+  verify_sampling_with_q(batch.trees[b], batch.tokens_of(b), TargetLogits{batch.logits_of(b), batch.n_vocab}, drafts, SamplingContext{params, key}, scratch,
+                         want);
   return want;
 }
 
@@ -101,16 +99,13 @@ std::vector<TokenProb> make_q(std::span<const float> row, QKind kind, const Samp
       q = scratch.dist;
       std::shuffle(q.begin(), q.end(), rng);
       break;
-    default:
-      target_distribution(row, params, scratch);
-      q = scratch.dist;
+    default: target_distribution(row, params, scratch); q = scratch.dist;
   }
   const double scale = kind == QKind::target ? 1.0 : 0.1 + 10.0 * unit(rng);
   for (TokenProb& e : q) e.p *= scale;
   if (kind != QKind::target && rng() % 4 == 0) {  // an entry of probability 0, which the rule skips
     const auto token = static_cast<int32_t>(rng() % n);
-    if (std::none_of(q.begin(), q.end(), [&](const TokenProb& e) { return e.token == token; }))
-      q.insert(q.begin() + rng() % (q.size() + 1), {token, 0.0});
+    if (std::none_of(q.begin(), q.end(), [&](const TokenProb& e) { return e.token == token; })) q.insert(q.begin() + rng() % (q.size() + 1), {token, 0.0});
   }
   if (kind != QKind::target && !q.empty() && rng() % 4 == 0) {  // a token listed again at 0: still counted once
     const TokenProb listed = q[rng() % q.size()];
@@ -136,8 +131,8 @@ int32_t draw_from(const std::vector<TokenProb>& q, const std::vector<int32_t>& r
 }
 
 // Trees whose every draft is a draw from its parent's q; the last tree is a root alone.
-PackedTrees q_sampled_trees(int64_t n_vocab, const SamplingParams& params, bool without_replacement, int64_t n_trees, int32_t max_nodes,
-                            std::mt19937& rng, QBatch& q) {
+PackedTrees q_sampled_trees(int64_t n_vocab, const SamplingParams& params, bool without_replacement, int64_t n_trees, int32_t max_nodes, std::mt19937& rng,
+                            QBatch& q) {
   PackedTrees batch;
   batch.n_vocab = n_vocab;
   for (int64_t b = 0; b < n_trees; ++b) {
@@ -176,8 +171,8 @@ struct BatchBeams {
   }
 };
 
-Outputs emulate_q(const PackedTrees& batch, const QBatch& q, bool without_replacement, const SamplingParams& params,
-                  const std::vector<RngKey>& keys, cuda::ThreadOrder order, const BatchBeams* beams = nullptr) {
+Outputs emulate_q(const PackedTrees& batch, const QBatch& q, bool without_replacement, const SamplingParams& params, const std::vector<RngKey>& keys,
+                  cuda::ThreadOrder order, const BatchBeams* beams = nullptr) {
   Outputs out(batch);
   const cuda::TargetFilter filter{params.top_k, params.top_p};
   const auto size = static_cast<size_t>(batch.size() * batch.n_vocab);
@@ -187,8 +182,8 @@ Outputs emulate_q(const PackedTrees& batch, const QBatch& q, bool without_replac
   const cuda::QAcceptanceArgs args{batch.view(),
                                    1.0f / params.temperature,
                                    filter,
-                                   cuda::DraftQ{q.tokens.data(), q.probs.data(), q.offsets.data(), without_replacement,
-                                                beams ? beams->nodes.data() : nullptr, beams ? beams->n_beams : 0, beams ? beams->length : 0},
+                                   cuda::DraftQ{q.tokens.data(), q.probs.data(), q.offsets.data(), without_replacement, beams ? beams->nodes.data() : nullptr,
+                                                beams ? beams->n_beams : 0, beams ? beams->length : 0},
                                    keys.data(),
                                    weights.data(),
                                    filter.on() ? keys_in_order.data() : nullptr,
@@ -204,8 +199,8 @@ struct QRun {
 };
 
 // Every tree's path and next token, in both thread orders, must be the host's.
-void require_host_decisions(int64_t n_vocab, const SamplingParams& params, bool without_replacement, int64_t n_trees, int32_t max_nodes,
-                            uint64_t steps, std::mt19937& rng, QRun& run) {
+void require_host_decisions(int64_t n_vocab, const SamplingParams& params, bool without_replacement, int64_t n_trees, int32_t max_nodes, uint64_t steps,
+                            std::mt19937& rng, QRun& run) {
   QBatch q;
   const PackedTrees batch = q_sampled_trees(n_vocab, params, without_replacement, n_trees, max_nodes, rng, q);
   const DraftSampling sampling = sampling_of(without_replacement);
@@ -222,8 +217,8 @@ void require_host_decisions(int64_t n_vocab, const SamplingParams& params, bool 
       for (int64_t b = 0; b < batch.size(); ++b) {
         if (q.host_rejects[b]) continue;
         INFO("n_vocab " << n_vocab << ", T " << params.temperature << ", top_k " << params.top_k << ", top_p " << params.top_p
-                        << (without_replacement ? ", without" : ", with") << " replacement, step " << step << ", tree " << b << " of "
-                        << batch.trees[b].size() << " nodes");
+                        << (without_replacement ? ", without" : ", with") << " replacement, step " << step << ", tree " << b << " of " << batch.trees[b].size()
+                        << " nodes");
         require_host_walk(got, batch, b, want[b]);
       }
     }
@@ -239,12 +234,10 @@ void require_host_decisions(int64_t n_vocab, const SamplingParams& params, bool 
 
 }  // namespace
 
-TEST_CASE("emulated CUDA sampling acceptance of drafts from q makes verify_sampling_with_q's decisions exactly",
-          "[cuda-emulation][acceptance][acceptance-q]") {
+TEST_CASE("emulated CUDA sampling acceptance of drafts from q makes verify_sampling_with_q's decisions exactly", "[cuda-emulation][acceptance][acceptance-q]") {
   // Filters: off, top-k within and past the best 64, top-p narrow and wide, both (k = the vocabulary too).
   const auto filters = [](int k_all) {
-    return std::vector<SamplingParams>{{1.0f},          {1.0f, 1},        {1.0f, 5},       {1.0f, 100},
-                                       {1.0f, 0, 0.5f}, {1.0f, 0, 0.95f}, {1.0f, 20, 0.9f}, {1.0f, k_all, 0.99f}};
+    return std::vector<SamplingParams>{{1.0f}, {1.0f, 1}, {1.0f, 5}, {1.0f, 100}, {1.0f, 0, 0.5f}, {1.0f, 0, 0.95f}, {1.0f, 20, 0.9f}, {1.0f, k_all, 0.99f}};
   };
   std::mt19937 rng(101);
   QRun run;
@@ -269,8 +262,8 @@ namespace {
 
 // One tree: a root whose target row is `root_logits` (the other rows random) and children
 // of the given tokens; q at the root only.
-void add_star(PackedTrees& batch, const std::vector<float>& root_logits, const std::vector<int32_t>& children, std::vector<TokenProb> root_q,
-              QBatch& q, std::mt19937& rng) {
+void add_star(PackedTrees& batch, const std::vector<float>& root_logits, const std::vector<int32_t>& children, std::vector<TokenProb> root_q, QBatch& q,
+              std::mt19937& rng) {
   const int32_t first = batch.offsets.back();
   std::vector<int32_t> parents{-1};
   batch.parents.push_back(-1), batch.tokens.push_back(0);
@@ -323,8 +316,7 @@ TEST_CASE("emulated CUDA sampling acceptance of drafts from q re-sums a residual
   }
 }
 
-TEST_CASE("emulated CUDA sampling acceptance of drafts from q where a rejection leaves nothing or a crumb",
-          "[cuda-emulation][acceptance][acceptance-q]") {
+TEST_CASE("emulated CUDA sampling acceptance of drafts from q where a rejection leaves nothing or a crumb", "[cuda-emulation][acceptance][acceptance-q]") {
   // Tokens 0-2 of weight 1, token 3 of 1e-16 (lost in every mass), q = p but 1.5 times p(3);
   // drafts 3, 3. p and q's masses are then equal, so a rejection of token 3 (u >= 2/3)
   // subtracts q from p exactly: with nothing else the residual is empty and the host accepts
@@ -361,8 +353,7 @@ TEST_CASE("emulated CUDA sampling acceptance of drafts from q where a rejection 
   }
 }
 
-TEST_CASE("emulated CUDA sampling acceptance of drafts from q leaves trees the host would reject untaken",
-          "[cuda-emulation][acceptance][acceptance-q]") {
+TEST_CASE("emulated CUDA sampling acceptance of drafts from q leaves trees the host would reject untaken", "[cuda-emulation][acceptance][acceptance-q]") {
   // verify_sampling_with_q aborts on these (DB_CHECK); the kernel marks the tree instead and
   // walks the others: a draft q gives probability 0, a token listed twice, a negative
   // probability, an id outside the vocabulary, q of zero mass, and (without replacement) a
@@ -373,8 +364,8 @@ TEST_CASE("emulated CUDA sampling acceptance of drafts from q leaves trees the h
   batch.n_vocab = 8;
   QBatch q;
   const std::vector<float> root{0.0f, 1.0f, 0.5f, -1000.0f, 0.0f, 2.0f, 0.0f, 0.0f};
-  const std::vector<std::vector<TokenProb>> root_q{{{4, 1.0}},           {{3, 0.5}, {3, 0.5}}, {{3, 1.0}, {5, -0.1}}, {{3, 1.0}, {8, 0.1}},
-                                                   {{3, 0.0}},           {{3, 1.0}},           {{3, 1.0}, {1, 1.0}},  {{3, 1.0}, {1, 1.0}}};
+  const std::vector<std::vector<TokenProb>> root_q{{{4, 1.0}}, {{3, 0.5}, {3, 0.5}}, {{3, 1.0}, {5, -0.1}}, {{3, 1.0}, {8, 0.1}},
+                                                   {{3, 0.0}}, {{3, 1.0}},           {{3, 1.0}, {1, 1.0}},  {{3, 1.0}, {1, 1.0}}};
   for (size_t b = 0; b < root_q.size(); ++b) add_star(batch, root, b == 7 ? std::vector<int32_t>{3, 3} : std::vector<int32_t>{3}, root_q[b], q, rng);
   q.pack(static_cast<int64_t>(batch.parents.size()));
   std::vector<RngKey> keys(root_q.size(), RngKey{5, 0, 0});
@@ -400,8 +391,8 @@ namespace {
 // share its nodes (a child drawn by several beams is one node); unpacked, every beam after
 // the first starts at a root copy of its own. `shared_draws` counts draws that landed on an
 // existing child.
-PackedTrees sampled_beam_trees(int64_t n_vocab, const SamplingParams& params, int64_t n_trees, bool packed, std::mt19937& rng, QBatch& q,
-                               BatchBeams& beams, int64_t& shared_draws) {
+PackedTrees sampled_beam_trees(int64_t n_vocab, const SamplingParams& params, int64_t n_trees, bool packed, std::mt19937& rng, QBatch& q, BatchBeams& beams,
+                               int64_t& shared_draws) {
   PackedTrees batch;
   batch.n_vocab = n_vocab;
   for (int64_t b = 0; b < n_trees; ++b) {
@@ -462,8 +453,7 @@ TEST_CASE("emulated CUDA sampling acceptance of packed sampled beams makes verif
             const std::vector<RngKey> keys = step_keys(batch.size(), 919, step);
             std::vector<Acceptance> want(static_cast<size_t>(batch.size()));
             for (int64_t b = 0; b < batch.size(); ++b)
-              want[b] = host_walk(batch, b, SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)}, params, keys[b],
-                                  scratch);
+              want[b] = host_walk(batch, b, SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)}, params, keys[b], scratch);
             for (const auto order : {cuda::ThreadOrder::kForward, cuda::ThreadOrder::kReverse}) {
               const Outputs got = emulate_q(batch, q, false, params, keys, order, &beams);
               for (int64_t b = 0; b < batch.size(); ++b) {
@@ -472,8 +462,7 @@ TEST_CASE("emulated CUDA sampling acceptance of packed sampled beams makes verif
                 require_host_walk(got, batch, b, want[b]);
               }
             }
-            for (const Acceptance& a : want)
-              ++n_trees, n_deep += a.n_accepted() >= 2, n_rejected_all += a.n_accepted() == 0 && length > 1;
+            for (const Acceptance& a : want) ++n_trees, n_deep += a.n_accepted() >= 2, n_rejected_all += a.n_accepted() == 0 && length > 1;
           }
         }
   }
@@ -483,8 +472,7 @@ TEST_CASE("emulated CUDA sampling acceptance of packed sampled beams makes verif
   REQUIRE(shared_draws * 10 >= n_trees);  // children tried once per beam that drew them
 }
 
-TEST_CASE("emulated CUDA sampling acceptance leaves trees whose beams the host would reject untaken",
-          "[cuda-emulation][acceptance][acceptance-q]") {
+TEST_CASE("emulated CUDA sampling acceptance leaves trees whose beams the host would reject untaken", "[cuda-emulation][acceptance][acceptance-q]") {
   // Tree: 0 -> 1 -> 2, 0 -> 3, and a root copy 4 -> 5; q at nodes 0-3 lists every token.
   // Two beams of two tokens per tree: valid ones (from the root; one from the root copy) are
   // walked as the host walks them; a beam that skips a level, starts at a draft, leaves the
@@ -522,9 +510,9 @@ TEST_CASE("emulated CUDA sampling acceptance leaves trees whose beams the host w
         continue;
       }
       VerifyScratch scratch;
-      require_host_walk(got, batch, b,
-                        host_walk(batch, b, SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)},
-                                  SamplingParams{1.0f}, keys[b], scratch));
+      require_host_walk(
+          got, batch, b,
+          host_walk(batch, b, SampledDrafts{q.of_tree(batch, b), DraftSampling::with_replacement, beams.of_tree(b)}, SamplingParams{1.0f}, keys[b], scratch));
     }
   }
 }

@@ -22,8 +22,8 @@ std::vector<float> emulate(const cuda_test::AttentionCase& c, cuda::ThreadOrder 
   const int64_t row = static_cast<int64_t>(c.shape.n_heads) * c.shape.head_dim;
   const int32_t n = c.tree.size();
   std::vector<float> out(n * row, NAN);
-  cuda::make_emulated_kernels(order)->tree_attention(c.shape, c.q.data(), row, c.k.data(), c.v.data(), c.kv_stride, c.n_committed,
-                                                     c.tree.view(), out.data(), row);
+  cuda::make_emulated_kernels(order)->tree_attention(c.shape, c.q.data(), row, c.k.data(), c.v.data(), c.kv_stride, c.n_committed, c.tree.view(), out.data(),
+                                                     row);
   return out;
 }
 
@@ -31,7 +31,9 @@ std::vector<float> emulate(const cuda_test::AttentionCase& c, cuda::ThreadOrder 
 
 TEST_CASE("emulated CUDA tree attention matches tree_attention_head", "[cuda-emulation]") {
   std::mt19937 rng(51);
-  struct Shape { int n_heads, n_kv, head_dim; };
+  struct Shape {
+    int n_heads, n_kv, head_dim;
+  };
   // MHA with a tiny odd head, GQA 4:1 with Gemma's 256 (two dims per thread), MQA at 64.
   const Shape shapes[] = {{2, 2, 3}, {8, 2, 256}, {4, 1, 64}, {3, 3, 17}};
   for (const Shape& s : shapes) {
@@ -50,8 +52,8 @@ TEST_CASE("emulated CUDA tree attention matches tree_attention_head", "[cuda-emu
               const float d = std::fabs(got[i] - ref[i]);
               if (!(d <= worst)) worst = d;  // a NaN (say, an output never written) sticks
             }
-            INFO("heads " << s.n_heads << "/" << s.n_kv << ", head_dim " << s.head_dim << ", committed " << committed << ", nodes "
-                          << n_nodes << ", window " << window << ", forest " << forest << ", tolerance " << tol);
+            INFO("heads " << s.n_heads << "/" << s.n_kv << ", head_dim " << s.head_dim << ", committed " << committed << ", nodes " << n_nodes << ", window "
+                          << window << ", forest " << forest << ", tolerance " << tol);
             REQUIRE(worst <= tol);
             REQUIRE(emulate(c, cuda::ThreadOrder::kReverse) == got);
           }
