@@ -28,7 +28,7 @@ log() { echo "setup: $*" >&2; }
 # --- Debian packages ----------------------------------------------------------------
 apt_packages=(build-essential cmake ninja-build pkg-config python3-venv
   libfmt-dev nlohmann-json3-dev catch2 libbenchmark-dev libsentencepiece-dev libcli11-dev libyaml-cpp-dev
-  libssl-dev libtorch-dev libopenblas0-openmp libpcre2-dev)
+  libssl-dev libtorch-dev libopenblas0-openmp libpcre2-dev clang-format-14)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
