@@ -46,7 +46,7 @@ size_t peak_rss_bytes() {
 }
 
 int run_bench_decode(const BenchArgs& a) {
-  auto model = Model::load(model_path_of(a.model));
+  auto model = Model::load(a.model);
   const ModelConfig& c = model->config();
   const int threads = a.threads > 0 ? a.threads : ThreadPool::default_threads();
   ThreadPool pool(threads);
@@ -129,7 +129,7 @@ Run add_bench(CLI::App& app) {
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks");
   bench->require_subcommand(1);
   CLI::App* sub = bench->add_subcommand("decode", "Prefill and decode tokens/s (llama-bench style pp/tg)");
-  sub->add_option("--model", a->model, "GGUF model file")->capture_default_str();
+  add_model_option(*sub, a->model, "GGUF model file");
   sub->add_option("--prompt-tokens", a->prompt_tokens, "Prefill length")->capture_default_str()->check(CLI::Range(0, 1 << 20));
   sub->add_option("--gen-tokens", a->gen_tokens, "Decode steps")->capture_default_str()->check(CLI::Range(0, 1 << 20));
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());

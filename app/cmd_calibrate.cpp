@@ -32,12 +32,12 @@ void print_cost_model(const CostModel& m) {
 Run add_calibrate(CLI::App& app) {
   auto a = std::make_shared<CalibrateArgs>();
   CLI::App* sub = app.add_subcommand("calibrate", "Measure and cache the cost model that automatic draft sizing uses");
-  sub->add_option("--model", a->model, "GGUF model file or Hugging Face checkpoint directory")->capture_default_str();
+  add_model_option(*sub, a->model, "GGUF model file or Hugging Face checkpoint directory");
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
   return [sub, a]() -> int {
     if (!sub->parsed()) return -1;
-    auto model = Model::load(model_path_of(a->model));
+    auto model = Model::load(a->model);
     ThreadPool pool(a->threads > 0 ? a->threads : ThreadPool::default_threads());
     const auto target = make_forward_pass(a->device, model->config(), model->weights(), pool);
     const auto cost = obtain_cost_model(*target, model->config(), cost_key(*target, a->model, pool.size()), true,

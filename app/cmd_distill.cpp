@@ -11,7 +11,7 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<DistillOptions>();
   o->model_path = default_model_path();
   CLI::App* sub = app.add_subcommand("distill", "Run the target over a corpus and write drafter training shards (resumable)");
-  sub->add_option("--model", o->model_path, "Target model (GGUF file or HF directory)")->capture_default_str();
+  add_model_option(*sub, o->model_path, "Target model: GGUF file or HF directory");
   sub->add_option("--prompts", o->prompts_path, "JSONL prompts (\"prompt\", optional \"split\"): the target writes the replies");
   sub->add_option("--texts", o->texts_path, "JSONL conversations (\"prompt\", \"response\") with human-written replies");
   sub->add_option("--out", o->out_dir, "Output directory (manifest.json + shards)")->required();
@@ -37,7 +37,6 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   return [sub, o, command_line]() -> int {
     if (!sub->parsed()) return -1;
     o->command_line = command_line;
-    o->model_path = model_path_of(o->model_path);
     const DistillSummary s = run_distill(*o, [](const std::string& line) { fmt::print(stderr, "distill: {}\n", line); });
     fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n", s.items, s.sequences,
                s.tokens, s.trained, s.shards_written, s.shards_skipped, s.seconds);

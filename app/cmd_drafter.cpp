@@ -20,7 +20,7 @@ Run add_drafter(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("drafter", "Drafter weights");
   sub->require_subcommand(1);
   CLI::App* init = sub->add_subcommand("init", "Write untrained (random) drafter weights for a target model");
-  init->add_option("--model", a->model, "Target model (GGUF file or HF directory)")->capture_default_str();
+  add_model_option(*init, a->model, "Target model: GGUF file or HF directory");
   init->add_option("--drafter", a->spec.kind, fmt::format("One of {}", known_drafters(true)))->required();
   init->add_option("--out", a->out, "Directory to write drafter.json and model.safetensors to")->required();
   init->add_option("--draft-vocab", a->spec.draft_vocab, "Draft vocabulary size (0 = the whole target vocabulary)")
@@ -34,7 +34,7 @@ Run add_drafter(CLI::App& app) {
   init->add_flag("--own-head", a->spec.own_head, "An own output layer instead of the target's LM head rows (Medusa, ReDrafter)");
   return [init, a]() -> int {
     if (!init->parsed()) return -1;
-    auto model = Model::load(model_path_of(a->model));
+    auto model = Model::load(a->model);
     write_random_drafter(a->spec, *model, a->out);
     fmt::print(stderr, "wrote untrained {} weights for {} to {}\n", a->spec.kind, a->model, a->out);
     return 0;

@@ -16,7 +16,6 @@
 #include "engine/decoding/request_metrics.h"
 #include "engine/drafters/axis_table.h"
 #include "engine/model/model.h"
-#include "engine/model/model_aliases.h"
 #include "engine/tokenizer/chat_template.h"
 
 namespace draftbench::cli {
@@ -105,7 +104,6 @@ struct GenerateTotals {
 };
 
 int run_generate(GenerateArgs a) {
-  a.model = model_path_of(a.model);
   auto model = Model::load(a.model);
   if (!a.chat_template.empty()) model->use_chat_template(chat_template_from_name(a.chat_template, "--chat-template"));
   const Tokenizer& tok = model->tokenizer();
@@ -182,8 +180,7 @@ int run_generate(GenerateArgs a) {
 Run add_generate(CLI::App& app) {
   auto a = std::make_shared<GenerateArgs>();
   CLI::App* sub = app.add_subcommand("generate", "Generate text with any drafter through the speculative decoding loop");
-  sub->add_option("--model", a->model, fmt::format("GGUF model file, Hugging Face checkpoint directory, or a model alias ({})", model_alias_names()))
-      ->capture_default_str();
+  add_model_option(*sub, a->model, "GGUF model file or Hugging Face checkpoint directory");
   auto* p = sub->add_option("--prompt", a->prompt, "Prompt text");
   auto* ids = sub->add_option("--prompt-ids", a->prompt_ids, "Prompt as comma-separated token ids (used as given)");
   auto* file =

@@ -37,7 +37,7 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   sub->add_option("--drafter", o->drafter, fmt::format("One of {}", trainable_kinds()))->required();
   sub->add_option("--data", o->data_dir, "A `draftbench distill` output directory")->required();
   sub->add_option("--out", o->out_dir, "Directory for the drafter (drafter.json + model.safetensors), logs and epoch checkpoints")->required();
-  sub->add_option("--model", o->model_path, "The target model the data was distilled from (GGUF file or HF directory)")->capture_default_str();
+  add_model_option(*sub, o->model_path, "The target model the data was distilled from: GGUF file or HF directory");
   sub->add_option("--epochs", o->epochs, "Passes over the training positions")->capture_default_str();
   sub->add_option("--lr", o->lr, "Peak learning rate (AdamW; linear warm-up, then cosine decay to 0)")->capture_default_str()->check(finite_number(0.0, 10.0));
   sub->add_option("--batch-size", o->batch_size, fmt::format("Positions per optimiser step (EAGLE: sequence pairs); 0 = {}", kDefaultBatchSize))
@@ -73,7 +73,6 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   add_long_run_options(sub, *o, *deadline);
   return [sub, o, deadline]() -> int {
     if (!sub->parsed()) return -1;
-    o->model_path = model_path_of(o->model_path);
     if (!deadline->empty()) o->deadline = parse_deadline(*deadline, WallClock::now());
     o->progress = [](const std::string& line) {
       fmt::print(stderr, "train: {}\n", line);

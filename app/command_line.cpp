@@ -14,6 +14,7 @@
 #include "engine/common/error.h"
 #include "engine/common/input_checks.h"
 #include "engine/drafters/axis_table.h"
+#include "engine/model/model_aliases.h"
 
 namespace draftbench::cli {
 
@@ -37,8 +38,8 @@ std::string command_line(int argc, char** argv) {
 namespace {
 
 // CLI11 wants a message, not an exception: the checks' InputError text without its
-// empty "where" prefix.
-CLI::Validator from_check(std::function<void(const std::string&)> check, std::string description) {
+// empty "where" prefix. A check may rewrite the value (a transform).
+CLI::Validator from_check(std::function<void(std::string&)> check, std::string description) {
   return CLI::Validator(
       [check = std::move(check)](std::string& value) -> std::string {
         try {
@@ -75,6 +76,12 @@ CLI::Validator seed_value() {
 CLI::Validator thread_count() {
   return from_check([](const std::string& text) { checked_thread_count(integer_in_range(text, INT64_MIN, INT64_MAX, "", ""), "", ""); },
                     fmt::format("INT:[0 - {}]", max_threads()));
+}
+
+void add_model_option(CLI::App& sub, std::string& model, std::string_view what) {
+  sub.add_option("--model", model, fmt::format("{}, or a model alias ({})", what, model_alias_names()))
+      ->capture_default_str()
+      ->transform(from_check([](std::string& value) { value = model_path_of(value); }, "PATH|ALIAS"));
 }
 
 void add_device_option(CLI::App& sub, ForwardDevice& device) {

@@ -56,6 +56,10 @@ std::string shipped_drafter_dir(const std::string& model_path, const std::string
 // directory or the one the binary was built in; "." when neither is.
 std::string checkout_root();
 
+// --model PATH|ALIAS into `model`, an alias resolved by model_path_of as it is parsed;
+// `what` opens its help ("GGUF model file or Hugging Face checkpoint directory").
+void add_model_option(CLI::App& sub, std::string& model, std::string_view what);
+
 // --device cpu|cuda|emulated: where the target model's forward pass runs.
 void add_device_option(CLI::App& sub, ForwardDevice& device);
 

@@ -27,7 +27,7 @@ std::string checkout_path(const fs::path& relative) {
 }  // namespace
 
 std::string default_model_path() {
-  const std::string relative(model_aliases()[0].path);
+  const std::string relative(default_model_alias().path);
   const std::string found = checkout_path(relative);
   return found.empty() ? relative : found;  // the load error will name it
 }
@@ -36,7 +36,7 @@ std::string model_path_of(const std::string& argument) {
   const ModelAlias* alias = find_model_alias(argument);
   if (!alias || fs::exists(argument)) return argument;
   const std::string found = checkout_path(alias->path);
-  if (found.empty()) throw InputError("--model", "alias '" + argument + "'", fmt::format("{} is not there (run {})", alias->path, alias->setup));
+  if (found.empty()) throw InputError("", "alias '" + argument + "'", fmt::format("{} is not there (run {})", alias->path, alias->setup));
   return found;
 }
 

@@ -17,6 +17,8 @@ struct ModelAlias {
 };
 
 std::span<const ModelAlias> model_aliases();
+// The model used when none is named: Gemma 3 270M, which scripts/setup.sh always installs.
+const ModelAlias& default_model_alias();
 // The row named `name`, or nullptr.
 const ModelAlias* find_model_alias(std::string_view name);
 // "gemma3-270m, qwen2.5-coder-1.5b"

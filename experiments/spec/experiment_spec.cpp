@@ -85,7 +85,7 @@ class SpecLoader {
     } else {
       s.model = default_model_;
       s.default_model = true;
-      shipped_drafters_ = root_ / model_aliases()[0].drafters;
+      shipped_drafters_ = root_ / default_model_alias().drafters;
       if (!fs::exists(s.model))
         r_.fail(doc["model"], "model",
                 fmt::format("missing, and the default model {} is not there (expected a model path; scripts/setup.sh fetches the default one)", s.model));
