@@ -1,8 +1,10 @@
 #include "engine/model/model_config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <ranges>
 
 #include "engine/common/error.h"
 #include "engine/model/gguf_file.h"
@@ -12,23 +14,12 @@ namespace draftbench {
 namespace {
 
 // llama: the converter permutes q/k for interleaved RoPE pairs (norm); gemma3 and qwen2 keep
-// the rotate-half pairing (neox).
+// the rotate-half pairing (neox). Fields in ArchitectureTraits' order.
 constexpr ArchitectureTraits kArchitectures[] = {
-    // name     arch                    rope             activation                 scale  qk_norm post   qkv_bias  swa
     {"gemma3", Architecture::gemma3, RopeStyle::neox, MlpActivation::geglu_tanh, true, true, true, false, true},
     {"llama", Architecture::llama, RopeStyle::norm, MlpActivation::swiglu, false, false, false, false, false},
     {"qwen2", Architecture::qwen2, RopeStyle::neox, MlpActivation::swiglu, false, false, false, true, false},
 };
-
-std::string architecture_names() {
-  std::string names;
-  for (const ArchitectureTraits& t : kArchitectures) names += (names.empty() ? "" : ", ") + std::string(t.name);
-  return names;
-}
-
-}  // namespace
-
-std::span<const ArchitectureTraits> architecture_table() { return kArchitectures; }
 
 const ArchitectureTraits* find_architecture(std::string_view name) {
   for (const ArchitectureTraits& t : kArchitectures)
@@ -36,13 +27,17 @@ const ArchitectureTraits* find_architecture(std::string_view name) {
   return nullptr;
 }
 
+}  // namespace
+
 ModelConfig model_config_from_gguf(const GgufFile& f) {
   ModelConfig c;
   c.arch_name = f.get_string("general.architecture");
   const std::string& a = c.arch_name;
   const ArchitectureTraits* traits = find_architecture(a);
   if (!traits)
-    throw InputError(f.path(), "key 'general.architecture'", fmt::format("architecture '{}' is not supported (expected one of {})", a, architecture_names()));
+    throw InputError(f.path(), "key 'general.architecture'",
+                     fmt::format("architecture '{}' is not supported (expected one of {})", a,
+                                 fmt::join(std::views::transform(kArchitectures, &ArchitectureTraits::name), ", ")));
   c.arch = traits->arch;
 
   c.n_embd = f.get_int(a + ".embedding_length");

@@ -3,9 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
-#include <string_view>
 
 namespace draftbench {
 
@@ -40,8 +38,9 @@ struct ModelConfig {
   bool operator==(const ModelConfig&) const = default;  // every field
 };
 
-// One row per supported `general.architecture`: what sets it apart, as data. The loaders,
-// the layer (transformer_layer.h, through the weights present) and the CLI's listing read it.
+// One row per supported `general.architecture` (kArchitectures in model_config.cpp): what
+// sets it apart, as data. model_config_from_gguf copies it into the config, from which the
+// weight loader and the layer (transformer_layer.h, through the weights present) read it.
 struct ArchitectureTraits {
   const char* name;
   Architecture arch;
@@ -50,9 +49,6 @@ struct ArchitectureTraits {
   bool scale_embeddings, qk_norm, post_norms, qkv_bias;
   bool sliding_window;  // reads the sliding-window keys and a base of its own for local layers
 };
-std::span<const ArchitectureTraits> architecture_table();
-// The row of `name`, or nullptr.
-const ArchitectureTraits* find_architecture(std::string_view name);
 
 ModelConfig model_config_from_gguf(const GgufFile& file);
 // Range checks shared by every loader; throws InputError naming `where` and the field.

@@ -1,7 +1,11 @@
 #include "engine/tokenizer/chat_template.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <iterator>
+#include <ranges>
 #include <vector>
 
 #include "engine/common/error.h"
@@ -163,11 +167,7 @@ std::string render_chat(ChatTemplate chat_template, std::span<const ChatMessage>
 
 std::string_view chat_template_name(ChatTemplate chat_template) { return row_of(chat_template).name; }
 
-std::string chat_template_names() {
-  std::string names;
-  for (const TemplateRow& row : kTemplates) names += (names.empty() ? "" : ", ") + std::string(row.name);
-  return names;
-}
+std::string chat_template_names() { return fmt::format("{}", fmt::join(std::views::transform(kTemplates, &TemplateRow::name), ", ")); }
 
 ChatTemplate chat_template_from_name(std::string_view name, const std::string& where) {
   for (const TemplateRow& row : kTemplates)
@@ -181,13 +181,13 @@ ChatTemplate chat_template_for_model(std::string_view architecture, const std::o
       if (std::all_of(std::begin(row.markers), std::end(row.markers), [&](std::string_view m) { return file_template->find(m) != std::string::npos; }))
         return row.id;
     throw InputError(where, "key 'tokenizer.chat_template'",
-                     "a template draftbench does not know (pass --chat-template with one of " + chat_template_names() + ")");
+                     "a template draftbench does not know (generate takes --chat-template, one of " + chat_template_names() + ")");
   }
   if (architecture == "gemma3" || architecture == "gemma2" || architecture == "gemma") return ChatTemplate::gemma;
   if (architecture == "llama") return ChatTemplate::vicuna_v1_1;
   throw InputError(
       where, "key 'tokenizer.chat_template'",
-      "absent, and architecture '" + std::string(architecture) + "' has no default (pass --chat-template with one of " + chat_template_names() + ")");
+      "absent, and architecture '" + std::string(architecture) + "' has no default (generate takes --chat-template, one of " + chat_template_names() + ")");
 }
 
 std::vector<int32_t> encode_chat(const Tokenizer& tokenizer, ChatTemplate chat_template, std::span<const ChatMessage> messages, bool add_generation_prompt) {
