@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <limits>
-#include <chrono>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -25,59 +26,66 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+constexpr int kTerms = 5;  // DraftTiming's: fixed, estimate, passes, tokens, rows
+using Coefficients = std::array<double, kTerms>;
+
+double term(const DraftTimingSample& s, int k) {
+  const double x[kTerms] = {1.0, s.estimate_s, static_cast<double>(s.work.passes), static_cast<double>(s.work.tokens), static_cast<double>(s.work.rows)};
+  return x[k];
+}
+
+// Least squares over the terms in `used`: the normal equations, solved by Gauss-Jordan
+// elimination with partial pivoting. Empty when they are singular.
+std::optional<Coefficients> least_squares(std::span<const DraftTimingSample> samples, const std::vector<int>& used) {
+  const size_t n = used.size(), w = n + 1;  // the augmented matrix is n x (n + 1)
+  std::vector<double> a(n * w, 0.0);
+  for (const auto& s : samples)
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) a[i * w + j] += term(s, used[i]) * term(s, used[j]);
+      a[i * w + n] += term(s, used[i]) * s.measured_s;
+    }
+  for (size_t c = 0; c < n; ++c) {
+    size_t pivot = c;
+    for (size_t r = c + 1; r < n; ++r)
+      if (std::abs(a[r * w + c]) > std::abs(a[pivot * w + c])) pivot = r;
+    if (std::abs(a[pivot * w + c]) < 1e-18) return std::nullopt;
+    for (size_t j = 0; j < w; ++j) std::swap(a[c * w + j], a[pivot * w + j]);
+    for (size_t r = 0; r < n; ++r) {
+      if (r == c) continue;
+      const double f = a[r * w + c] / a[c * w + c];
+      for (size_t j = c; j < w; ++j) a[r * w + j] -= f * a[c * w + j];
+    }
+  }
+  Coefficients coef{};
+  for (size_t i = 0; i < n; ++i) coef[static_cast<size_t>(used[i])] = a[i * w + n] / a[i * w + i];
+  return coef;
+}
+
+double squared_error(std::span<const DraftTimingSample> samples, const Coefficients& coef) {
+  double error = 0;
+  for (const auto& s : samples) {
+    double predicted = 0;
+    for (int k = 0; k < kTerms; ++k) predicted += coef[static_cast<size_t>(k)] * term(s, k);
+    error += (predicted - s.measured_s) * (predicted - s.measured_s);
+  }
+  return error;
+}
+
 }  // namespace
 
 DraftTiming fit_draft_timing(std::span<const DraftTimingSample> samples) {
   DB_CHECK(!samples.empty());
-  constexpr int kTerms = 5;  // fixed, estimate, passes, tokens, rows
-  const auto term = [](const DraftTimingSample& s, int k) {
-    const double x[kTerms] = {1.0, s.estimate_s, static_cast<double>(s.work.passes), static_cast<double>(s.work.tokens), static_cast<double>(s.work.rows)};
-    return x[k];
-  };
   double best_error = std::numeric_limits<double>::infinity();
-  std::array<double, kTerms> best{};
+  Coefficients best{};
   for (int mask = 1; mask < (1 << kTerms); ++mask) {
     std::vector<int> used;
     for (int k = 0; k < kTerms; ++k)
       if (mask & (1 << k)) used.push_back(k);
-    const auto n = used.size();
-    // Normal equations, solved by Gaussian elimination with partial pivoting.
-    std::vector<double> a(n * (n + 1), 0.0);
-    for (const auto& s : samples)
-      for (size_t i = 0; i < n; ++i) {
-        for (size_t j = 0; j < n; ++j) a[i * (n + 1) + j] += term(s, used[i]) * term(s, used[j]);
-        a[i * (n + 1) + n] += term(s, used[i]) * s.measured_s;
-      }
-    bool singular = false;
-    for (size_t c = 0; c < n && !singular; ++c) {
-      size_t pivot = c;
-      for (size_t r = c + 1; r < n; ++r)
-        if (std::abs(a[r * (n + 1) + c]) > std::abs(a[pivot * (n + 1) + c])) pivot = r;
-      if (std::abs(a[pivot * (n + 1) + c]) < 1e-18) singular = true;
-      for (size_t j = 0; j <= n && !singular; ++j) std::swap(a[c * (n + 1) + j], a[pivot * (n + 1) + j]);
-      for (size_t r = 0; r < n && !singular; ++r) {
-        if (r == c) continue;
-        const double f = a[r * (n + 1) + c] / a[c * (n + 1) + c];
-        for (size_t j = c; j <= n; ++j) a[r * (n + 1) + j] -= f * a[c * (n + 1) + j];
-      }
-    }
-    if (singular) continue;
-    std::array<double, kTerms> coef{};
-    bool negative = false;
-    for (size_t i = 0; i < n; ++i) {
-      coef[static_cast<size_t>(used[i])] = a[i * (n + 1) + n] / a[i * (n + 1) + i];
-      negative |= !(coef[static_cast<size_t>(used[i])] >= 0);
-    }
-    if (negative) continue;
-    double error = 0;
-    for (const auto& s : samples) {
-      double predicted = 0;
-      for (int k = 0; k < kTerms; ++k) predicted += coef[static_cast<size_t>(k)] * term(s, k);
-      error += (predicted - s.measured_s) * (predicted - s.measured_s);
-    }
-    if (error < best_error) {
+    const std::optional<Coefficients> coef = least_squares(samples, used);
+    if (!coef || std::any_of(coef->begin(), coef->end(), [](double c) { return !(c >= 0); })) continue;
+    if (const double error = squared_error(samples, *coef); error < best_error) {
       best_error = error;
-      best = coef;
+      best = *coef;
     }
   }
   return DraftTiming{best[0], best[1], best[2], best[3], best[4]};

@@ -19,19 +19,21 @@ std::unique_ptr<Drafter> make_autoregressive(DrafterCheckpoint*, const DrafterOp
   return std::make_unique<AutoregressiveDrafter>();
 }
 
-constexpr DrafterKind kAutoregressive{"autoregressive",
-                                      false,
-                                      "autoregressive",
-                                      false,
-                                      make_autoregressive,
-                                      nullptr,
-                                      nullptr,
-                                      [](const DrafterOptions&) -> uint32_t { return kEveryDrafter; },
-                                      nullptr,
-                                      {},
-                                      nullptr,
-                                      nullptr,
-                                      false};
+constexpr DrafterKind kAutoregressive{
+    .name = "autoregressive",
+    .needs_weights = false,
+    .weights_of = "autoregressive",
+    .with_lookup = false,
+    .make = make_autoregressive,
+    .write_random = nullptr,
+    .sizes_automatically = nullptr,
+    .reads = [](const DrafterOptions&) -> uint32_t { return kEveryDrafter; },
+    .estimate = nullptr,
+    .config_keys = {},
+    .is_reference = nullptr,
+    .training = nullptr,
+    .pairs_with_lookup = false,
+};
 
 bool always(const DrafterOptions&) { return true; }
 

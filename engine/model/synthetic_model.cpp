@@ -14,38 +14,19 @@ namespace {
 // shape" holds it to that). gemma3-tiny keeps the architecture and the quantisation types
 // per tensor role at sizes that decode fast even on the emulated device: both global and
 // sliding-window layers, and a window a 64-token run crosses.
+// A recipe's hyperparameters stay on two lines, read as one row.
+// clang-format off
 constexpr ModelRecipe kRecipes[] = {
-    {"gemma3-270m-q4_k_m",
-     "Gemma 3 270M as the default model's Q4_K_M GGUF: 18 layers, hidden 640, vocabulary 262,144 (240 MiB)",
+    {"gemma3-270m-q4_k_m", "Gemma 3 270M as the default model's Q4_K_M GGUF: 18 layers, hidden 640, vocabulary 262,144 (240 MiB)",
      "Gemma 3 270m",
-     {.n_vocab = 262144,
-      .n_embd = 640,
-      .n_layers = 18,
-      .n_ff = 2048,
-      .n_heads = 4,
-      .n_kv_heads = 1,
-      .head_dim = 256,
-      .context_length = 32768,
-      .sliding_window = 512,
-      .sliding_window_pattern = 0,
-      .rms_eps = 1e-6f,
-      .rope_base = 1e6f}},
-    {"gemma3-tiny",
-     "Gemma 3 in miniature, same tensor types: 4 layers (2 sliding-window of 16 tokens, 2 global), hidden 256, vocabulary 4,096 (2.6 MiB)",
+     {.n_vocab = 262144, .n_embd = 640, .n_layers = 18, .n_ff = 2048, .n_heads = 4, .n_kv_heads = 1, .head_dim = 256,
+      .context_length = 32768, .sliding_window = 512, .sliding_window_pattern = 0, .rms_eps = 1e-6f, .rope_base = 1e6f}},
+    {"gemma3-tiny", "Gemma 3 in miniature, same tensor types: 4 layers (2 sliding-window of 16 tokens, 2 global), hidden 256, vocabulary 4,096 (2.6 MiB)",
      "Gemma 3 tiny",
-     {.n_vocab = 4096,
-      .n_embd = 256,
-      .n_layers = 4,
-      .n_ff = 512,
-      .n_heads = 4,
-      .n_kv_heads = 1,
-      .head_dim = 64,
-      .context_length = 32768,
-      .sliding_window = 16,
-      .sliding_window_pattern = 2,
-      .rms_eps = 1e-6f,
-      .rope_base = 1e6f}},
+     {.n_vocab = 4096, .n_embd = 256, .n_layers = 4, .n_ff = 512, .n_heads = 4, .n_kv_heads = 1, .head_dim = 64,
+      .context_length = 32768, .sliding_window = 16, .sliding_window_pattern = 2, .rms_eps = 1e-6f, .rope_base = 1e6f}},
 };
+// clang-format on
 
 constexpr uint32_t kFileTypeQ4_K_M = 15;  // general.file_type: LLAMA_FTYPE_MOSTLY_Q4_K_M
 

@@ -222,21 +222,24 @@ constexpr TrainingNet kEagleTraining{"eagle", TrainingNet::Steps::one, 1, false,
 
 const DrafterKind& eagle_kind() {
   static constexpr DrafterKind kind{
-      "eagle",
-      true,
-      "eagle",
-      false,
-      [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_eagle_drafter(*c, o, m, p); },
-      write_random_eagle,
-      sizing_is_auto,
-      [](const DrafterOptions& o) -> uint32_t { return kEveryDrafter | kWithWeights | (o.eagle_static_tree ? kChoiceTree : kDynamicTree); },
-      [](const DrafterOptions& o) {
-        return StepEstimate{static_cast<double>(o.total_tokens), 2};
-      },
-      kEagleConfigKeys,
-      [](const nlohmann::json&, const std::vector<std::string>& tensors) { return std::find(tensors.begin(), tensors.end(), "fc.weight") != tensors.end(); },
-      &kEagleTraining,
-      true};
+      .name = "eagle",
+      .needs_weights = true,
+      .weights_of = "eagle",
+      .with_lookup = false,
+      .make = [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_eagle_drafter(*c, o, m, p); },
+      .write_random = write_random_eagle,
+      .sizes_automatically = sizing_is_auto,
+      .reads = [](const DrafterOptions& o) -> uint32_t { return kEveryDrafter | kWithWeights | (o.eagle_static_tree ? kChoiceTree : kDynamicTree); },
+      .estimate =
+          [](const DrafterOptions& o) {
+            return StepEstimate{static_cast<double>(o.total_tokens), 2};
+          },
+      .config_keys = kEagleConfigKeys,
+      .is_reference = [](const nlohmann::json&,
+                         const std::vector<std::string>& tensors) { return std::find(tensors.begin(), tensors.end(), "fc.weight") != tensors.end(); },
+      .training = &kEagleTraining,
+      .pairs_with_lookup = true,
+  };
   return kind;
 }
 

@@ -266,21 +266,23 @@ constexpr TrainingNet kMedusaTraining{"medusa", TrainingNet::Steps::heads, 1, fa
 
 const DrafterKind& medusa_kind() {
   static constexpr DrafterKind kind{
-      "medusa",
-      true,
-      "medusa",
-      false,
-      [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_medusa_drafter(*c, o, m, p); },
-      write_random_medusa,
-      sizing_is_auto,
-      [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kChoiceTree; },
-      [](const DrafterOptions&) {
-        return StepEstimate{25, 1.8};
-      },
-      kMedusaConfigKeys,
-      [](const nlohmann::json& config, const std::vector<std::string>&) { return config.contains("medusa_num_heads"); },
-      &kMedusaTraining,
-      true};
+      .name = "medusa",
+      .needs_weights = true,
+      .weights_of = "medusa",
+      .with_lookup = false,
+      .make = [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_medusa_drafter(*c, o, m, p); },
+      .write_random = write_random_medusa,
+      .sizes_automatically = sizing_is_auto,
+      .reads = [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kChoiceTree; },
+      .estimate =
+          [](const DrafterOptions&) {
+            return StepEstimate{25, 1.8};
+          },
+      .config_keys = kMedusaConfigKeys,
+      .is_reference = [](const nlohmann::json& config, const std::vector<std::string>&) { return config.contains("medusa_num_heads"); },
+      .training = &kMedusaTraining,
+      .pairs_with_lookup = true,
+  };
   return kind;
 }
 

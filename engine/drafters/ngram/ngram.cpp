@@ -66,24 +66,27 @@ void NgramDrafter::lookup(int32_t budget, Draft& out) {
 }
 
 const DrafterKind& ngram_kind() {
-  static constexpr DrafterKind kind{"ngram",
-                                    false,
-                                    "ngram",
-                                    false,
-                                    [](DrafterCheckpoint*, const DrafterOptions& o, const Model&, ThreadPool&) -> std::unique_ptr<Drafter> {
-                                      if (o.draft_tokens > 0) return std::make_unique<NgramDrafter>(o);
-                                      return make_sized_drafter(true, nullptr, o);  // auto: the lookup alone, trimmed by the tree sizer
-                                    },
-                                    nullptr,
-                                    [](const DrafterOptions& o) { return o.draft_tokens == 0; },
-                                    [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kLookup; },
-                                    [](const DrafterOptions& o) {
-                                      return StepEstimate{1.0 + o.draft_tokens, 2};
-                                    },
-                                    {},
-                                    nullptr,
-                                    nullptr,
-                                    false};
+  static constexpr DrafterKind kind{
+      .name = "ngram",
+      .needs_weights = false,
+      .weights_of = "ngram",
+      .with_lookup = false,
+      .make = [](DrafterCheckpoint*, const DrafterOptions& o, const Model&, ThreadPool&) -> std::unique_ptr<Drafter> {
+        if (o.draft_tokens > 0) return std::make_unique<NgramDrafter>(o);
+        return make_sized_drafter(true, nullptr, o);  // auto: the lookup alone, trimmed by the tree sizer
+      },
+      .write_random = nullptr,
+      .sizes_automatically = [](const DrafterOptions& o) { return o.draft_tokens == 0; },
+      .reads = [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kLookup; },
+      .estimate =
+          [](const DrafterOptions& o) {
+            return StepEstimate{1.0 + o.draft_tokens, 2};
+          },
+      .config_keys = {},
+      .is_reference = nullptr,
+      .training = nullptr,
+      .pairs_with_lookup = false,
+  };
   return kind;
 }
 

@@ -390,21 +390,24 @@ StepEstimate redrafter_estimate(const DrafterOptions& o) {
 }  // namespace
 
 const DrafterKind& redrafter_kind() {
-  static constexpr DrafterKind kind{"redrafter",
-                                    true,
-                                    "redrafter",
-                                    false,
-                                    [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_redrafter(*c, o, m, p); },
-                                    write_random_redrafter,
-                                    sizing_is_auto,
-                                    [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kBeams; },
-                                    redrafter_estimate,
-                                    kRedrafterConfigKeys,
-                                    [](const nlohmann::json& config, const std::vector<std::string>&) {
-                                      return config.value("model_type", "") == "recurrent_drafting_drafter" || config.contains("exit_dim");
-                                    },
-                                    &kRedrafterTraining,
-                                    true};
+  static constexpr DrafterKind kind{
+      .name = "redrafter",
+      .needs_weights = true,
+      .weights_of = "redrafter",
+      .with_lookup = false,
+      .make = [](DrafterCheckpoint* c, const DrafterOptions& o, const Model& m, ThreadPool& p) { return make_redrafter(*c, o, m, p); },
+      .write_random = write_random_redrafter,
+      .sizes_automatically = sizing_is_auto,
+      .reads = [](const DrafterOptions&) -> uint32_t { return kEveryDrafter | kWithWeights | kBeams; },
+      .estimate = redrafter_estimate,
+      .config_keys = kRedrafterConfigKeys,
+      .is_reference =
+          [](const nlohmann::json& config, const std::vector<std::string>&) {
+            return config.value("model_type", "") == "recurrent_drafting_drafter" || config.contains("exit_dim");
+          },
+      .training = &kRedrafterTraining,
+      .pairs_with_lookup = true,
+  };
   return kind;
 }
 
