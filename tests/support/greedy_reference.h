@@ -21,6 +21,19 @@ inline std::vector<int32_t> greedy_reference(const Model& m, ForwardPass& target
   return generate_autoregressive(m, target, cache, 0, prompt, g, false, nullptr).tokens;
 }
 
+// Logits of every position of `tokens` run as one chain from an empty cache, [n][n_vocab].
+inline std::vector<float> chain_logits(const ModelConfig& config, ForwardPass& pass, const std::vector<int32_t>& tokens) {
+  const auto n = static_cast<int32_t>(tokens.size());
+  KvCache cache(config, 1, n, pass.device());
+  ForwardBatch batch;
+  SequenceInput s{0, tokens, TokenTree::chain(n), {}, {}};
+  for (int32_t i = 0; i < n; ++i) s.logit_rows.push_back(i);
+  batch.sequences.push_back(std::move(s));
+  ForwardResult r;
+  pass.forward(batch, cache, r);
+  return r.logits;
+}
+
 // The same on the CPU pass.
 inline std::vector<int32_t> greedy_reference(const Model& m, const std::vector<int32_t>& prompt, int n_new) {
   ThreadPool pool(1);

@@ -54,15 +54,7 @@ std::vector<float> prompt_logits(const Model& m, const std::vector<int32_t>& tok
   const ModelConfig& c = config ? *config : m.config();
   ThreadPool pool(2);
   Transformer tf(c, m.weights(), pool);
-  const auto n = static_cast<int32_t>(tokens.size());
-  KvCache cache(c, 1, n);
-  ForwardBatch batch;
-  SequenceInput s{0, tokens, TokenTree::chain(n), {}, {}};
-  for (int32_t i = 0; i < n; ++i) s.logit_rows.push_back(i);
-  batch.sequences.push_back(std::move(s));
-  ForwardResult r;
-  tf.forward(batch, cache, r);
-  return r.logits;
+  return chain_logits(c, tf, tokens);
 }
 
 struct Agreement {

@@ -11,6 +11,7 @@
 #include "engine/model/device_transformer.h"
 #include "engine/model/model.h"
 #include "engine/model/transformer.h"
+#include "tests/support/greedy_reference.h"
 #include "tests/support/logit_compare.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
@@ -28,19 +29,6 @@ TinyLlama tiny_qwen2() {
 }
 
 const std::vector<int32_t> kTokens = {5, 17, 200, 33, 4, 150, 99, 250, 7, 64, 12, 301};
-
-// Logits of every position, [n][n_vocab].
-std::vector<float> all_logits(const Model& m, ForwardPass& pass, const std::vector<int32_t>& tokens) {
-  const auto n = static_cast<int32_t>(tokens.size());
-  KvCache cache(m.config(), 1, n, pass.device());
-  ForwardBatch batch;
-  SequenceInput s{0, tokens, TokenTree::chain(n), {}, {}};
-  for (int32_t i = 0; i < n; ++i) s.logit_rows.push_back(i);
-  batch.sequences.push_back(std::move(s));
-  ForwardResult r;
-  pass.forward(batch, cache, r);
-  return r.logits;
-}
 
 double max_abs_difference(const std::vector<float>& a, const std::vector<double>& b) {
   REQUIRE(a.size() == b.size());
@@ -63,7 +51,7 @@ TEST_CASE("tiny qwen2: the GGUF's logits are the float64 forward pass's, biases 
 
   ThreadPool pool(2);
   Transformer tf(m->config(), m->weights(), pool, HeadLayout::kFile);
-  const std::vector<float> ours = all_logits(*m, tf, kTokens);
+  const std::vector<float> ours = chain_logits(m->config(), tf, kTokens);
   const double error = max_abs_difference(ours, naive_forward_logits(model, kTokens));
   INFO("max |ours - float64| = " << error);
   CHECK(error < 1e-3);
@@ -102,7 +90,7 @@ TEST_CASE("tiny qwen2: a tree's nodes get their paths' logits, whatever the batc
   for (int32_t node = 0; node < t.size(); ++node) {
     std::vector<int32_t> chain = prompt;
     for (int32_t p : t.path_to(node)) chain.push_back(tokens[p]);
-    const std::vector<float> alone = all_logits(*m, tf, chain);
+    const std::vector<float> alone = chain_logits(m->config(), tf, chain);
     INFO("node " << node);
     REQUIRE(same_bits(r.logits_row(1 + node), std::vector<float>(alone.end() - m->config().n_vocab, alone.end())));
   }
@@ -115,5 +103,5 @@ TEST_CASE("tiny qwen2: the emulated device pass gives the CPU pass's logits (Q8_
   ThreadPool pool(2);
   Transformer cpu(m->config(), m->weights(), pool, HeadLayout::kFile);
   DeviceTransformer device(m->config(), m->weights(), cuda::make_emulated_kernels());
-  REQUIRE(same_bits(all_logits(*m, device, kTokens), all_logits(*m, cpu, kTokens)));
+  REQUIRE(same_bits(chain_logits(m->config(), device, kTokens), chain_logits(m->config(), cpu, kTokens)));
 }
