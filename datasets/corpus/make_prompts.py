@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write datasets/corpus/prompts.jsonl: English instructions for drafter distillation.
+"""Write datasets/corpus/prompts.jsonl and prompts_extra.jsonl: English instructions for drafter distillation.
 
 The prompts are generated, not collected: templates x topics x constraints from the
 table modules next to this file (prompt_templates, knowledge_templates, coding_templates,
@@ -10,9 +10,16 @@ for this corpus. Two styles:
 
 Deterministic: every category draws from its own random.Random seeded with a string
 (string seeds are hashed with SHA-512, so PYTHONHASHSEED does not matter), and the split
-depends only on the prompt text. Rerunning gives a byte-identical file.
+depends only on the prompt text. Rerunning gives byte-identical files.
 
-Usage: python3 datasets/corpus/make_prompts.py [--out PATH]
+prompts_extra.jsonl enlarges the training side without touching prompts.jsonl (so its
+held-out split and every checksum recorded against it stay valid): a second draw per
+category from its own seed, up to EXTRA_PER_CATEGORY prompts or as many as the category's
+tables allow, each new against every prompt of both files (held-out ones included) and
+sharing no 8-word run with the evaluation sets (datasets/mt_bench_style, alpaca_style,
+code_style; the suite checks the same). All of them are "train".
+
+Usage: python3 datasets/corpus/make_prompts.py [--out PATH] [--extra-out PATH]
 """
 
 import argparse
@@ -40,6 +47,7 @@ from reasoning_generators import REASONING  # noqa: E402
 SEED = 4_2024
 MTBENCH_PER_CATEGORY = 300
 ALPACA_PER_CATEGORY = 100
+EXTRA_PER_CATEGORY = {"mt-bench": 500, "alpaca": 150}
 HELDOUT_FRACTION = 0.12
 MIN_HELDOUT_PER_MTBENCH_CATEGORY = 40
 # How many constraints a prompt gets: most get none or one, so constraints season the
@@ -58,6 +66,8 @@ MTBENCH_CATEGORIES = {
 
 # {slot} or {slot2}: the trailing digit asks for a second, different value of the same slot.
 SLOT_FIELD = re.compile(r"\{([a-z_]+?)(\d?)\}")
+SHINGLE_WORDS = 8
+EVALUATION_SETS = ("mt_bench_style/question.jsonl", "alpaca_style/alpaca_eval_style.json", "code_style/code_prompts.jsonl")
 # Item counts ("list five ...", COMMON_SLOTS["n_items"]) do not make a request different.
 COUNT_WORDS = re.compile(r"\b(three|four|five|six|seven)\b")
 
@@ -65,6 +75,25 @@ COUNT_WORDS = re.compile(r"\b(three|four|five|six|seven)\b")
 def normalise(text):
     """Key for near-duplicate detection: case, punctuation and spacing do not count."""
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def shingles(text):
+    """The 8-word windows of text: words are runs of ASCII letters and digits or non-ASCII
+    bytes, ASCII-lowercased (as the suite's overlap test splits them)."""
+    words = [w.lower() for w in re.findall(rb"[A-Za-z0-9\x80-\xff]+", text.encode("utf-8"))]
+    return {b" ".join(words[i:i + SHINGLE_WORDS]) for i in range(len(words) - SHINGLE_WORDS + 1)}
+
+
+def evaluation_shingles():
+    """Every 8-word window of every turn of the evaluation prompt sets."""
+    out = set()
+    for name in EVALUATION_SETS:
+        text = (HERE.parent / name).read_text(encoding="utf-8")
+        records = json.loads(text) if name.endswith(".json") else [json.loads(line) for line in text.splitlines() if line.strip()]
+        for record in records:
+            for turn in record.get("turns", [record.get("instruction", "")]):
+                out |= shingles(turn)
+    return out
 
 
 def fill(text, slots, rng):
@@ -96,9 +125,14 @@ def draw_constraints(kinds, table, slots, rng):
     return [fill(rng.choice(table[kind]), slots, rng) for kind in rng.sample(available, count)]
 
 
-def generate_category(style, category, spec, target, seen_bases, seen_prompts):
-    """target distinct prompts for one category; seen_* are shared across categories."""
-    rng = random.Random(f"draftbench-corpus/{SEED}/{style}/{category}")
+def generate_category(style, category, spec, target, seen_bases, seen_prompts, draw="", at_most=False, banned_shingles=frozenset()):
+    """target distinct prompts for one category; seen_* are shared across categories.
+
+    draw names a further, independent draw ("" for the original one); at_most returns what
+    the tables allow when they give fewer than target; a prompt with a banned 8-word window
+    is skipped.
+    """
+    rng = random.Random(f"draftbench-corpus/{SEED}/{draw}{style}/{category}")
     slots = {**COMMON_SLOTS, **spec["slots"]}
     low, high = WORD_LIMITS.get(category, DEFAULT_WORD_LIMITS)
     prompts = []
@@ -116,11 +150,13 @@ def generate_category(style, category, spec, target, seen_bases, seen_prompts):
         # One prompt per base request (before constraints): otherwise a small table would
         # fill the quota with the same request under different constraints.
         base_key, prompt_key = COUNT_WORDS.sub("n", normalise(base)), normalise(prompt)
-        if base_key in seen_bases or prompt_key in seen_prompts:
+        if base_key in seen_bases or prompt_key in seen_prompts or not shingles(prompt).isdisjoint(banned_shingles):
             continue
         seen_bases.add(base_key)
         seen_prompts.add(prompt_key)
         prompts.append(prompt)
+    if at_most:
+        return prompts
     raise SystemExit(f"{style}/{category}: only {len(prompts)} of {target} distinct prompts; enlarge its tables")
 
 
@@ -144,20 +180,35 @@ def assign_splits(records):
             record["split"] = "heldout" if rank < heldout_count(style, len(members)) else "train"
 
 
+def category_plan():
+    plan = [("mt-bench", name, spec) for name, spec in MTBENCH_CATEGORIES.items()]
+    return plan + [("alpaca", name, spec) for name, spec in ALPACA_CATEGORIES.items()]
+
+
+def finish_records(records, id_prefix, draw):
+    """Interleave categories (any prefix of the file is a mixed sample) and number them."""
+    random.Random(f"draftbench-corpus/{SEED}/{draw}order").shuffle(records)
+    return [{"id": f"{id_prefix}{index:06d}", "split": r["split"], "style": r["style"], "category": r["category"],
+             "prompt": r["prompt"]} for index, r in enumerate(records, start=1)]
+
+
 def build_records():
+    """(prompts.jsonl's records, prompts_extra.jsonl's records)."""
     seen_bases, seen_prompts = set(), set()
-    records = []
-    plan = [("mt-bench", name, spec, MTBENCH_PER_CATEGORY) for name, spec in MTBENCH_CATEGORIES.items()]
-    plan += [("alpaca", name, spec, ALPACA_PER_CATEGORY) for name, spec in ALPACA_CATEGORIES.items()]
-    for style, category, spec, target in plan:
-        for prompt in generate_category(style, category, spec, target, seen_bases, seen_prompts):
+    records, extra = [], []
+    per_category = {"mt-bench": MTBENCH_PER_CATEGORY, "alpaca": ALPACA_PER_CATEGORY}
+    for style, category, spec in category_plan():
+        for prompt in generate_category(style, category, spec, per_category[style], seen_bases, seen_prompts):
             assert not SLOT_FIELD.search(prompt), f"unfilled slot in: {prompt!r}"
             records.append({"style": style, "category": category, "prompt": prompt})
     assign_splits(records)
-    # Interleave categories so that any prefix of the file is a mixed sample.
-    random.Random(f"draftbench-corpus/{SEED}/order").shuffle(records)
-    return [{"id": f"p{index:06d}", "split": r["split"], "style": r["style"], "category": r["category"],
-             "prompt": r["prompt"]} for index, r in enumerate(records, start=1)]
+    # The extra draw comes after the whole original one, so the original file is unchanged.
+    banned = evaluation_shingles()
+    for style, category, spec in category_plan():
+        for prompt in generate_category(style, category, spec, EXTRA_PER_CATEGORY[style], seen_bases, seen_prompts, "extra/", True, banned):
+            assert not SLOT_FIELD.search(prompt), f"unfilled slot in: {prompt!r}"
+            extra.append({"split": "train", "style": style, "category": category, "prompt": prompt})
+    return finish_records(records, "p", ""), finish_records(extra, "x", "extra/")
 
 
 def print_summary(records, out_path):
@@ -185,12 +236,14 @@ def print_summary(records, out_path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=HERE / "prompts.jsonl")
+    parser.add_argument("--extra-out", type=Path, default=HERE / "prompts_extra.jsonl")
     args = parser.parse_args()
-    records = build_records()
-    with open(args.out, "w", encoding="utf-8", newline="\n") as out:
-        for record in records:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    print_summary(records, args.out)
+    for records, path in zip(build_records(), (args.out, args.extra_out)):
+        with open(path, "w", encoding="utf-8", newline="\n") as out:
+            for record in records:
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        print_summary(records, path)
+        print()
 
 
 if __name__ == "__main__":

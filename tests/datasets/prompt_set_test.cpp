@@ -412,6 +412,20 @@ TEST_CASE("the shipped prompt sets share no prompt and no 8-word run with the dr
   CHECK(first_overlap(mt_bench, corpus) == "");
   CHECK(first_overlap(alpaca, corpus) == "");
   CHECK(first_overlap(code, corpus) == "");
+  // The extra training prompts: train only, and apart from the shipped sets and from every
+  // prompt of the main file (held-out ones included).
+  const std::vector<PromptItem> extra = load_prompt_set(source_path("datasets/corpus/prompts_extra.jsonl"), PromptFormat::corpus);
+  REQUIRE(extra.size() >= 5000);
+  CHECK(first_overlap(mt_bench, extra) == "");
+  CHECK(first_overlap(alpaca, extra) == "");
+  CHECK(first_overlap(code, extra) == "");
+  std::set<std::string> corpus_texts;
+  for (const PromptItem& item : corpus) corpus_texts.insert(item.turns.at(0));
+  for (const PromptItem& item : extra) {
+    INFO("extra prompt " << item.id);
+    CHECK(item.split == "train");
+    CHECK(corpus_texts.count(item.turns.at(0)) == 0);
+  }
 
   // The two shipped sets do not repeat each other either.
   std::set<std::string> mt_bench_texts;
