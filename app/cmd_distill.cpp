@@ -21,7 +21,13 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   sub->add_option("--sampled-every", o->sampled_every, "Every n-th prompt also gets a sampled reply (0 = none)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  sub->add_flag("!--no-greedy", o->greedy_replies, "Prompts get their sampled replies only (with --sampled-every 1: one each)");
   sub->add_option("--temperature", o->temperature, "Temperature of the sampled replies")->capture_default_str()->check(finite_number(0.01, 10.0));
+  sub->add_flag("!--no-sampled-continuations", o->sampled_continuations,
+                "A sampled reply's labels are its own tokens: no continuation tree, as cheap as a greedy reply");
+  sub->add_option("--followups", o->followups_path, "JSONL {\"id\", \"followup\"}: second user turns, with --first-turns");
+  sub->add_option("--first-turns", o->first_turns_dir,
+                  "A finished distill directory of greedy replies to --prompts: distil the target's reply to each one's follow-up instead");
   sub->add_option("--max-new-tokens", o->max_new_tokens, "Reply length limit")->capture_default_str()->check(CLI::Range(2, 65536));
   sub->add_option("--max-text-tokens", o->max_text_tokens, "Text conversations are cut to this many tokens")
       ->capture_default_str()

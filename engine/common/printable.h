@@ -28,6 +28,25 @@ inline size_t valid_utf8_length(std::string_view text, size_t i) {
   return 0;
 }
 
+// `text` with every byte that starts no valid UTF-8 sequence replaced by U+FFFD, as a
+// decoder that must hand on valid text (a reply cut inside a character, a model's stray
+// byte tokens) does.
+inline std::string replace_invalid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = valid_utf8_length(text, i);
+    if (n == 0) {
+      out.append("\xEF\xBF\xBD", 3);
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 // Control bytes (C0, DEL, C1: so no ANSI escape, NUL or newline reaches the terminal) and
 // invalid UTF-8 become \xNN; text past `max_bytes` is cut at a character boundary, saying
 // how long it was. Printable text, backslashes included, is left as it is, so applying

@@ -1,15 +1,18 @@
 #include "engine/train/distill.h"
 
+#include <algorithm>
 #include <chrono>
-#include <optional>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
+#include "engine/common/printable.h"
 #include "engine/common/sha256.h"
 #include "engine/decoding/decoder.h"
 #include "engine/model/safetensors_checkpoint.h"
@@ -25,6 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 struct CorpusRecord {
   int32_t index = 0;  // among the file's records, in file order
+  std::string id;     // the record's "id", or its 1-based line among the records
   std::string prompt, response;
 };
 
@@ -50,22 +54,52 @@ std::vector<CorpusRecord> read_corpus(const std::string& path, bool with_respons
     };
     const int32_t this_index = index++;
     if (!split.empty() && j.contains("split") && j["split"] != split) continue;
-    records.push_back({this_index, text("prompt"), with_response ? text("response") : std::string()});
+    const std::string id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : std::to_string(this_index + 1);
+    records.push_back({this_index, id, text("prompt"), with_response ? text("response") : std::string()});
     if (limit > 0 && static_cast<int64_t>(records.size()) >= limit) break;
   }
   return records;
+}
+
+// JSONL {"id": ..., "followup": ...}: the second user turn of each record id.
+std::map<std::string, std::string> read_followups(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "cannot open the follow-ups file");
+  std::map<std::string, std::string> followups;
+  std::string line;
+  for (int64_t line_no = 1; std::getline(in, line); ++line_no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", path, line_no);
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw InputError(where, "", "expected one JSON object per line");
+    for (const char* key : {"id", "followup"})
+      if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+        throw InputError(where, fmt::format("field '{}'", key), "expected a non-empty string");
+    if (!followups.emplace(j["id"].get<std::string>(), j["followup"].get<std::string>()).second)
+      throw InputError(where, "field 'id'", fmt::format("id \"{}\" has a follow-up already", j["id"].get<std::string>()));
+  }
+  return followups;
 }
 
 struct WorkItem {
   SequenceKind kind;
   const CorpusRecord* record;
   int64_t sample_request = 0;  // sampled replies: the request id of their randomness
+  std::string first_reply;     // second turns: the target's first reply, as text
+  const std::string* followup = nullptr;
 };
 
 std::vector<int32_t> chat_tokens(const Model& model, const std::string& prompt, const std::string* reply) {
   std::vector<ChatMessage> messages{{"user", prompt}};
   if (reply) messages.push_back({"assistant", *reply});
   return encode_chat(model.tokenizer(), model.chat_template(), messages, reply == nullptr);
+}
+
+// The conversation a reply is generated after, with the generation prompt.
+std::vector<int32_t> reply_prompt(const Model& model, const WorkItem& item) {
+  if (item.kind != SequenceKind::second_turn) return chat_tokens(model, item.record->prompt, nullptr);
+  const std::vector<ChatMessage> messages{{"user", item.record->prompt}, {"assistant", item.first_reply}, {"user", *item.followup}};
+  return encode_chat(model.tokenizer(), model.chat_template(), messages, true);
 }
 
 // A reply position t is trained when token t+1 belongs to the reply.
@@ -97,18 +131,23 @@ std::optional<DistillSequence> text_sequence(const Model& model, const std::stri
 
 nlohmann::json settings_json(const DistillOptions& o) {
   // What shapes the data; the batch size and thread count do not (kernels are batch-invariant).
-  return {{"split", o.split},
-          {"max_prompts", o.max_prompts},
-          {"max_texts", o.max_texts},
-          {"sampled_every", o.sampled_every},
-          {"temperature", o.temperature},
-          {"max_new_tokens", o.max_new_tokens},
-          {"max_text_tokens", o.max_text_tokens},
-          {"draft_steps", o.draft_steps},
-          {"continuation_length", o.draft_steps + 1},
-          {"text_continuations", o.text_continuations},
-          {"shard_items", o.shard_items},
-          {"seed", o.seed}};
+  // Later options appear only when set, so directories made before them still resume.
+  nlohmann::json settings = {{"split", o.split},
+                             {"max_prompts", o.max_prompts},
+                             {"max_texts", o.max_texts},
+                             {"sampled_every", o.sampled_every},
+                             {"temperature", o.temperature},
+                             {"max_new_tokens", o.max_new_tokens},
+                             {"max_text_tokens", o.max_text_tokens},
+                             {"draft_steps", o.draft_steps},
+                             {"continuation_length", o.draft_steps + 1},
+                             {"text_continuations", o.text_continuations},
+                             {"shard_items", o.shard_items},
+                             {"seed", o.seed}};
+  if (!o.greedy_replies) settings["greedy_replies"] = false;
+  if (!o.sampled_continuations) settings["sampled_continuations"] = false;
+  if (!o.first_turns_dir.empty()) settings["second_turns"] = true;
+  return settings;
 }
 
 void write_manifest(const std::string& dir, const nlohmann::json& manifest) {
@@ -150,7 +189,7 @@ void generate_replies(const Model& model, Transformer& transformer, std::span<co
   for (size_t b = 0; b < items.size(); b += static_cast<size_t>(o.batch_size)) {
     const size_t e = std::min(items.size(), b + static_cast<size_t>(o.batch_size));
     std::vector<std::vector<int32_t>> batch;
-    for (size_t i = b; i < e; ++i) batch.push_back(chat_tokens(model, items[i].record->prompt, nullptr));
+    for (size_t i = b; i < e; ++i) batch.push_back(reply_prompt(model, items[i]));
     DecodeOptions d;
     d.max_new_tokens = o.max_new_tokens;
     d.seed = o.seed;
@@ -172,11 +211,53 @@ std::vector<WorkItem> work_items(const std::vector<CorpusRecord>& prompts, const
   std::vector<WorkItem> items;
   int64_t n_sampled = 0;
   for (size_t i = 0; i < prompts.size(); ++i) {
-    items.push_back({SequenceKind::greedy_response, &prompts[i], 0});
-    if (o.sampled_every > 0 && i % static_cast<size_t>(o.sampled_every) == 0) items.push_back({SequenceKind::sampled_response, &prompts[i], n_sampled++});
+    if (o.greedy_replies) items.push_back({SequenceKind::greedy_response, &prompts[i], 0, {}, nullptr});
+    if (o.sampled_every > 0 && i % static_cast<size_t>(o.sampled_every) == 0)
+      items.push_back({SequenceKind::sampled_response, &prompts[i], n_sampled++, {}, nullptr});
   }
-  for (const CorpusRecord& r : texts) items.push_back({SequenceKind::text, &r, 0});
+  for (const CorpusRecord& r : texts) items.push_back({SequenceKind::text, &r, 0, {}, nullptr});
   if (items.empty()) throw InputError(o.prompts_path.empty() ? o.texts_path : o.prompts_path, "", "no records to distill (check --split)");
+  return items;
+}
+
+// The second turns: each greedy first reply in `o.first_turns_dir` (a finished distillation
+// of the same prompts file by the same model) whose record has a follow-up, in that
+// directory's order; at most `o.max_prompts` of them (0 = all).
+std::vector<WorkItem> second_turn_items(const DistillOptions& o, const Model& model, const std::string& model_sha, const std::vector<CorpusRecord>& prompts,
+                                        const std::map<std::string, std::string>& followups) {
+  const DistillData first(o.first_turns_dir, true);
+  const std::string manifest_path = (fs::path(o.first_turns_dir) / kDistillManifest).string();
+  if (first.manifest()["target"].value("sha256", "") != model_sha)
+    throw InputError(manifest_path, "field 'target.sha256'", "the first turns were distilled from another model file");
+  const std::string prompts_sha = sha256_file(o.prompts_path);
+  const nlohmann::json& inputs = first.manifest()["inputs"];
+  if (std::none_of(inputs.begin(), inputs.end(), [&](const nlohmann::json& in) { return in.value("sha256", "") == prompts_sha; }))
+    throw InputError(manifest_path, "field 'inputs'", fmt::format("the first turns were not distilled from {} (its SHA-256 is not listed)", o.prompts_path));
+  std::map<int32_t, const CorpusRecord*> by_index;
+  for (const CorpusRecord& r : prompts) by_index[r.index] = &r;
+  const Tokenizer& tokenizer = model.tokenizer();
+  std::vector<WorkItem> items;
+  for (const std::string& path : first.shard_paths()) {
+    const DistillShard shard(path, first.n_embd(), first.continuation_length());
+    for (int64_t q = 0; q < shard.n_sequences(); ++q) {
+      if (shard.kind()[q] != static_cast<uint8_t>(SequenceKind::greedy_response)) continue;
+      const auto record = by_index.find(shard.record()[q]);
+      if (record == by_index.end()) continue;  // another split
+      const auto followup = followups.find(record->second->id);
+      if (followup == followups.end()) continue;
+      // A greedy sequence is trained from its last prompt position on: the reply follows it.
+      int64_t t = shard.offsets()[q];
+      const int64_t end = shard.offsets()[q + 1];
+      while (t < end && !shard.trained()[t]) ++t;
+      std::vector<int32_t> reply(shard.tokens().begin() + std::min(t + 1, end), shard.tokens().begin() + end);
+      while (!reply.empty() && tokenizer.is_stop(reply.back())) reply.pop_back();
+      if (reply.empty()) continue;
+      // Decoded text may be cut inside a character: the chat template needs valid UTF-8.
+      items.push_back({SequenceKind::second_turn, record->second, 0, replace_invalid_utf8(tokenizer.decode(reply)), &followup->second});
+      if (o.max_prompts > 0 && static_cast<int64_t>(items.size()) >= o.max_prompts) return items;
+    }
+  }
+  if (items.empty()) throw InputError(o.followups_path, "", fmt::format("no greedy first reply in {} has a follow-up here", o.first_turns_dir));
   return items;
 }
 
@@ -243,7 +324,7 @@ std::vector<DistillSequence> distill_items(const Model& model, Transformer& tran
   const int64_t E = model.config().n_embd, C = o.draft_steps + 1;
   std::vector<WorkItem> greedy, sampled;
   for (const WorkItem& it : shard_items) {
-    if (it.kind == SequenceKind::greedy_response) greedy.push_back(it);
+    if (it.kind == SequenceKind::greedy_response || it.kind == SequenceKind::second_turn) greedy.push_back(it);
     if (it.kind == SequenceKind::sampled_response) sampled.push_back(it);
   }
   std::vector<Reply> replies;
@@ -259,17 +340,17 @@ std::vector<DistillSequence> distill_items(const Model& model, Transformer& tran
       sequences.push_back(std::move(*seq));
       continue;
     }
-    Reply& r = replies[it.kind == SequenceKind::greedy_response ? g++ : s++];
+    Reply& r = replies[it.kind == SequenceKind::sampled_response ? s++ : g++];
     if (r.reply.size() < 3) continue;  // nothing to learn from
     std::vector<int32_t> tokens = r.prompt;
     tokens.insert(tokens.end(), r.reply.begin(), r.reply.end());
     DistillSequence seq = make_sequence(std::move(tokens), r.prompt.size(), it);
-    if (it.kind == SequenceKind::sampled_response) {
+    if (it.kind == SequenceKind::sampled_response && o.sampled_continuations) {
       tree.run(seq, true);
     } else {
-      // The recorded hidden states are bit-identical to a prefill's (batch-invariant
-      // kernels); the last token's was never computed, so the last position is not
-      // trained: EAGLE would regress onto it.
+      // The reply is its own label. The recorded hidden states are bit-identical to a
+      // prefill's (batch-invariant kernels); the last token's was never computed, so the
+      // last position is not trained: EAGLE would regress onto it.
       seq.hidden = std::move(r.hidden);
       seq.hidden.resize(seq.tokens.size() * static_cast<size_t>(E), 0.0f);
       seq.trained[seq.tokens.size() - 2] = 0;
@@ -325,11 +406,23 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
   if (o.draft_steps < 1 || o.batch_size < 1 || o.shard_items < 1 || o.max_new_tokens < 1)
     throw InputError("distill", "options", "draft steps, batch size, shard items and max new tokens must be >= 1");
 
-  const std::vector<CorpusRecord> prompts = o.prompts_path.empty() ? std::vector<CorpusRecord>{} : read_corpus(o.prompts_path, false, o.split, o.max_prompts);
+  const bool second_turns = !o.first_turns_dir.empty() || !o.followups_path.empty();
+  if (second_turns && (o.first_turns_dir.empty() || o.followups_path.empty() || o.prompts_path.empty() || !o.texts_path.empty()))
+    throw InputError("distill", "--followups/--first-turns", "second turns take --prompts, --followups and --first-turns together, and no --texts");
+  // Second turns are limited by item (--max-prompts), not by prompt record.
+  const std::vector<CorpusRecord> prompts =
+      o.prompts_path.empty() ? std::vector<CorpusRecord>{} : read_corpus(o.prompts_path, false, o.split, second_turns ? 0 : o.max_prompts);
   const std::vector<CorpusRecord> texts = o.texts_path.empty() ? std::vector<CorpusRecord>{} : read_corpus(o.texts_path, true, "", o.max_texts);
-  const std::vector<WorkItem> items = work_items(prompts, texts, o);
+  const std::map<std::string, std::string> followups = second_turns ? read_followups(o.followups_path) : std::map<std::string, std::string>{};
   auto model = Model::load(o.model_path);
   nlohmann::json manifest = new_manifest(o, *model, prompts.size(), texts.size());
+  const std::vector<WorkItem> items =
+      second_turns ? second_turn_items(o, *model, manifest["target"]["sha256"], prompts, followups) : work_items(prompts, texts, o);
+  if (second_turns) {
+    const std::string first_manifest = (fs::path(o.first_turns_dir) / kDistillManifest).string();
+    manifest["inputs"].push_back({{"path", o.followups_path}, {"sha256", sha256_file(o.followups_path)}, {"records", followups.size()}});
+    manifest["inputs"].push_back({{"path", first_manifest}, {"sha256", sha256_file(first_manifest)}, {"records", items.size()}});
+  }
 
   fs::create_directories(o.out_dir);
   const std::string manifest_path = (fs::path(o.out_dir) / kDistillManifest).string();

@@ -6,10 +6,18 @@
 //     and, for every `sampled_every`-th one, also a sampled reply (temperature
 //     `temperature`, randomness keyed by the item's index, so independent of batching);
 //   - for each text record: its given reply (a human-written ground-truth corpus).
+//   - or, with `first_turns_dir` (a finished distillation of greedy replies to the same
+//     prompts file) and `followups_path`: for each greedy sequence of that directory, in its
+//     order, whose record has a follow-up, a second turn: the target's greedy reply to
+//     [prompt, its own first reply, follow-up]. Only the second reply is trained; the
+//     first is context, as in MT-Bench's second turns. The work list is then these items
+//     alone (sampling options do not apply).
 // Replies are generated through the one decoding loop (autoregressive drafter, batched),
 // in the model's chat template. Each item then becomes a DistillSequence through a
-// ContinuationTree: hidden states everywhere and, for sampled replies and texts (unless
-// `text_continuations` is off), the target's greedy continuation at every reply position.
+// ContinuationTree: hidden states everywhere and, for sampled replies (unless
+// `sampled_continuations` is off: then, like greedy replies, their own tokens are their
+// labels) and texts (unless `text_continuations` is off), the target's greedy continuation
+// at every reply position.
 //
 // Every `shard_items` items a shard is written and the manifest updated, both atomically.
 // A rerun with the same options and inputs skips the listed shards; different ones are
@@ -31,7 +39,13 @@ struct DistillOptions {
   int64_t max_prompts = 0;      // 0 = all (of the split)
   int64_t max_texts = 0;        // 0 = all
   int sampled_every = 10;       // 0 = greedy replies only
+  bool greedy_replies = true;   // false: prompts get their sampled replies only
   float temperature = 1.0f;
+  // false: a sampled reply's labels are its own tokens (what sampling at `temperature`
+  // drafts against) and no continuation tree runs, which makes it as cheap as a greedy one.
+  bool sampled_continuations = true;
+  std::string followups_path;   // JSONL {"id", "followup"}; with first_turns_dir
+  std::string first_turns_dir;  // a finished `distill --prompts` directory (see above)
   int max_new_tokens = 128;
   int64_t max_text_tokens = 768;  // longer text sequences are cut (reply tokens kept first)
   int draft_steps = 5;            // T: continuation length C = T + 1

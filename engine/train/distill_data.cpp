@@ -101,7 +101,7 @@ DistillShard::DistillShard(const std::string& path, int64_t n_embd, int64_t cont
   if (offsets_.front() != 0 || offsets_.back() != N) throw InputError(path, "tensor 'offsets'", fmt::format("expected to run from 0 to {}", N));
   for (int64_t s = 0; s < S; ++s) {
     if (offsets_[s + 1] <= offsets_[s]) throw InputError(path, "tensor 'offsets'", "expected strictly increasing values");
-    if (kind_[s] > static_cast<uint8_t>(SequenceKind::text)) throw InputError(path, "tensor 'kind'", fmt::format("unknown kind {}", kind_[s]));
+    if (kind_[s] > static_cast<uint8_t>(SequenceKind::second_turn)) throw InputError(path, "tensor 'kind'", fmt::format("unknown kind {}", kind_[s]));
   }
 }
 

@@ -53,6 +53,7 @@ enum class SequenceKind : uint8_t {
   greedy_response = 0,   // the target's greedy reply: continuation = the text itself
   sampled_response = 1,  // the target's sampled reply: continuation from the token tree
   text = 2,              // a reply not written by the target (ground-truth corpus)
+  second_turn = 3,       // the target's greedy reply to a follow-up after its own first reply
 };
 
 // One sequence, as the distiller builds it in memory before a shard is written.

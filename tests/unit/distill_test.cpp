@@ -10,9 +10,11 @@
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/common/printable.h"
 #include "engine/common/sha256.h"
 #include "engine/model/model.h"
 #include "engine/model/safetensors_writer.h"
+#include "engine/tokenizer/chat_template.h"
 #include "engine/train/continuation_tree.h"
 #include "engine/train/distill.h"
 #include "tests/support/greedy_reference.h"
@@ -244,4 +246,115 @@ TEST_CASE("distill: malformed corpus lines are named", "[distill]") {
   o.prompts_path = dir / "prompts.jsonl";
   o.out_dir = dir / "out";
   REQUIRE_THROWS_WITH(run_distill(o, [](const std::string&) {}), Catch::Contains("prompts.jsonl:2") && Catch::Contains("'prompt'"));
+}
+
+TEST_CASE("distill: sampled replies labelled by their own tokens, without greedy ones", "[distill]") {
+  TinyTarget target("distill_sampled_text");
+  const TempDir& dir = target.dir;
+  const auto& model = target.model;
+  write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat"})", R"({"prompt": "once upon a time"})", R"({"prompt": "in the end"})"});
+  DistillOptions o;
+  o.model_path = dir / "tiny.gguf";
+  o.prompts_path = dir / "prompts.jsonl";
+  o.max_new_tokens = 10;
+  o.draft_steps = static_cast<int>(kC) - 1;
+  o.sampled_every = 1;
+  o.shard_items = 4;
+  const auto quiet = [](const std::string&) {};
+  o.out_dir = dir / "tree";
+  run_distill(o, quiet);
+  o.out_dir = dir / "text";
+  o.greedy_replies = false;
+  o.sampled_continuations = false;
+  REQUIRE(run_distill(o, quiet).items == 3);
+
+  // The same sampled replies (request ids count sampled items only), now labelled by themselves.
+  auto sampled = [](const std::string& out) {
+    DistillData data(out, true);
+    std::vector<std::vector<int32_t>> replies;
+    for (const std::string& path : data.shard_paths()) {
+      DistillShard shard(path, data.n_embd(), kC);
+      for (int64_t s = 0; s < shard.n_sequences(); ++s)
+        if (shard.kind()[static_cast<size_t>(s)] == static_cast<uint8_t>(SequenceKind::sampled_response))
+          replies.emplace_back(shard.tokens().begin() + shard.offsets()[s], shard.tokens().begin() + shard.offsets()[s + 1]);
+    }
+    return replies;
+  };
+  REQUIRE(sampled(dir / "tree") == sampled(dir / "text"));
+  DistillData data(dir / "text", true);
+  REQUIRE(data.manifest()["settings"]["sampled_continuations"] == false);
+  DistillShard shard(data.shard_paths().at(0), data.n_embd(), kC);
+  REQUIRE(shard.n_sequences() == 3);
+  const int64_t E = data.n_embd();
+  for (int64_t s = 0; s < shard.n_sequences(); ++s) {
+    const int64_t b = shard.offsets()[s], L = shard.offsets()[s + 1] - b;
+    const std::vector<float> ref = target_hidden_states(*model, std::vector<int32_t>(shard.tokens().begin() + b, shard.tokens().begin() + b + L));
+    for (int64_t i = 0; i < (L - 1) * E; ++i) REQUIRE(shard.hidden_f16()[static_cast<size_t>(b * E + i)] == f16_bits(ref[static_cast<size_t>(i)]));
+    REQUIRE(shard.trained()[static_cast<size_t>(b + L - 2)] == 0);
+    for (int64_t t = b; t + 1 < b + L; ++t)
+      if (shard.trained()[static_cast<size_t>(t)]) REQUIRE(shard.continuation()[static_cast<size_t>(t * kC)] == shard.tokens()[static_cast<size_t>(t + 1)]);
+  }
+}
+
+TEST_CASE("distill: second turns follow the target's own first reply; only the second reply is trained", "[distill]") {
+  TinyTarget target("distill_second_turns");
+  const TempDir& dir = target.dir;
+  const auto& model = target.model;
+  write_lines(dir / "prompts.jsonl", {R"({"id": "a", "prompt": "the cat"})", R"({"id": "b", "prompt": "once upon a time"})",
+                                      R"({"id": "c", "prompt": "in the end", "split": "heldout"})"});
+  write_lines(dir / "followups.jsonl", {R"({"id": "b", "followup": "and the dog?"})", R"({"id": "a", "followup": "say it again"})"});
+  DistillOptions o;
+  o.model_path = dir / "tiny.gguf";
+  o.prompts_path = dir / "prompts.jsonl";
+  o.max_new_tokens = 8;
+  o.draft_steps = static_cast<int>(kC) - 1;
+  o.sampled_every = 0;
+  o.out_dir = dir / "first";
+  run_distill(o, [](const std::string&) {});
+  o.followups_path = dir / "followups.jsonl";
+  o.first_turns_dir = dir / "first";
+  o.out_dir = dir / "second";
+  REQUIRE(run_distill(o, [](const std::string&) {}).items == 2);
+
+  DistillData first(dir / "first", true), second(dir / "second", true);
+  DistillShard one(first.shard_paths().at(0), first.n_embd(), kC), two(second.shard_paths().at(0), second.n_embd(), kC);
+  REQUIRE(two.n_sequences() == 2);
+  const std::vector<std::string> prompts{"the cat", "once upon a time"}, followups{"say it again", "and the dog?"};
+  for (int64_t s = 0; s < 2; ++s) {
+    INFO("sequence " << s);
+    REQUIRE(two.kind()[static_cast<size_t>(s)] == static_cast<uint8_t>(SequenceKind::second_turn));
+    REQUIRE(two.record()[static_cast<size_t>(s)] == one.record()[static_cast<size_t>(s)]);
+    // The first reply, as text, then the follow-up: the prompt the second reply continues.
+    int64_t t = one.offsets()[s];
+    while (!one.trained()[static_cast<size_t>(t)]) ++t;
+    std::vector<int32_t> reply1(one.tokens().begin() + t + 1, one.tokens().begin() + one.offsets()[s + 1]);
+    while (!reply1.empty() && model->tokenizer().is_stop(reply1.back())) reply1.pop_back();
+    const std::vector<ChatMessage> chat{{"user", prompts[static_cast<size_t>(s)]},
+                                        {"assistant", replace_invalid_utf8(model->tokenizer().decode(reply1))},
+                                        {"user", followups[static_cast<size_t>(s)]}};
+    const std::vector<int32_t> prompt = encode_chat(model->tokenizer(), model->chat_template(), chat, true);
+    const int64_t b = two.offsets()[s], L = two.offsets()[s + 1] - b;
+    const std::vector<int32_t> got(two.tokens().begin() + b, two.tokens().begin() + b + L);
+    REQUIRE(std::equal(prompt.begin(), prompt.end(), got.begin()));
+    std::vector<int32_t> reply2 = greedy_reference(*model, prompt, o.max_new_tokens);
+    for (size_t j = 0; j < reply2.size(); ++j)
+      if (model->tokenizer().is_stop(reply2[j])) reply2.resize(j + 1);
+    REQUIRE(std::vector<int32_t>(got.begin() + static_cast<int64_t>(prompt.size()), got.end()) == reply2);
+    for (int64_t i = 0; i < L; ++i) {
+      const bool in_reply = i + 1 >= static_cast<int64_t>(prompt.size()) && i < L - 2;
+      REQUIRE(two.trained()[static_cast<size_t>(b + i)] == (in_reply ? 1 : 0));
+    }
+  }
+
+  // Misuse is named.
+  o.first_turns_dir.clear();
+  REQUIRE_THROWS_WITH(run_distill(o, [](const std::string&) {}), Catch::Contains("--first-turns"));
+  o.first_turns_dir = dir / "first";
+  write_lines(dir / "other.jsonl", {R"({"id": "a", "prompt": "the cat"})"});
+  o.prompts_path = dir / "other.jsonl";
+  o.out_dir = dir / "third";
+  REQUIRE_THROWS_WITH(run_distill(o, [](const std::string&) {}), Catch::Contains("were not distilled from") && Catch::Contains("other.jsonl"));
+  write_lines(dir / "followups.jsonl", {R"({"id": "b", "followup": ""})"});
+  o.prompts_path = dir / "prompts.jsonl";
+  REQUIRE_THROWS_WITH(run_distill(o, [](const std::string&) {}), Catch::Contains("followups.jsonl:1") && Catch::Contains("'followup'"));
 }
