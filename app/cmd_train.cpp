@@ -35,7 +35,7 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   o->command_line = command_line;
   CLI::App* sub = app.add_subcommand("train", "Train a drafter (ReDrafter, Medusa, EAGLE) on `draftbench distill` data");
   sub->add_option("--drafter", o->drafter, fmt::format("One of {}", trainable_kinds()))->required();
-  sub->add_option("--data", o->data_dir, "A `draftbench distill` output directory")->required();
+  sub->add_option("--data", o->data_dirs, "`draftbench distill` output directories (one or more: trained on together)")->required();
   sub->add_option("--out", o->out_dir, "Directory for the drafter (drafter.json + model.safetensors), logs and epoch checkpoints")->required();
   add_model_option(*sub, o->model_path, "The target model the data was distilled from: GGUF file or HF directory");
   sub->add_option("--epochs", o->epochs, "Passes over the training positions")->capture_default_str();

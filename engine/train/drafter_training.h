@@ -24,8 +24,11 @@
 namespace draftbench {
 
 struct TrainOptions {
-  std::string drafter;     // redrafter | medusa | eagle
-  std::string data_dir;    // a `draftbench distill` output directory (manifest.json + shards)
+  std::string drafter;  // redrafter | medusa | eagle
+  // `draftbench distill` output directories (manifest.json + shards), trained on together:
+  // one target, one continuation length. A corpus record distilled in several of them
+  // (its greedy, sampled and second-turn replies) counts once for the validation split.
+  std::vector<std::string> data_dirs;
   std::string out_dir;     // the exported drafter, train_log.json, train_epochs.jsonl, train_result.json, epoch-N/, checkpoint.bin
   std::string model_path;  // the target the data was distilled from (GGUF or HF directory)
 

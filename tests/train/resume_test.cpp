@@ -209,7 +209,7 @@ TEST_CASE("resume: a checkpoint that is missing, corrupt or from other options o
   corpus.seed = 12;
   write_synthetic_distill(*s.model, s.model_path, s.dir / "other_data", corpus);
   other = o;
-  other.data_dir = s.dir / "other_data";
+  other.data_dirs = {s.dir / "other_data"};
   CHECK_THROWS_WITH(train_drafter(other), Contains("fingerprint.data_manifest_sha256"));
   auto write = [&](const std::string& bytes) { std::ofstream(checkpoint, std::ios::binary | std::ios::trunc) << bytes; };
   std::string flipped = good;

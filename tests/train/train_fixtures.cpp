@@ -121,19 +121,20 @@ void write_synthetic_distill(const Model& target, const std::string& target_path
                       {"items", sequences.size()}});
     total_tokens += tokens;
   }
-  const nlohmann::json manifest{{"format", kDistillFormat},
-                                {"version", kDistillFormatVersion},
-                                {"complete", true},
-                                {"target",
-                                 {{"path", target_path},
-                                  {"sha256", sha256_file(target_path)},
-                                  {"n_embd", E},
-                                  {"n_vocab", target.config().n_vocab},
-                                  {"architecture", target.config().arch_name}}},
-                                {"settings", {{"continuation_length", C}}},
-                                {"inputs", nlohmann::json::array()},
-                                {"shards", shards},
-                                {"totals", {{"tokens", total_tokens}}}};
+  const nlohmann::json manifest{
+      {"format", kDistillFormat},
+      {"version", kDistillFormatVersion},
+      {"complete", true},
+      {"target",
+       {{"path", target_path},
+        {"sha256", sha256_file(target_path)},
+        {"n_embd", E},
+        {"n_vocab", target.config().n_vocab},
+        {"architecture", target.config().arch_name}}},
+      {"settings", {{"continuation_length", C}}},
+      {"inputs", spec.input_sha256.empty() ? nlohmann::json::array() : nlohmann::json::array({{{"path", "prompts.jsonl"}, {"sha256", spec.input_sha256}}})},
+      {"shards", shards},
+      {"totals", {{"tokens", total_tokens}}}};
   write_file((fs::path(dir) / kDistillManifest).string(), manifest.dump(2));
 }
 
@@ -147,7 +148,7 @@ TrainSetup::TrainSetup(const std::string& name, const SyntheticCorpus& corpus) :
 TrainOptions TrainSetup::options(const std::string& drafter, const std::string& out) const {
   TrainOptions o;
   o.drafter = drafter;
-  o.data_dir = dir / "data";
+  o.data_dirs = {dir / "data"};
   o.out_dir = dir / out;
   o.model_path = model_path;
   o.epochs = 6;

@@ -41,6 +41,7 @@ void write_tiny_gemma_gguf(const std::string& path, const TinyGemmaShape& shape 
 struct SyntheticCorpus {
   int n_sequences = 40, length = 32, prompt = 6, cycle = 24, continuation_length = 6, shards = 2;
   uint64_t seed = 11;
+  std::string input_sha256;  // non-empty: the manifest lists one input file with this checksum
 };
 // Writes dir/manifest.json and dir/shard-0000k.safetensors.
 void write_synthetic_distill(const Model& target, const std::string& target_path, const std::string& dir, const SyntheticCorpus& spec = {});

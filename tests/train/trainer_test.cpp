@@ -3,9 +3,13 @@
 // same seed exports byte-identical weights; bad input fails with InputError naming it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <set>
 
 #include "engine/common/error.h"
+#include "engine/common/sha256.h"
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
 #include "kernels/quant/blocks.h"
@@ -138,7 +142,7 @@ TEST_CASE("trainer: bad options and data fail naming what is wrong", "[train]") 
   o.drafter = "lookahead";
   CHECK_THROWS_WITH(train_drafter(o), Contains("--drafter") && Contains("lookahead"));
   o = s.options("medusa", "out");
-  o.data_dir = s.dir / "nowhere";
+  o.data_dirs = {s.dir / "nowhere"};
   CHECK_THROWS_WITH(train_drafter(o), Contains("nowhere") && Contains("manifest.json"));
   o = s.options("redrafter", "out");
   o.draft_steps = 6;  // the data holds continuation_length 6: 5 distilled labels per position
@@ -152,4 +156,59 @@ TEST_CASE("trainer: bad options and data fail naming what is wrong", "[train]") 
   o = s.options("eagle", "out");
   o.model_path = s.dir / "narrow.gguf";
   CHECK_THROWS_WITH(train_drafter(o), Contains("n_embd") && Contains("32"));
+}
+
+TEST_CASE("trainer: several distill directories train together; a record's replies stay on one side of the split", "[train]") {
+  TrainSetup s("trainer_dirs");
+  SyntheticCorpus greedy, sampled, other;
+  greedy.input_sha256 = sampled.input_sha256 = std::string(64, 'a');
+  sampled.seed = 12;
+  other.seed = 13;
+  other.input_sha256 = std::string(64, 'b');
+  write_synthetic_distill(*s.model, s.model_path, s.dir / "greedy", greedy);
+  write_synthetic_distill(*s.model, s.model_path, s.dir / "sampled", sampled);
+  write_synthetic_distill(*s.model, s.model_path, s.dir / "other", other);
+  auto open = [&](const std::vector<std::string>& names) {
+    std::vector<DistillData> data;
+    for (const std::string& name : names) data.emplace_back(s.dir / name, true);
+    return data;
+  };
+  auto records = [](const TrainingCorpus& corpus, const std::vector<uint32_t>& sequences) {
+    std::set<int32_t> out;
+    for (uint32_t i : sequences) out.insert(corpus.sequences()[i].record);
+    return out;
+  };
+  {
+    // Same input file: records 0..39 of both directories are the same 40 records; the last 4 are held out, both replies of each.
+    const std::vector<DistillData> data = open({"greedy", "sampled"});
+    const TrainingCorpus corpus(data, 0.1);
+    REQUIRE(corpus.sequences().size() == 80);
+    CHECK(corpus.valid_sequences().size() == 8);
+    CHECK(records(corpus, corpus.valid_sequences()) == std::set<int32_t>{36, 37, 38, 39});
+    std::set<int32_t> overlap;
+    const std::set<int32_t> train = records(corpus, corpus.train_sequences()), valid = records(corpus, corpus.valid_sequences());
+    std::set_intersection(train.begin(), train.end(), valid.begin(), valid.end(), std::inserter(overlap, overlap.begin()));
+    CHECK(overlap.empty());
+  }
+  {
+    // Another input file: 80 records, the held-out ones all from the second directory.
+    const std::vector<DistillData> data = open({"greedy", "other"});
+    const TrainingCorpus corpus(data, 0.1);
+    CHECK(corpus.valid_sequences().size() == 8);
+    for (uint32_t i : corpus.valid_sequences()) CHECK(corpus.sequences()[i].record >= 72);
+  }
+  // Training on two directories works and records both; a third with another continuation length is refused by name.
+  TrainOptions o = s.options("medusa", "two");
+  o.epochs = 1;
+  o.data_dirs = {s.dir / "greedy", s.dir / "sampled"};
+  train_drafter(o);
+  const nlohmann::json result = read_json(o.out_dir + "/train_result.json");
+  CHECK(result["provenance"]["data_dirs"].size() == 2);
+  CHECK(result["provenance"]["data_manifest_sha256"] != sha256_file(s.dir / "greedy/manifest.json"));
+  SyntheticCorpus longer;
+  longer.continuation_length = 7;
+  write_synthetic_distill(*s.model, s.model_path, s.dir / "longer", longer);
+  o.data_dirs.push_back(s.dir / "longer");
+  o.out_dir = s.dir / "three";
+  CHECK_THROWS_WITH(train_drafter(o), Contains("longer") && Contains("continuation_length"));
 }

@@ -52,7 +52,7 @@ void check_options(const TrainOptions& o) {
   auto bad = [](const char* option, const std::string& problem) { throw InputError("train", fmt::format("option '{}'", option), problem); };
   if (const DrafterKind* k = find_drafter_kind(o.drafter); !k || !k->training)
     bad("--drafter", fmt::format("'{}' is not trainable (expected one of {})", o.drafter, trainable_drafters()));
-  if (o.data_dir.empty()) bad("--data", "missing (expected a `draftbench distill` output directory)");
+  if (o.data_dirs.empty()) bad("--data", "missing (expected `draftbench distill` output directories)");
   if (o.out_dir.empty()) bad("--out", "missing (expected a directory to write the drafter to)");
   if (o.labels != "distilled" && o.labels != "ground_truth") bad("--labels", fmt::format("'{}' (expected distilled or ground_truth)", o.labels));
   if (o.dtype != "f16" && o.dtype != "f32") bad("--dtype", fmt::format("'{}' (expected f16 or f32)", o.dtype));
@@ -166,13 +166,33 @@ Split make_split(const TrainingCorpus& corpus, const std::vector<uint32_t>& sequ
 }
 
 // The distilled data and the target model, checked against each other: hidden size,
-// vocabulary, and the model file's SHA-256 where the manifest records one.
+// vocabulary, and the model file's SHA-256 where a manifest records one; several
+// directories must also agree on the continuation length.
 struct TrainInputs {
-  explicit TrainInputs(const TrainOptions& o)
-      : data(o.data_dir, o.verify_checksums),
-        manifest_path((fs::path(o.data_dir) / kDistillManifest).string()),
-        manifest_sha256(sha256_file(manifest_path)),
-        model(Model::load(o.model_path)) {
+  explicit TrainInputs(const TrainOptions& o) : model(Model::load(o.model_path)) {
+    std::string manifest_shas;
+    for (const std::string& dir : o.data_dirs) {
+      data.emplace_back(dir, o.verify_checksums);
+      manifest_paths.push_back((fs::path(dir) / kDistillManifest).string());
+      manifest_shas += sha256_file(manifest_paths.back()) + "\n";
+      check(o, data.back(), manifest_paths.back());
+      if (data.back().continuation_length() != data.front().continuation_length())
+        throw InputError(manifest_paths.back(), "field 'settings.continuation_length'",
+                         fmt::format("{} differs from {}'s {} (distil every directory with the same --draft-steps)", data.back().continuation_length(),
+                                     o.data_dirs.front(), data.front().continuation_length()));
+    }
+    // One directory keeps its manifest's own checksum; several, a checksum of theirs in order.
+    manifest_sha256 = data.size() == 1 ? manifest_shas.substr(0, 64) : sha256_hex(manifest_shas);
+  }
+
+  std::vector<DistillData> data;
+  std::vector<std::string> manifest_paths;
+  std::string manifest_sha256;
+  const std::unique_ptr<Model> model;
+  std::string model_sha256;  // empty: not checked (no file, or the manifests record none)
+
+ private:
+  void check(const TrainOptions& o, const DistillData& data, const std::string& manifest_path) {
     const ModelConfig& mc = model->config();
     if (data.n_embd() != mc.n_embd)
       throw InputError(manifest_path, "field 'target.n_embd'",
@@ -182,26 +202,21 @@ struct TrainInputs {
       throw InputError(manifest_path, "field 'target.n_vocab'",
                        fmt::format("{} does not match the model's vocabulary {} ({})", target_info["n_vocab"].get<int64_t>(), mc.n_vocab, o.model_path));
     if (fs::is_regular_file(o.model_path) && target_info.contains("sha256") && target_info["sha256"].is_string()) {
-      model_sha256 = sha256_file(o.model_path);
+      if (model_sha256.empty()) model_sha256 = sha256_file(o.model_path);
       if (model_sha256 != target_info["sha256"].get<std::string>())
         throw InputError(manifest_path, "field 'target.sha256'", fmt::format("differs from {}'s (the data was distilled from another model)", o.model_path));
     }
   }
-
-  const DistillData data;
-  const std::string manifest_path, manifest_sha256;
-  const std::unique_ptr<Model> model;
-  std::string model_sha256;  // empty: not checked (no file, or the manifest records none)
 };
 
 // Draft steps, heads or 1: the labels per example the net learns. Distilled labels for
 // position drafters come from the continuations, which must be long enough.
 int64_t label_steps(const TrainOptions& o, const TrainingNet& net, const TrainInputs& in, LabelSource source) {
   const int64_t steps = net.steps == TrainingNet::Steps::draft_steps ? o.draft_steps : net.steps == TrainingNet::Steps::heads ? o.medusa_heads : 1;
-  const int64_t continuation = in.data.continuation_length();
+  const int64_t continuation = in.data.front().continuation_length();
   if (!net.features && source == LabelSource::distilled && steps > continuation - 1)
     throw InputError(
-        in.manifest_path, "field 'settings.continuation_length'",
+        in.manifest_paths.front(), "field 'settings.continuation_length'",
         fmt::format("{} gives {} distilled labels per position; {} {} needs {} (distill with --draft-steps {} or more, or train on ground_truth labels)",
                     continuation, continuation - 1, o.drafter, net.steps == TrainingNet::Steps::heads ? "--heads" : "--draft-steps", steps, steps));
   return steps;
@@ -388,7 +403,7 @@ nlohmann::json provenance(const TrainSetup& s, const TrainResult& result, const 
   return {
       {"command_line", o.command_line},
       {"drafter", o.drafter},
-      {"data_dir", o.data_dir},
+      {"data_dirs", o.data_dirs},
       {"data_manifest_sha256", s.in.manifest_sha256},
       {"model", o.model_path},
       {"model_sha256", s.in.model_sha256},
@@ -506,7 +521,9 @@ TrainResult train_drafter(const TrainOptions& o) {
   // --- examples ---------------------------------------------------------------------------
   const Split train = make_split(corpus, corpus.train_sequences(), eagle, source, o.max_positions, o.max_sequence_length);
   const Split valid = make_split(corpus, corpus.valid_sequences(), eagle, source, kMaxValidExamples, o.max_sequence_length);
-  if (train.examples == 0) throw InputError(o.data_dir, "shards", "hold no trained positions in the training split (expected responses to learn)");
+  if (train.examples == 0)
+    throw InputError(fmt::format("{}", fmt::join(o.data_dirs, ", ")), "shards",
+                     "hold no trained positions in the training split (expected responses to learn)");
   if (o.patience > 0 && valid.examples == 0)
     throw InputError("train", "option '--patience'", "needs held-out examples to watch (expected --valid-fraction > 0 and data with enough records)");
   const double label_coverage = eagle ? vocab.response_coverage : step_label_coverage(corpus, train, source, steps, target);

@@ -12,26 +12,36 @@
 
 namespace draftbench {
 
-TrainingCorpus::TrainingCorpus(const DistillData& data, double valid_fraction) : n_embd_(data.n_embd()), continuation_length_(data.continuation_length()) {
-  for (const std::string& path : data.shard_paths()) {
-    shards_.push_back(std::make_unique<DistillShard>(path, n_embd_, continuation_length_));
-    const DistillShard& shard = *shards_.back();
-    const auto index = static_cast<uint32_t>(shards_.size() - 1);
-    for (int64_t s = 0; s < shard.n_sequences(); ++s)
-      sequences_.push_back(CorpusSequence{index, shard.offsets()[s], shard.offsets()[s + 1], shard.record()[s]});
+TrainingCorpus::TrainingCorpus(std::span<const DistillData> data, double valid_fraction) {
+  if (data.empty()) throw InputError("train", "--data", "no distill directory given");
+  n_embd_ = data.front().n_embd();
+  continuation_length_ = data.front().continuation_length();
+  // Records in order of first appearance, keyed by (the directory's first input, index).
+  std::map<std::pair<std::string, int32_t>, int32_t> record_ids;
+  for (const DistillData& dir : data) {
+    if (dir.n_embd() != n_embd_ || dir.continuation_length() != continuation_length_)
+      throw InputError(dir.dir(), "manifest.json", "n_embd or continuation length differs from the first directory's");
+    const nlohmann::json& inputs = dir.manifest().value("inputs", nlohmann::json::array());
+    const std::string source = inputs.empty() ? dir.dir() : inputs.front().value("sha256", dir.dir());
+    const size_t first_sequence = sequences_.size();
+    for (const std::string& path : dir.shard_paths()) {
+      shards_.push_back(std::make_unique<DistillShard>(path, n_embd_, continuation_length_));
+      const DistillShard& shard = *shards_.back();
+      const auto index = static_cast<uint32_t>(shards_.size() - 1);
+      for (int64_t s = 0; s < shard.n_sequences(); ++s) {
+        const auto id = record_ids.emplace(std::pair{source, shard.record()[s]}, static_cast<int32_t>(record_ids.size())).first->second;
+        sequences_.push_back(CorpusSequence{index, shard.offsets()[s], shard.offsets()[s + 1], id});
+      }
+    }
+    if (sequences_.size() == first_sequence) throw InputError(dir.dir(), "shards", "hold no sequences (expected a finished `draftbench distill` run)");
   }
-  if (sequences_.empty()) throw InputError(data.dir(), "shards", "hold no sequences (expected a finished `draftbench distill` run)");
 
-  // Records in order of first appearance; the last valid_fraction of them are held out.
-  std::vector<int32_t> records;
-  std::map<int32_t, size_t> rank;
-  for (const CorpusSequence& s : sequences_)
-    if (rank.emplace(s.record, records.size()).second) records.push_back(s.record);
+  // The last valid_fraction of the records are held out.
+  const size_t n_records = record_ids.size();
   size_t n_valid = 0;
-  if (records.size() >= 2 && valid_fraction > 0)
-    n_valid = std::min(records.size() - 1, static_cast<size_t>(std::ceil(valid_fraction * static_cast<double>(records.size()))));
-  const size_t first_valid = records.size() - n_valid;
-  for (uint32_t i = 0; i < sequences_.size(); ++i) (rank.at(sequences_[i].record) >= first_valid ? valid_sequences_ : train_sequences_).push_back(i);
+  if (n_records >= 2 && valid_fraction > 0) n_valid = std::min(n_records - 1, static_cast<size_t>(std::ceil(valid_fraction * static_cast<double>(n_records))));
+  const auto first_valid = static_cast<int32_t>(n_records - n_valid);
+  for (uint32_t i = 0; i < sequences_.size(); ++i) (sequences_[i].record >= first_valid ? valid_sequences_ : train_sequences_).push_back(i);
 }
 
 TrainingCorpus::~TrainingCorpus() = default;

@@ -6,8 +6,9 @@
 //     out the labels for ground truth and distilled targets; -1 = no label);
 //   - sequences (EAGLE): whole sequences, the features at every position, loss only at
 //     trained pairs.
-// The split into training and validation is by corpus record, so the greedy and the
-// sampled reply to one prompt never land on both sides.
+// The split into training and validation is by corpus record, so the greedy, sampled and
+// second-turn replies to one prompt never land on both sides, even from several directories
+// (a record is its directory's first input file, by checksum, and its index there).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@ enum class LabelSource { distilled, ground_truth };
 struct CorpusSequence {
   uint32_t shard = 0;
   int64_t begin = 0, end = 0;  // token range inside the shard
-  int32_t record = 0;
+  int32_t record = 0;          // corpus record: an index into the records of every directory, in order of first appearance
   int64_t length() const { return end - begin; }
 };
 
@@ -57,9 +58,10 @@ struct SequenceBatch {
 
 class TrainingCorpus {
  public:
-  // Opens every shard of `data` (mapped, not copied). `valid_fraction` of the records (the
-  // last ones, in corpus order) form the validation split; none when there are < 2 records.
-  TrainingCorpus(const DistillData& data, double valid_fraction);
+  // Opens every shard of every directory (mapped, not copied), which must agree on n_embd
+  // and the continuation length. `valid_fraction` of the records (the last ones, in order of
+  // first appearance) form the validation split; none when there are < 2 records.
+  TrainingCorpus(std::span<const DistillData> data, double valid_fraction);
   ~TrainingCorpus();
 
   int64_t n_embd() const { return n_embd_; }
