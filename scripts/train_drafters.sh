@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The default drafters for the default model, end to end, by our own commands (issue 4):
-#   1. draftbench distill: the target's replies to the first 783 prompts of the training split of
-#      datasets/corpus/prompts.jsonl (greedy, and every 16th also sampled), with hidden
-#      states and greedy continuations -> data/distill/responses
-#   2. draftbench train: ReDrafter, Medusa and EAGLE on those (distilled labels)
+#   1. draftbench distill, the target's own replies to the 8,273 training prompts of
+#      datasets/corpus/prompts.jsonl and prompts_extra.jsonl, with hidden states, in six
+#      directories under data/distill/: greedy and greedy-extra (greedy replies), sampled
+#      and sampled-extra (one sampled reply per prompt at T 1.0 and 0.7, labelled by its own
+#      tokens), second and second-extra (the greedy reply to datasets/corpus/followups.jsonl's
+#      follow-up after the target's own first reply)
+#   2. draftbench train: ReDrafter, Medusa and EAGLE on all six together (distilled labels)
 #   3. the ground-truth ReDrafter for Table 6: distill the human-written
 #      datasets/corpus/ground_truth.jsonl (hidden states only) and train on its own tokens
 #   4. install each into models/drafters/<name>/ (fp16 safetensors + drafter.json) with
@@ -32,15 +35,16 @@ SEED=${SEED:-0}
 if ((smoke)); then
   work=$DATA
   install_root=$work/drafters
-  distill_args=(--max-prompts 6 --sampled-every 3 --max-new-tokens 24 --batch-size 3 --shard-items 4)
+  distill_args=(--max-new-tokens 24 --batch-size 3 --shard-items 4)
+  prompt_limit=(--max-prompts 6)
   text_args=(--max-texts 3 --max-text-tokens 96)
   train_args=(--epochs 1 --max-steps 4 --batch-size 64 --draft-vocab 2048 --log-every 1)
 else
   work=$DATA
   install_root=models/drafters
-  # 783 prompts + every 16th sampled = 832 items, 13 shards of 64: about an hour of
-  # distillation here (~280 s a shard), which leaves the 3-hour budget room for training.
-  distill_args=(--max-prompts 783 --sampled-every 16 --max-new-tokens 128 --batch-size 16 --shard-items 64)
+  # 24,819 replies; about 380 trained positions a second on 2 cores, some 2.5 hours in all.
+  distill_args=(--max-new-tokens 128 --batch-size 32 --shard-items 128)
+  prompt_limit=()
   text_args=(--max-text-tokens 512)
   train_args=(--epochs 2)
 fi
@@ -49,21 +53,35 @@ log() { echo "train_drafters: $*" >&2; }
 run() { log "$*"; "$@"; }
 
 # 1. Replies to the training prompts (held-out prompts are never distilled).
-run "$DRAFTBENCH" distill --model "$MODEL" --prompts datasets/corpus/prompts.jsonl --split train \
-  "${distill_args[@]}" --seed "$SEED" --out "$work/distill/responses"
+distill() {
+  local out=$1 prompts=$2; shift 2
+  run "$DRAFTBENCH" distill --model "$MODEL" --prompts "datasets/corpus/$prompts" --split train "${prompt_limit[@]}" \
+    "${distill_args[@]}" --seed "$SEED" "$@" --out "$work/distill/$out"
+}
+sampled=(--sampled-every 1 --no-greedy --no-sampled-continuations)
+distill greedy prompts.jsonl --sampled-every 0
+distill greedy-extra prompts_extra.jsonl --sampled-every 0
+distill sampled prompts.jsonl "${sampled[@]}" --temperature 1.0
+distill sampled-extra prompts_extra.jsonl "${sampled[@]}" --temperature 0.7
+distill second prompts.jsonl --followups datasets/corpus/followups.jsonl --first-turns "$work/distill/greedy"
+distill second-extra prompts_extra.jsonl --followups datasets/corpus/followups.jsonl --first-turns "$work/distill/greedy-extra"
+responses=$(printf "$work/distill/%s," greedy greedy-extra sampled sampled-extra second second-extra)
+responses=${responses%,}
+IFS=, read -ra response_dirs <<<"$responses"
 
-# 2-3. Drafters; name, data, labels, extra options.
+# 2-3. Drafters; name, data directories (comma-separated), labels, extra options.
 # An unfinished run (its checkpoint.bin) is resumed, bit for bit; with DEADLINE set (an ISO
 # time or a duration, `draftbench train --deadline`), training stops itself before it and
 # this script exits 0 with the line to rerun.
 train() {
   local name=$1 drafter=$2 data=$3 labels=$4; shift 4
-  local out=$work/train/$name resume=()
+  local out=$work/train/$name resume=() dirs
+  IFS=, read -ra dirs <<<"$data"
   if [[ -f $out/train_result.json ]]; then
     log "$name: already trained ($out)"
   else
     if [[ -f $out/checkpoint.bin ]]; then resume=(--resume); else rm -rf "$out"; fi
-    run "$DRAFTBENCH" train --drafter "$drafter" --model "$MODEL" --data "$data" --labels "$labels" \
+    run "$DRAFTBENCH" train --drafter "$drafter" --model "$MODEL" --data "${dirs[@]}" --labels "$labels" \
       --seed "$SEED" "${train_args[@]}" "$@" ${DEADLINE:+--deadline "$DEADLINE"} "${resume[@]}" --out "$out"
     if [[ ! -f $out/train_result.json ]]; then
       log "$name: stopped before the deadline; rerun this script (with a new DEADLINE) to continue"
@@ -82,19 +100,27 @@ ship() {
 import hashlib, json, os, sys
 out, data, dest, name = sys.argv[1:]
 result = json.load(open(os.path.join(out, "train_result.json")))
-manifest = json.load(open(os.path.join(data, "manifest.json")))
 sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
-provenance = {
-    "drafter": name,
-    "train": result,
-    "distill": {
+
+
+def distilled(directory):
+    manifest = json.load(open(os.path.join(directory, "manifest.json")))
+    return {
+        "dir": directory,
         "command": manifest.get("command"),
         "settings": manifest["settings"],
         "target": manifest["target"],
         "inputs": manifest["inputs"],
         "totals": manifest.get("totals"),
-        "manifest_sha256": sha(os.path.join(data, "manifest.json")),
-    },
+        "seconds": sum(s.get("seconds", 0) for s in manifest["shards"]),
+        "manifest_sha256": sha(os.path.join(directory, "manifest.json")),
+    }
+
+
+provenance = {
+    "drafter": name,
+    "train": result,
+    "distill": [distilled(d) for d in data.split(",")],
     "files": {f: sha(os.path.join(dest, f)) for f in ("drafter.json", "model.safetensors")},
 }
 json.dump(provenance, open(os.path.join(dest, "provenance.json"), "w"), indent=2)
@@ -103,14 +129,13 @@ PYEOF
   log "$name -> $dest ($(du -h "$dest/model.safetensors" | cut -f1))"
 }
 
-responses=$work/distill/responses
 train redrafter redrafter "$responses" distilled
 if ((smoke)); then
   # Resume equivalence (issue 31): the same run stopped after 2 steps and resumed exports
   # the same bytes as the unbroken one.
   pieces=$work/train/redrafter-pieces
   rm -rf "$pieces"
-  piece() { run "$DRAFTBENCH" train --drafter redrafter --model "$MODEL" --data "$responses" --labels distilled \
+  piece() { run "$DRAFTBENCH" train --drafter redrafter --model "$MODEL" --data "${response_dirs[@]}" --labels distilled \
     --seed "$SEED" "${train_args[@]}" --checkpoint-every 0 --out "$pieces" "$@"; }
   piece --stop-after-steps 2
   piece --resume
