@@ -47,16 +47,20 @@ torch::Tensor DraftOutputLayer::target_logits(const torch::Tensor& hidden) const
 
 namespace {
 
-// The loaded library whose path contains `part` ("" if none).
-std::string loaded_library(const char* part) {
+// The path of the loaded library whose file name starts with `prefix` ("" if none): a
+// prefix of the name, not a part of the path, so "libblas" is not libcublasLt.
+std::string loaded_library(const char* prefix) {
   struct Search {
-    const char* part;
+    const char* prefix;
     std::string found;
-  } search{part, ""};
+  } search{prefix, ""};
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* data) {
         auto* s = static_cast<Search*>(data);
-        if (info->dlpi_name && std::strstr(info->dlpi_name, s->part) && s->found.empty()) s->found = info->dlpi_name;
+        if (!info->dlpi_name || !s->found.empty()) return 0;
+        const char* slash = std::strrchr(info->dlpi_name, '/');
+        const char* name = slash ? slash + 1 : info->dlpi_name;
+        if (std::strncmp(name, s->prefix, std::strlen(s->prefix)) == 0) s->found = info->dlpi_name;
         return 0;
       },
       &search);
@@ -152,7 +156,9 @@ class Session final : public TorchSession {
   }
 
   std::string blas_library() const override {
-    const std::string path = loaded_library("blas");
+    std::string path;
+    for (const char* prefix : {"libblas", "libopenblas", "libmkl_rt", "libblis"})
+      if (path.empty()) path = loaded_library(prefix);
     char resolved[PATH_MAX];
     return !path.empty() && realpath(path.c_str(), resolved) ? std::string(resolved) : path;  // through Debian's alternatives links
   }
