@@ -2,6 +2,8 @@
 // (engine/train/drafter_training.h), exported in draftbench's own format.
 #include <fmt/format.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 
 #include "app/commands.h"
@@ -12,6 +14,22 @@
 namespace draftbench::cli {
 
 namespace {
+
+// The one signal-handler state a process needs: which stop signal arrived. A handler can only
+// reach static storage, and a lock-free atomic is safe to store to from one.
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+// SIGTERM (a scheduler, `timeout`) and SIGINT (Ctrl-C) ask training to stop safely: the
+// step under way finishes, a checkpoint is written, and the run exits 0 as at a deadline. A
+// second signal of the same kind kills as usual (SA_RESETHAND).
+void stop_safely_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = [](int signal) { g_stop_signal.store(signal); };
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGTERM, SIGINT}) sigaction(signal, &action, nullptr);
+}
 
 // Checkpoints, resume, deadline and early stopping (engine/train/torch/train_checkpoint.h).
 void add_long_run_options(CLI::App* sub, TrainOptions& o, std::string& deadline) {
@@ -74,6 +92,8 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   return [sub, o, deadline]() -> int {
     if (!sub->parsed()) return -1;
     if (!deadline->empty()) o->deadline = parse_deadline(*deadline, WallClock::now());
+    stop_safely_on_signals();
+    o->stop_signal = &g_stop_signal;
     o->progress = [](const std::string& line) {
       fmt::print(stderr, "train: {}\n", line);
       std::fflush(stderr);

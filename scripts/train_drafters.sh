@@ -142,6 +142,24 @@ if ((smoke)); then
   cmp "$work/train/redrafter/model.safetensors" "$pieces/model.safetensors" ||
     { log "resumed redrafter differs from the unbroken one"; exit 1; }
   log "redrafter stopped after 2 steps and resumed: byte-identical to the unbroken run"
+  # SIGTERM (a scheduler, `timeout`) stops safely too: the step under way, a checkpoint, exit
+  # 0 with the line to resume by; the resumed run then finishes.
+  signalled=$work/train/redrafter-signalled
+  rm -rf "$signalled"
+  sig_args=(train --drafter redrafter --model "$MODEL" --data "${response_dirs[@]}" --labels distilled --seed "$SEED"
+    --epochs 400 --max-steps 60 --batch-size 64 --draft-vocab 2048 --log-every 1 --checkpoint-every 0 --out "$signalled")
+  "$DRAFTBENCH" "${sig_args[@]}" 2>"$signalled.log" &
+  pid=$!
+  until grep -q "^train: step 2/" "$signalled.log" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || { log "the SIGTERM run ended before its second step"; cat "$signalled.log" >&2; exit 1; }
+    sleep 0.2
+  done
+  kill -TERM "$pid"
+  wait "$pid" || { log "train exited $? on SIGTERM (expected 0)"; exit 1; }
+  grep -q "stopped on SIGTERM" "$signalled.log" && [[ -f $signalled/checkpoint.bin ]] ||
+    { log "SIGTERM did not stop training with a checkpoint"; cat "$signalled.log" >&2; exit 1; }
+  run "$DRAFTBENCH" "${sig_args[@]}" --resume
+  log "redrafter stopped by SIGTERM: checkpoint written, exit 0, resumed"
 fi
 train medusa medusa "$responses" distilled
 train eagle eagle "$responses" distilled

@@ -12,6 +12,7 @@
 // time (torch_backend.h explains why the two cannot share one symbol namespace).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -66,6 +67,9 @@ struct TrainOptions {
   // the next step (with its evaluation, at an epoch's end) and a checkpoint might not fit.
   std::optional<std::chrono::system_clock::time_point> deadline;
   int64_t stop_after_steps = 0;  // > 0: stop the same way after this many optimiser steps of this invocation
+  // Stop the same way before the next optimiser step once this holds a signal number (the
+  // CLI's SIGTERM/SIGINT handler sets it; a step under way finishes first). May be null.
+  const std::atomic<int>* stop_signal = nullptr;
   // > 0: early stopping: end after this many epochs without a lower validation loss, and
   // export the best epoch's weights (epoch-N/) as the drafter rather than the last.
   int patience = 0;

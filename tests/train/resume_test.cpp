@@ -5,7 +5,9 @@
 // fit its checkpoint is refused naming the file and the field.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -127,6 +129,26 @@ TEST_CASE("resume: a run killed after a checkpoint resumes from it, dropping wha
   CHECK_THROWS_WITH(train_drafter(o), "killed");
   fs::copy_file(saved, checkpoint, fs::copy_options::overwrite_existing);
   CHECK(read_json(o.out_dir + "/train_log.json")["entries"].size() == 5);  // logged past the checkpoint
+  resume_and_compare(o, s.dir / "unbroken");
+}
+
+TEST_CASE("resume: a stop signal (SIGTERM) ends the run safely after the step under way", "[train]") {
+  SKIP_WITHOUT_TORCH();
+  TrainSetup s("resume_signal");
+  TrainOptions o = small_run(s, "medusa", "unbroken");
+  train_drafter(o);
+  o.out_dir = s.dir / "signalled";
+  std::atomic<int> signal{0};
+  o.stop_signal = &signal;
+  o.progress = [&](const std::string& line) {
+    if (line.starts_with("step 3/")) signal = SIGTERM;  // as the CLI's handler would, mid-run
+  };
+  const TrainResult stopped = train_drafter(o);
+  CHECK(stopped.stopped);
+  CHECK(stopped.optimizer_steps == 3);
+  CHECK_THAT(stopped.stop_reason, Contains("SIGTERM"));
+  CHECK(fs::exists(stopped.checkpoint));
+  o.stop_signal = nullptr;
   resume_and_compare(o, s.dir / "unbroken");
 }
 

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <numbers>
@@ -166,6 +167,8 @@ bool TrainLoop::train_epoch() {
 
 std::optional<std::string> TrainLoop::stop_reason(bool ends_epoch) const {
   if (o_.stop_after_steps > 0 && steps_this_run_ >= o_.stop_after_steps) return fmt::format("after {} steps (--stop-after-steps)", steps_this_run_);
+  if (const int signal = o_.stop_signal ? o_.stop_signal->load() : 0)
+    return fmt::format("on {}", signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : fmt::format("signal {}", signal));
   const auto valid_batches = static_cast<int64_t>(s_.valid_batches.size());
   if (guard_.must_stop(ends_epoch, valid_batches, WallClock::now()))
     return fmt::format("for the deadline {} (the next step{} and a checkpoint need about {:.0f} s)", iso_utc(*o_.deadline),
