@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The shipped drafters (models/drafters/*) are what their provenance says, load by default,
-decode losslessly and draft better than chance.
+decode losslessly, draft better than chance, and no worse than when they were shipped.
 
 For each drafter directory: the SHA-256 of drafter.json and model.safetensors equal the ones
 in provenance.json; `draftbench generate --drafter KIND` (with no --drafter-weights: the
@@ -11,8 +11,15 @@ per step on them. (Four smoke-training steps already reach 1.1-1.2 on these loop
 so "more than one" would prove nothing; the ground-truth variant, at 1.2-1.3 on chat
 prompts, is not held to a bar it cannot be told apart by.)
 
+Regression check: provenance.json's "heldout_check" records, when the drafter was shipped
+(`--record`), its tokens per step on a fixed held-out slice (prompt ids, T 0, the shipped
+sizes). Tokens per step at T 0 is a count, not a timing: it changes only where a near-tie
+in the target's logits falls the other way on another CPU. The check fails when the mean
+over the slice falls more than 5% below the recorded one.
+
   scripts/check_shipped_drafters.py --draftbench build/release/draftbench
   scripts/check_shipped_drafters.py ... --root data/smoke/drafters --model M --min-tokens-per-step 0
+  scripts/check_shipped_drafters.py --draftbench build/release/draftbench --record [--only NAME]
 """
 import argparse
 import hashlib
@@ -22,10 +29,14 @@ import subprocess
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+DRAFTERS = ("redrafter", "medusa", "eagle", "redrafter-ground-truth")
+RECORD_PROMPTS = 8          # the regression slice: the first held-out prompts of the corpus
+MAX_NEW_TOKENS = 48
+REGRESSION_TOLERANCE = 0.05  # relative
 
 
 def generate(a, prompt, args):
-    cmd = [a.draftbench, "generate", "--chat", "--json", "--max-new-tokens", "48", "--prompt", prompt] + args
+    cmd = [a.draftbench, "generate", "--chat", "--json", "--max-new-tokens", str(MAX_NEW_TOKENS), "--prompt", prompt] + args
     cmd += ["--model", a.model] if a.model else []
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -33,43 +44,80 @@ def generate(a, prompt, args):
     return json.loads(proc.stdout)
 
 
+def heldout_prompts():
+    """(id, text) of the corpus's held-out prompts, in file order."""
+    with open("datasets/corpus/prompts.jsonl") as f:
+        return [(r["id"], r["prompt"]) for r in map(json.loads, f) if r.get("split") == "heldout"]
+
+
+def check_files(d, provenance, failures):
+    for file, want in provenance["files"].items():
+        with open(os.path.join(d, file), "rb") as f:
+            if hashlib.sha256(f.read()).hexdigest() != want:
+                failures.append(f"{d}/{file}: SHA-256 differs from provenance.json")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--draftbench", required=True)
-    ap.add_argument("--n-prompts", type=int, default=2)
+    ap.add_argument("--n-prompts", type=int, default=2, help="held-out prompts for drafters without a recorded slice")
     ap.add_argument("--root", default="models/drafters", help="the drafters' folder")
     ap.add_argument("--model", default="", help="target model (default: generate's, the default model)")
     ap.add_argument("--min-tokens-per-step", type=float, default=1.5, help="each distilled drafter must exceed this")
+    ap.add_argument("--record", action="store_true", help="measure the regression slice and write it into provenance.json")
+    ap.add_argument("--only", default="", help="check or record this drafter only")
+    ap.add_argument("--record-prompts", type=int, default=RECORD_PROMPTS, help="the regression slice's size when recording")
     a = ap.parse_args()
     shipped = a.root == "models/drafters" and not a.model  # generate's defaults apply
     a.draftbench = os.path.abspath(a.draftbench)
     a.root = os.path.join(ROOT, a.root) if shipped else os.path.abspath(a.root)
     a.model = os.path.abspath(a.model) if a.model else ""
     os.chdir(ROOT)
-    with open("datasets/corpus/prompts.jsonl") as f:
-        prompts = [r["prompt"] for r in map(json.loads, f) if r.get("split") == "heldout"][: a.n_prompts]
-    failures = []
-    baseline = {prompt: generate(a, prompt, ["--drafter", "autoregressive"])["tokens"] for prompt in prompts}
-    for name in ("redrafter", "medusa", "eagle", "redrafter-ground-truth"):
+    heldout = heldout_prompts()
+    failures, baseline = [], {}
+    for name in DRAFTERS:
+        if a.only and name != a.only:
+            continue
         d = os.path.join(a.root, name)
-        with open(os.path.join(d, "provenance.json")) as f:
+        path = os.path.join(d, "provenance.json")
+        with open(path) as f:
             provenance = json.load(f)
-        for file, want in provenance["files"].items():
-            with open(os.path.join(d, file), "rb") as f:
-                if hashlib.sha256(f.read()).hexdigest() != want:
-                    failures.append(f"{d}/{file}: SHA-256 differs from provenance.json")
+        check_files(d, provenance, failures)
         kind = provenance["train"]["provenance"]["drafter"]
         distilled = provenance["train"]["provenance"]["options"]["labels"] == "distilled"
+        recorded = provenance.get("heldout_check")
+        if a.record:
+            prompts = heldout[: a.record_prompts]
+        elif recorded:
+            by_id = dict(heldout)
+            prompts = [(pid, by_id[pid]) for pid in recorded["prompts"]]
+        else:
+            prompts = heldout[: a.n_prompts]
         # The shipped sizes, verified whole: tokens per step then measure the drafter, not sizing.
         args = ["--drafter", kind, "--sizing", "fixed"] + ([] if shipped and name == kind else ["--drafter-weights", d])
-        for prompt in prompts:
+        per_prompt = []
+        for pid, prompt in prompts:
+            if pid not in baseline:
+                baseline[pid] = generate(a, prompt, ["--drafter", "autoregressive"])["tokens"]
             got = generate(a, prompt, args)
-            if got["tokens"] != baseline[prompt]:
-                failures.append(f"{name}: tokens differ from autoregressive decoding on {prompt[:40]!r}")
-            tokens_per_step = got["metrics"]["tokens_per_step"]
-            print(f"{name}: {tokens_per_step:.2f} tokens/step on {prompt[:40]!r}")
-            if distilled and tokens_per_step <= a.min_tokens_per_step:
-                failures.append(f"{name}: {tokens_per_step:.2f} tokens/step, not above {a.min_tokens_per_step}")
+            if got["tokens"] != baseline[pid]:
+                failures.append(f"{name}: tokens differ from autoregressive decoding on {pid} {prompt[:40]!r}")
+            per_prompt.append(got["metrics"]["tokens_per_step"])
+            print(f"{name}: {per_prompt[-1]:.2f} tokens/step on {pid} {prompt[:40]!r}")
+        mean = sum(per_prompt) / len(per_prompt)
+        if distilled and mean <= a.min_tokens_per_step:
+            failures.append(f"{name}: {mean:.2f} tokens/step, not above {a.min_tokens_per_step}")
+        if a.record:
+            provenance["heldout_check"] = {"prompts": [pid for pid, _ in prompts], "max_new_tokens": MAX_NEW_TOKENS, "sizing": "fixed",
+                                           "temperature": 0, "tokens_per_step": [round(x, 4) for x in per_prompt], "mean": round(mean, 4)}
+            with open(path, "w") as f:
+                f.write(json.dumps(provenance, indent=2) + "\n")
+            print(f"{name}: recorded {mean:.3f} tokens/step over {len(prompts)} held-out prompts in {path}")
+        elif recorded:
+            floor = recorded["mean"] * (1 - REGRESSION_TOLERANCE)
+            print(f"{name}: mean {mean:.3f} tokens/step, recorded {recorded['mean']:.3f} (floor {floor:.3f})")
+            if mean < floor:
+                failures.append(f"{name}: {mean:.3f} tokens/step on the recorded slice, below {floor:.3f} (recorded {recorded['mean']:.3f} - 5%)")
     for failure in failures:
         print(f"FAIL {failure}", file=sys.stderr)
     sys.exit(1 if failures else 0)

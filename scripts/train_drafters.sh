@@ -39,6 +39,7 @@ if ((smoke)); then
   prompt_limit=(--max-prompts 6)
   text_args=(--max-texts 3 --max-text-tokens 96)
   train_args=(--epochs 1 --max-steps 4 --batch-size 64 --draft-vocab 2048 --log-every 1)
+  record_prompts=1
 else
   work=$DATA
   install_root=models/drafters
@@ -47,6 +48,7 @@ else
   prompt_limit=()
   text_args=(--max-text-tokens 512)
   train_args=(--epochs 2)
+  record_prompts=8
 fi
 mkdir -p "$work"
 log() { echo "train_drafters: $*" >&2; }
@@ -126,6 +128,9 @@ provenance = {
 json.dump(provenance, open(os.path.join(dest, "provenance.json"), "w"), indent=2)
 open(os.path.join(dest, "provenance.json"), "a").write("\n")
 PYEOF
+  # The regression slice the suite holds it to (scripts/check_shipped_drafters.py).
+  run python3 scripts/check_shipped_drafters.py --draftbench "$DRAFTBENCH" --model "$MODEL" --root "$install_root" \
+    --only "$name" --record --record-prompts "$record_prompts" --min-tokens-per-step 0
   log "$name -> $dest ($(du -h "$dest/model.safetensors" | cut -f1))"
 }
 
@@ -173,5 +178,16 @@ if ((smoke)); then
   # do not make a drafter that must beat chance).
   run python3 scripts/check_shipped_drafters.py --draftbench "$DRAFTBENCH" --model "$MODEL" \
     --root "$install_root" --n-prompts 1 --min-tokens-per-step 0
+  # The regression check can fail: a drafter recorded at more tokens per step than it drafts.
+  regressed=$work/regressed
+  rm -rf "$regressed" && mkdir -p "$regressed" && cp -r "$install_root/medusa" "$regressed/"
+  python3 -c 'import json, sys; p = sys.argv[1]; j = json.load(open(p)); j["heldout_check"]["mean"] = 99.0; json.dump(j, open(p, "w"))' \
+    "$regressed/medusa/provenance.json"
+  if python3 scripts/check_shipped_drafters.py --draftbench "$DRAFTBENCH" --model "$MODEL" --root "$regressed" --only medusa \
+    --min-tokens-per-step 0 2>"$regressed/check.log"; then
+    log "the regression check passed a drafter recorded at 99 tokens/step"; exit 1
+  fi
+  grep -q "below" "$regressed/check.log" || { log "the regression check failed for another reason:"; cat "$regressed/check.log" >&2; exit 1; }
+  log "regression check: a drafter below its recorded tokens per step fails"
 fi
 log "done"
