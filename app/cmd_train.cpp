@@ -65,6 +65,8 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   sub->add_option("--heads", o->medusa_heads, "Medusa: heads")->capture_default_str();
   sub->add_option("--num-layers", o->num_layers, "Residual blocks (ReDrafter: num_draft_layers, default 2; Medusa: per head, default 1)")
       ->capture_default_str();
+  sub->add_option("--ffn-size", o->ffn_size, "EAGLE: the draft layer's feed-forward size (0 = the target's; smaller drafts faster and weighs less)")
+      ->capture_default_str();
   sub->add_option("--labels", o->labels,
                   "distilled (the target's greedy continuations) or ground_truth (the data's tokens); EAGLE learns the target's features either way")
       ->capture_default_str();

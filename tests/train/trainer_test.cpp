@@ -112,6 +112,17 @@ TEST_CASE("trainer: EAGLE learns the target's features", "[train]") {
   options.kind = "eagle";
   options.weights_dir = o.out_dir;
   CHECK(make_drafter(options, *s.model, pool) != nullptr);
+
+  // A narrower draft layer than the target's (--ffn-size): recorded, exported, loaded.
+  o.out_dir = s.dir / "narrow";
+  o.ffn_size = 24;
+  o.epochs = 1;
+  train_drafter(o);
+  CHECK(read_json(o.out_dir + "/drafter.json")["n_ff"] == 24);
+  CHECK(read_json(o.out_dir + "/train_result.json")["provenance"]["options"]["ffn_size"] == 24);
+  CHECK(s.model->config().n_ff != 24);
+  options.weights_dir = o.out_dir;
+  CHECK(make_drafter(options, *s.model, pool) != nullptr);
 }
 
 TEST_CASE("trainer: the same seed exports byte-identical weights; another seed does not", "[train]") {

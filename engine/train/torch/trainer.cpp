@@ -62,6 +62,7 @@ void check_options(const TrainOptions& o) {
   if (o.draft_steps < 1 || o.draft_steps > 64) bad("--draft-steps", fmt::format("{} (expected 1..64)", o.draft_steps));
   if (o.medusa_heads < 1 || o.medusa_heads > 64) bad("--heads", fmt::format("{} (expected 1..64)", o.medusa_heads));
   if (o.num_layers < 0 || o.num_layers > 64) bad("--num-layers", fmt::format("{} (expected 0..64)", o.num_layers));
+  if (o.ffn_size < 0 || o.ffn_size > (1 << 20)) bad("--ffn-size", fmt::format("{} (expected 0..{})", o.ffn_size, 1 << 20));
   if (o.draft_vocab < 1) bad("--draft-vocab", fmt::format("{} (expected >= 1)", o.draft_vocab));
   if (!(o.warmup >= 0 && o.warmup < 1)) bad("--warmup", fmt::format("{} (expected a share in [0, 1))", o.warmup));
   if (!(o.weight_decay >= 0)) bad("--weight-decay", fmt::format("{} (expected >= 0)", o.weight_decay));
@@ -266,6 +267,7 @@ SessionSpec session_spec(const TrainOptions& o, const TrainingNet& net, int64_t 
   spec.steps = steps;
   spec.layers = o.num_layers > 0 ? o.num_layers : net.default_layers;
   spec.eagle = target.eagle_layer();
+  if (o.ffn_size > 0) spec.eagle.n_ff = o.ffn_size;
   spec.eagle_noise = o.eagle_noise;
   spec.beta2 = eagle ? 0.95 : 0.999;
   spec.weight_decay = o.weight_decay;
@@ -381,6 +383,7 @@ nlohmann::json resume_fingerprint(const TrainSetup& s) {
             {"labels", o.labels},
             {"draft_steps", s.steps},
             {"num_layers", s.spec.layers},
+            {"ffn_size", s.eagle() ? s.spec.eagle.n_ff : 0},
             {"draft_vocab", o.draft_vocab},
             {"threads", s.threads},
             {"max_positions", o.max_positions},
@@ -415,6 +418,7 @@ nlohmann::json provenance(const TrainSetup& s, const TrainResult& result, const 
         {"labels", eagle ? "target_features" : o.labels},
         {"draft_steps", s.steps},
         {"num_layers", s.spec.layers},
+        {"ffn_size", eagle ? s.spec.eagle.n_ff : 0},
         {"warmup", o.warmup},
         {"weight_decay", o.weight_decay},
         {"grad_clip", s.spec.grad_clip},
