@@ -2,26 +2,80 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include "app/commands.h"
+#include "engine/common/atomic_file.h"
+#include "engine/common/error.h"
+#include "engine/model/safetensors_checkpoint.h"
 #include "reports/compare/report_compare.h"
+#include "reports/findings/paper_findings.h"
 #include "reports/render/report_files.h"
 #include "reports/report/report_json.h"
 
 namespace draftbench::cli {
 
+namespace {
+
+// ReDrafter's training beam length (draft steps + 1), from the provenance.json beside the
+// drafter a report names (paths relative to the checkout), for finding 6.
+std::optional<int> redrafter_training_length(const nlohmann::json& report, const std::string& root) {
+  const nlohmann::json drafters = report.value("environment", nlohmann::json::object()).value("drafters", nlohmann::json::object());
+  if (!drafters.contains("redrafter") || !drafters["redrafter"].contains("path") || !drafters["redrafter"]["path"].is_string()) return std::nullopt;
+  std::filesystem::path dir = drafters["redrafter"]["path"].get<std::string>();
+  if (dir.is_relative()) dir = std::filesystem::path(root) / dir;
+  std::ifstream in(dir / "provenance.json");
+  const nlohmann::json provenance = nlohmann::json::parse(in, nullptr, false);
+  if (provenance.is_discarded()) return std::nullopt;
+  const nlohmann::json steps = provenance.value("train", nlohmann::json::object())
+                                   .value("provenance", nlohmann::json::object())
+                                   .value("options", nlohmann::json::object())
+                                   .value("draft_steps", nlohmann::json());
+  return steps.is_number_integer() ? std::optional<int>(steps.get<int>() + 1) : std::nullopt;
+}
+
+// FINDINGS.md and findings.json in `out` (when given), the Markdown on stdout.
+int report_findings(const std::vector<std::string>& paths, const std::string& paper_tables_path, const std::string& out) {
+  std::vector<nlohmann::json> reports;
+  for (const std::string& path : paths) reports.push_back(load_report(path));
+  const nlohmann::json paper_tables = read_json_file(paper_tables_path, "paper tables");
+  FindingsOptions options;
+  const std::string root = checkout_root();
+  options.training_length = [&](const nlohmann::json& report) { return redrafter_training_length(report, root); };
+  const std::vector<FindingResult> results = evaluate_findings(reports, paper_tables, options);
+  const std::string markdown = fmt::format("# The paper's findings on this machine\n\nReports: {}.\n\n{}", fmt::join(paths, ", "), findings_markdown(results));
+  if (!out.empty()) {
+    std::filesystem::create_directories(out);
+    write_file_atomically((std::filesystem::path(out) / "FINDINGS.md").string(), markdown);
+    write_file_atomically((std::filesystem::path(out) / "findings.json").string(), findings_json(results).dump(2) + "\n");
+  }
+  fmt::print("{}", markdown);
+  return 0;
+}
+
+}  // namespace
+
 Run add_report(CLI::App& app) {
-  auto report_path = std::make_shared<std::string>();
+  auto report_paths = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
-  CLI::App* sub = app.add_subcommand("report", "Render a report.json: tables (Markdown, HTML, LaTeX), plots and index.html");
-  sub->add_option("report", *report_path, "A report.json written by `draftbench run`")->required();
-  sub->add_option("--out", *out, "Directory for the renderings (default: the report's own directory)");
-  return [sub, report_path, out]() -> int {
+  auto findings = std::make_shared<bool>(false);
+  auto paper_tables = std::make_shared<std::string>((std::filesystem::path(checkout_root()) / "reports/paper/paper_tables.json").string());
+  CLI::App* sub = app.add_subcommand("report", "Render a report.json: tables (Markdown, HTML, LaTeX), plots and index.html; or check the paper's findings");
+  sub->add_option("report", *report_paths, "A report.json written by `draftbench run` (with --findings: one or more)")->required();
+  sub->add_option("--out", *out, "Directory for the renderings (default: the report's own directory); with --findings, for FINDINGS.md and findings.json");
+  sub->add_flag("--findings", *findings, "Decide each of the paper's findings (holds / does not hold / not measurable) from the reports' points");
+  sub->add_option("--paper-tables", *paper_tables, "The paper's published numbers and findings")->capture_default_str();
+  return [sub, report_paths, out, findings, paper_tables]() -> int {
     if (!sub->parsed()) return -1;
-    const nlohmann::json report = load_report(*report_path);
-    std::filesystem::path dir = out->empty() ? std::filesystem::path(*report_path).parent_path() : std::filesystem::path(*out);
+    if (*findings) return report_findings(*report_paths, *paper_tables, *out);
+    if (report_paths->size() != 1)
+      throw InputError("report", "", fmt::format("{} reports given (expected one to render, or --findings to check several)", report_paths->size()));
+    const std::string& report_path = report_paths->front();
+    const nlohmann::json report = load_report(report_path);
+    std::filesystem::path dir = out->empty() ? std::filesystem::path(report_path).parent_path() : std::filesystem::path(*out);
     if (dir.empty()) dir = ".";
-    fmt::print("{}", render_report(report, *report_path, dir.string(), checkout_root()));
+    fmt::print("{}", render_report(report, report_path, dir.string(), checkout_root()));
     return 0;
   };
 }

@@ -147,6 +147,16 @@ def main():
     assert "#SBATCH --array=0-1" in script and "--shard ${SLURM_ARRAY_TASK_ID}/2" in script, script
     assert run(["bash", "-n", os.path.join(tmp, "slurm", "slurm.sh")]).returncode == 0
 
+    # The paper's findings over a real report: all seven decided or named as not measurable,
+    # written as FINDINGS.md and findings.json.
+    findings_dir = os.path.join(tmp, "findings")
+    checked = run([a.draftbench, "report", "--findings", os.path.join(merged_dir, "report.json"), "--out", findings_dir])
+    assert checked.returncode == 0, checked.stderr
+    decided = json.load(open(os.path.join(findings_dir, "findings.json")))
+    assert [f["number"] for f in decided] == list(range(1, 8)), decided
+    assert all(f["status"] in ("holds", "does not hold", "not measurable") for f in decided), decided
+    assert "| 7 |" in open(os.path.join(findings_dir, "FINDINGS.md")).read()
+
     retry_errors(a, tmp)
     print(f"killed after {len(kept)} of {n_points} points; resumed the other {n_points - len(kept)}; "
           f"results equal an uninterrupted run's; report.json fits its schema; temperature-0 drafters reproduce the baseline's tokens; two shards merge into the same results; "

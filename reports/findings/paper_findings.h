@@ -1,0 +1,49 @@
+// The ReDrafter paper's findings, checked against finished reports (`draftbench report
+// --findings`). The finding texts are reports/paper/paper_tables.json's "findings", in
+// order; each has one rule here, written as code, that reads the points of whatever reports
+// it is given (any mix of the experiments/paper specs) and decides:
+//   holds           the measured numbers satisfy the rule;
+//   does not hold   they contradict it;
+//   not measurable  the reports lack the points the rule needs (named in the summary).
+// A finding's numbers (the cells that decide it) and its rule, in words, go with the
+// decision, so a reader can check it by hand. Only points with status "ok" count.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace draftbench {
+
+enum class FindingStatus { holds, does_not_hold, not_measurable };
+const char* finding_status_name(FindingStatus status);  // "holds", "does not hold", "not measurable"
+
+struct FindingResult {
+  int number = 0;       // 1-based, the order of paper_tables.json's "findings"
+  std::string finding;  // the paper's words
+  std::string rule;     // how it is decided here
+  FindingStatus status = FindingStatus::not_measurable;
+  std::string summary;   // one line: the deciding numbers, or what is missing
+  nlohmann::json numbers = nlohmann::json::object();  // the cells that decide it
+};
+
+struct FindingsOptions {
+  // ReDrafter's training beam length (draft steps + 1) for a report, for finding 6; nullopt
+  // when unknown (that half of the finding is then not measurable).
+  std::function<std::optional<int>(const nlohmann::json& report)> training_length;
+};
+
+// Every finding of `paper_tables` ("findings": seven strings) against the points of
+// `reports` (report.json objects). Throws InputError when paper_tables has not exactly the
+// findings these rules are written for.
+std::vector<FindingResult> evaluate_findings(std::span<const nlohmann::json> reports, const nlohmann::json& paper_tables, const FindingsOptions& options = {});
+
+// FINDINGS.md's table and sections; findings.json's array.
+std::string findings_markdown(const std::vector<FindingResult>& results);
+nlohmann::json findings_json(const std::vector<FindingResult>& results);
+
+}  // namespace draftbench
