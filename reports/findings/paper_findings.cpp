@@ -77,8 +77,9 @@ FindingResult decided(FindingResult r, bool holds, const std::string& summary) {
 
 // 1. ReDrafter's tokens/step above Medusa's and EAGLE's in every (dataset, temperature) cell.
 FindingResult redrafter_highest_tokens_per_step(FindingResult r, const std::vector<Point>& points, const FindingsOptions&) {
-  r.rule = "in every (dataset, temperature) cell at batch 1 that has all three drafters, ReDrafter's tokens/step exceeds Medusa's and EAGLE's (a drafter's "
-           "best configuration in the cell counts)";
+  r.rule =
+      "in every (dataset, temperature) cell at batch 1 that has all three drafters, ReDrafter's tokens/step exceeds Medusa's and EAGLE's (a drafter's "
+      "best configuration in the cell counts)";
   std::map<std::string, std::map<std::string, double>> cells;
   for (const Point& p : points) {
     const std::string d = p.drafter();
@@ -132,14 +133,16 @@ BatchGrid batch_grid(const std::vector<Point>& points) {
 
 void record_grid(FindingResult& r, const BatchGrid& grid) {
   for (const auto& [bw, by_batch] : grid)
-    for (const auto& [bsz, v] : by_batch) r.numbers[fmt::format("BW {}", bw)][fmt::format("BSZ {}", bsz)] = {{"tps", round3(v.first)}, {"tps_x_bsz", round3(v.second)}};
+    for (const auto& [bsz, v] : by_batch)
+      r.numbers[fmt::format("BW {}", bw)][fmt::format("BSZ {}", bsz)] = {{"tps", round3(v.first)}, {"tps_x_bsz", round3(v.second)}};
 }
 
 // 3. TPS falls and TPS x BSZ rises with batch size; the drop comes earlier at larger beam widths.
 FindingResult batch_trends(FindingResult r, const std::vector<Point>& points, const FindingsOptions&) {
-  r.rule = "ReDrafter, each beam width over its measured batch sizes: TPS never rises by more than 5% and TPS x BSZ never falls by more than 5% from one "
-           "batch size to the next; the first batch size where TPS is below 90% of its smallest batch's comes at the same or a smaller batch size as the beam "
-           "width grows, and earlier for at least one";
+  r.rule =
+      "ReDrafter, each beam width over its measured batch sizes: TPS never rises by more than 5% and TPS x BSZ never falls by more than 5% from one "
+      "batch size to the next; the first batch size where TPS is below 90% of its smallest batch's comes at the same or a smaller batch size as the beam "
+      "width grows, and earlier for at least one";
   BatchGrid grid = batch_grid(points);
   std::erase_if(grid, [](const auto& kv) { return kv.second.size() < 2; });
   if (grid.size() < 2) return not_measurable(r, "fewer than two beam widths with two or more batch sizes (run experiments/paper/table5.yaml)");
@@ -161,14 +164,16 @@ FindingResult batch_trends(FindingResult r, const std::vector<Point>& points, co
   std::vector<std::string> drop_names;
   for (int d : drops) drop_names.push_back(name(d));
   r.numbers["tps_drop_batch_by_beam_width"] = drop_names;
-  return decided(r, monotone && earlier,
-                 fmt::format("trends {}; TPS drop at batch {} for beam widths in increasing order", monotone ? "as stated" : "broken", fmt::join(drop_names, ", ")));
+  return decided(
+      r, monotone && earlier,
+      fmt::format("trends {}; TPS drop at batch {} for beam widths in increasing order", monotone ? "as stated" : "broken", fmt::join(drop_names, ", ")));
 }
 
 // 4. Best TPS at the widest beam and smallest batch; best TPS x BSZ at a moderate width and the largest batch.
 FindingResult best_cells(FindingResult r, const std::vector<Point>& points, const FindingsOptions&) {
-  r.rule = "ReDrafter's Table 5 grid: the highest TPS is at the smallest batch size and the largest beam width measured there; the highest TPS x BSZ is at "
-           "the largest batch size measured and a beam width strictly between the smallest and largest";
+  r.rule =
+      "ReDrafter's Table 5 grid: the highest TPS is at the smallest batch size and the largest beam width measured there; the highest TPS x BSZ is at "
+      "the largest batch size measured and a beam width strictly between the smallest and largest";
   const BatchGrid grid = batch_grid(points);
   int n_cells = 0, min_bw = std::numeric_limits<int>::max(), max_bw = 0, min_batch = std::numeric_limits<int>::max(), max_batch = 0;
   std::pair<int, int> best_tps{0, 0}, best_total{0, 0};
@@ -196,9 +201,10 @@ FindingResult best_cells(FindingResult r, const std::vector<Point>& points, cons
 
 // 5. Tree attention removes 30-60% of verified tokens, and helps only where compute binds.
 FindingResult tree_attention_savings(FindingResult r, const std::vector<Point>& points, const FindingsOptions&) {
-  r.rule = "ReDrafter at batch 1 with tree attention: 1 - verified tokens / beam tokens at the widest beam lies in 0.30-0.60; and with it on against off, "
-           "the TPS gain in the cell with the most beam tokens per step (beam width x batch size) exceeds 5% and the gain in the cell with the fewest";
-  std::map<int, double> reduction;                    // beam width -> share removed
+  r.rule =
+      "ReDrafter at batch 1 with tree attention: 1 - verified tokens / beam tokens at the widest beam lies in 0.30-0.60; and with it on against off, "
+      "the TPS gain in the cell with the most beam tokens per step (beam width x batch size) exceeds 5% and the gain in the cell with the fewest";
+  std::map<int, double> reduction;                                  // beam width -> share removed
   std::map<std::pair<int, int>, std::pair<double, double>> on_off;  // (bw, batch) -> (TPS on, TPS off)
   for (const Point& p : redrafter_points(points)) {
     const int bw = p.integer("beam_width", 0), bsz = p.integer("batch_size", 1);
@@ -218,14 +224,15 @@ FindingResult tree_attention_savings(FindingResult r, const std::vector<Point>& 
   const double widest = reduction.rbegin()->second;
   const bool removes = widest >= 0.30 && widest <= 0.60, helps = gain_heavy > 1.05 && gain_heavy > gain_light;
   return decided(r, removes && helps,
-                 fmt::format("removes {:.0f}% at BW {}; TPS gain {:.2f}x at the lightest cell, {:.2f}x at the heaviest", 100 * widest, reduction.rbegin()->first,
-                             gain_light, gain_heavy));
+                 fmt::format("removes {:.0f}% at BW {}; TPS gain {:.2f}x at the lightest cell, {:.2f}x at the heaviest", 100 * widest,
+                             reduction.rbegin()->first, gain_light, gain_heavy));
 }
 
 // 6. On weak hardware the best beam width is 1-3 and the best beam length at or just below the training length.
 FindingResult best_sizes_on_weak_hardware(FindingResult r, const std::vector<Point>& points, const FindingsOptions& options) {
-  r.rule = "ReDrafter at batch 1, T 0, over the measured beam widths and lengths: the highest speedup is at a beam width of 1-3 and a beam length equal "
-           "to the drafter's training length (draft steps + 1) or one less";
+  r.rule =
+      "ReDrafter at batch 1, T 0, over the measured beam widths and lengths: the highest speedup is at a beam width of 1-3 and a beam length equal "
+      "to the drafter's training length (draft steps + 1) or one less";
   std::optional<Point> best;
   std::set<int> widths, lengths;
   for (const Point& p : redrafter_points(points)) {
@@ -248,8 +255,9 @@ FindingResult best_sizes_on_weak_hardware(FindingResult r, const std::vector<Poi
 
 // 7. Distillation raises speedup and tokens/step by about 10% at every beam width.
 FindingResult distillation_gain(FindingResult r, const std::vector<Point>& points, const FindingsOptions&) {
-  r.rule = "ReDrafter at batch 1, distilled against ground-truth labels at each beam width: both the speedup ratio and the tokens/step ratio lie in "
-           "1.03-1.20 (\"about 10%\")";
+  r.rule =
+      "ReDrafter at batch 1, distilled against ground-truth labels at each beam width: both the speedup ratio and the tokens/step ratio lie in "
+      "1.03-1.20 (\"about 10%\")";
   std::map<int, std::map<bool, std::pair<double, double>>> by_width;  // bw -> distilled -> (speedup, tokens/step)
   for (const Point& p : redrafter_points(points))
     if (p.params().contains("distilled") && p.integer("batch_size", 1) == 1)
@@ -270,7 +278,7 @@ FindingResult distillation_gain(FindingResult r, const std::vector<Point>& point
 using Rule = FindingResult (*)(FindingResult, const std::vector<Point>&, const FindingsOptions&);
 // One rule per finding, in paper_tables.json's order.
 constexpr Rule kRules[] = {redrafter_highest_tokens_per_step, speedup_higher_at_t1, batch_trends, best_cells, tree_attention_savings,
-                           best_sizes_on_weak_hardware, distillation_gain};
+                           best_sizes_on_weak_hardware,       distillation_gain};
 
 }  // namespace
 
@@ -287,7 +295,8 @@ std::vector<FindingResult> evaluate_findings(std::span<const nlohmann::json> rep
   const nlohmann::json findings = paper_tables.value("findings", nlohmann::json());
   constexpr size_t n_rules = std::size(kRules);
   if (!findings.is_array() || findings.size() != n_rules || !std::all_of(findings.begin(), findings.end(), [](const auto& f) { return f.is_string(); }))
-    throw InputError("paper_tables.json", "field 'findings'", fmt::format("expected the paper's {} findings as strings (the rules are written for them)", n_rules));
+    throw InputError("paper_tables.json", "field 'findings'",
+                     fmt::format("expected the paper's {} findings as strings (the rules are written for them)", n_rules));
   const std::vector<Point> points = ok_points(reports);
   std::vector<FindingResult> results;
   for (size_t i = 0; i < n_rules; ++i) {

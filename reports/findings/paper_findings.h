@@ -27,7 +27,7 @@ struct FindingResult {
   std::string finding;  // the paper's words
   std::string rule;     // how it is decided here
   FindingStatus status = FindingStatus::not_measurable;
-  std::string summary;   // one line: the deciding numbers, or what is missing
+  std::string summary;                                // one line: the deciding numbers, or what is missing
   nlohmann::json numbers = nlohmann::json::object();  // the cells that decide it
 };
 
