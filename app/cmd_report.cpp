@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <ranges>
 
 #include "app/commands.h"
 #include "engine/common/atomic_file.h"
@@ -88,16 +89,30 @@ Run add_compare(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("compare", "Compare two reports point by point; exit 1 when the metric regresses beyond the threshold");
   sub->add_option("a", *a, "The reference report.json")->required();
   sub->add_option("b", *b, "The report.json to judge")->required();
-  sub->add_option("--metric", o->metric, "Metric compared (tps, tokens_per_step, speedup, throughput, ms_per_token, ...)")->capture_default_str();
+  sub->add_option("--metric", o->metric,
+                  "Metric compared (tps, tokens_per_step, speedup, throughput, ms_per_token, ...), or several separated by commas: a table each (two "
+                  "paper runs: --metric speedup,tokens_per_step,tps)")
+      ->capture_default_str();
   sub->add_option("--threshold", *threshold_percent, "Relative change, in percent, that counts as a regression")
       ->capture_default_str()
       ->check(finite_number(0.0, 1000.0));
   return [sub, a, b, o, threshold_percent]() -> int {
     if (!sub->parsed()) return -1;
     o->threshold = *threshold_percent / 100.0;
-    const Comparison c = compare_reports(load_report(*a), load_report(*b), *o);
-    fmt::print("{}", comparison_text(c, *o));
-    return c.regressions() > 0 ? 1 : 0;
+    const nlohmann::json report_a = load_report(*a), report_b = load_report(*b);
+    // Every metric compared before any is printed: an unknown one is an error, not half a report.
+    std::vector<std::pair<CompareOptions, Comparison>> tables;
+    for (const auto& metric : std::views::split(o->metric, ',')) {
+      CompareOptions one = *o;
+      one.metric = std::string(metric.begin(), metric.end());
+      tables.emplace_back(one, compare_reports(report_a, report_b, one));
+    }
+    int regressions = 0;
+    for (const auto& [options, comparison] : tables) {
+      fmt::print("{}{}", &options == &tables.front().first ? "" : "\n", comparison_text(comparison, options));
+      regressions += comparison.regressions();
+    }
+    return regressions > 0 ? 1 : 0;
   };
 }
 

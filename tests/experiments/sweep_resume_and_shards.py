@@ -157,6 +157,15 @@ def main():
     assert all(f["status"] in ("holds", "does not hold", "not measurable") for f in decided), decided
     assert "| 7 |" in open(os.path.join(findings_dir, "FINDINGS.md")).read()
 
+    # compare, several metrics at once: a table each; counts (not timings) do not regress
+    # between an uninterrupted run and the merged shards; an unknown metric prints nothing.
+    both = [os.path.join(fresh, "report.json"), os.path.join(merged_dir, "report.json")]
+    compared = run([a.draftbench, "compare", *both, "--metric", "tokens_per_step,generated_tokens"])
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    assert compared.stdout.count("point(s) compared on") == 2, compared.stdout
+    unknown = run([a.draftbench, "compare", *both, "--metric", "tokens_per_step,bogus"])
+    assert unknown.returncode != 0 and unknown.stdout == "" and "'bogus'" in unknown.stderr, unknown
+
     retry_errors(a, tmp)
     print(f"killed after {len(kept)} of {n_points} points; resumed the other {n_points - len(kept)}; "
           f"results equal an uninterrupted run's; report.json fits its schema; temperature-0 drafters reproduce the baseline's tokens; two shards merge into the same results; "
