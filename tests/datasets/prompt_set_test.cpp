@@ -419,6 +419,13 @@ TEST_CASE("the shipped prompt sets share no prompt and no 8-word run with the dr
   CHECK(first_overlap(mt_bench, extra) == "");
   CHECK(first_overlap(alpaca, extra) == "");
   CHECK(first_overlap(code, extra) == "");
+  // The code-completion training prompts, likewise.
+  const std::vector<PromptItem> code_train = load_prompt_set(source_path("datasets/corpus/code_completions.jsonl"), PromptFormat::corpus);
+  REQUIRE(code_train.size() >= 400);
+  CHECK(first_overlap(code, code_train) == "");
+  CHECK(first_overlap(mt_bench, code_train) == "");
+  CHECK(first_overlap(alpaca, code_train) == "");
+  for (const PromptItem& item : code_train) CHECK(item.split == "train");
   std::set<std::string> corpus_texts;
   for (const PromptItem& item : corpus) corpus_texts.insert(item.turns.at(0));
   for (const PromptItem& item : extra) {
