@@ -17,18 +17,40 @@
 # continues where it stopped. DEADLINE=2026-11-26T18:00:00Z (or 2.5h) stops training safely
 # before it. Work files go to $DATA (default data/).
 #
+# Another target (--model qwen2.5-coder-1.5b, an alias of draftbench's model table) has its
+# own corpus and sizes (below) and ships into models/drafters/<alias>/.
+#
 #   scripts/train_drafters.sh            the shipped drafters (hours on 2 cores)
 #   scripts/train_drafters.sh --smoke    the whole pipeline on a tiny slice (< 2 minutes),
 #                                        into $DATA (default data/smoke), then checks that the engine loads
 #                                        each drafter and decodes losslessly with it
+#   scripts/train_drafters.sh --model qwen2.5-coder-1.5b [--smoke]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-smoke=0
-[[ "${1:-}" == "--smoke" ]] && smoke=1
+smoke=0 model_name=gemma3-270m
+while (($#)); do
+  case $1 in
+    --smoke) smoke=1 ;;
+    --model) model_name=${2:?--model takes an alias}; shift ;;
+    *) echo "train_drafters: unknown argument '$1' (expected --smoke, --model ALIAS)" >&2; exit 2 ;;
+  esac
+  shift
+done
+# Per target: its file, where its drafters ship, the EAGLE layer's options, and whether
+# the ground-truth ReDrafter of Table 6 is made.
+case $model_name in
+  gemma3-270m)
+    MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf} ship_root=models/drafters data_default=data eagle_args=() ground_truth=1 ;;
+  qwen2.5-coder-1.5b)
+    # The target's n_ff (8960) would make an f16 EAGLE of about 100 MB; 2048 keeps it near 40.
+    MODEL=${MODEL:-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf} ship_root=models/drafters/qwen2.5-coder-1.5b
+    data_default=data/qwen2.5-coder-1.5b eagle_args=(--ffn-size 2048) ground_truth=0 ;;
+  *) echo "train_drafters: no recipe for the model '$model_name' (expected gemma3-270m or qwen2.5-coder-1.5b)" >&2; exit 2 ;;
+esac
+[[ -f $MODEL ]] || { echo "train_drafters: $MODEL is not there (scripts/setup.sh --model $model_name installs it)" >&2; exit 1; }
 DRAFTBENCH=${DRAFTBENCH:-build/release/draftbench}
-MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf}
-if ((smoke)); then DATA=${DATA:-data/smoke}; else DATA=${DATA:-data}; fi
+if ((smoke)); then DATA=${DATA:-$data_default/smoke}; else DATA=${DATA:-$data_default}; fi
 SEED=${SEED:-0}
 [[ -x $DRAFTBENCH ]] || { echo "train_drafters: $DRAFTBENCH not built (run scripts/setup.sh)" >&2; exit 1; }
 
@@ -42,8 +64,8 @@ if ((smoke)); then
   record_prompts=1
 else
   work=$DATA
-  install_root=models/drafters
-  # 24,819 replies; about 380 trained positions a second on 2 cores, some 2.5 hours in all.
+  install_root=$ship_root
+  # Gemma: 24,819 replies; about 380 trained positions a second on 2 cores, some 2.5 hours in all.
   distill_args=(--max-new-tokens 128 --batch-size 32 --shard-items 128)
   prompt_limit=()
   text_args=(--max-text-tokens 512)
@@ -61,13 +83,24 @@ distill() {
     "${distill_args[@]}" --seed "$SEED" "$@" --out "$work/distill/$out"
 }
 sampled=(--sampled-every 1 --no-greedy --no-sampled-continuations)
+followups=(--followups datasets/corpus/followups.jsonl)
 distill greedy prompts.jsonl --sampled-every 0
-distill greedy-extra prompts_extra.jsonl --sampled-every 0
-distill sampled prompts.jsonl "${sampled[@]}" --temperature 1.0
-distill sampled-extra prompts_extra.jsonl "${sampled[@]}" --temperature 0.7
-distill second prompts.jsonl --followups datasets/corpus/followups.jsonl --first-turns "$work/distill/greedy"
-distill second-extra prompts_extra.jsonl --followups datasets/corpus/followups.jsonl --first-turns "$work/distill/greedy-extra"
-responses=$(printf "$work/distill/%s," greedy greedy-extra sampled sampled-extra second second-extra)
+if [[ $model_name == gemma3-270m ]]; then
+  distill greedy-extra prompts_extra.jsonl --sampled-every 0
+  distill sampled prompts.jsonl "${sampled[@]}" --temperature 1.0
+  distill sampled-extra prompts_extra.jsonl "${sampled[@]}" --temperature 0.7
+  distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
+  distill second-extra prompts_extra.jsonl "${followups[@]}" --first-turns "$work/distill/greedy-extra"
+  sets=(greedy greedy-extra sampled sampled-extra second second-extra)
+else
+  # A 1.5B target runs ~6x slower a token here: its own code prompts, greedy and sampled,
+  # the main prompts and their second turns.
+  distill code code_completions.jsonl --sampled-every 0
+  distill code-sampled code_completions.jsonl "${sampled[@]}" --temperature 0.7
+  distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
+  sets=(greedy code code-sampled second)
+fi
+responses=$(printf "$work/distill/%s," "${sets[@]}")
 responses=${responses%,}
 IFS=, read -ra response_dirs <<<"$responses"
 
@@ -167,11 +200,13 @@ if ((smoke)); then
   log "redrafter stopped by SIGTERM: checkpoint written, exit 0, resumed"
 fi
 train medusa medusa "$responses" distilled
-train eagle eagle "$responses" distilled
+train eagle eagle "$responses" distilled "${eagle_args[@]}"
 
-run "$DRAFTBENCH" distill --model "$MODEL" --texts datasets/corpus/ground_truth.jsonl --no-text-continuations \
-  "${text_args[@]}" --seed "$SEED" --out "$work/distill/ground_truth"
-train redrafter-ground-truth redrafter "$work/distill/ground_truth" ground_truth
+if ((ground_truth)); then
+  run "$DRAFTBENCH" distill --model "$MODEL" --texts datasets/corpus/ground_truth.jsonl --no-text-continuations \
+    "${text_args[@]}" --seed "$SEED" --out "$work/distill/ground_truth"
+  train redrafter-ground-truth redrafter "$work/distill/ground_truth" ground_truth
+fi
 
 if ((smoke)); then
   # The engine loads every drafter, and decoding with it is lossless (a few training steps
