@@ -52,6 +52,7 @@ esac
 DRAFTBENCH=${DRAFTBENCH:-build/release/draftbench}
 if ((smoke)); then DATA=${DATA:-$data_default/smoke}; else DATA=${DATA:-$data_default}; fi
 SEED=${SEED:-0}
+PYTHON=${PYTHON:-.venv/bin/python}  # the project venv has matplotlib (scripts/setup.sh)
 [[ -x $DRAFTBENCH ]] || { echo "train_drafters: $DRAFTBENCH not built (run scripts/setup.sh)" >&2; exit 1; }
 
 if ((smoke)); then
@@ -126,11 +127,13 @@ train() {
   ship "$name" "$out" "$data"
 }
 
-# The exported drafter and its provenance, without the per-epoch checkpoints.
+# The exported drafter, its per-epoch log and curves, and its provenance, without the
+# per-epoch checkpoints.
 ship() {
   local name=$1 out=$2 data=$3 dest=$install_root/$1
   mkdir -p "$dest"
-  cp "$out/drafter.json" "$out/model.safetensors" "$dest/"
+  cp "$out/drafter.json" "$out/model.safetensors" "$out/train_epochs.jsonl" "$dest/"
+  run "$PYTHON" scripts/plot_training.py "$out" --out "$dest/curves"
   python3 - "$out" "$data" "$dest" "$name" <<'PYEOF'
 import hashlib, json, os, sys
 out, data, dest, name = sys.argv[1:]
@@ -152,11 +155,14 @@ def distilled(directory):
     }
 
 
+curves = sorted(os.path.join("curves", f) for f in os.listdir(os.path.join(dest, "curves")))
 provenance = {
     "drafter": name,
     "train": result,
     "distill": [distilled(d) for d in data.split(",")],
-    "files": {f: sha(os.path.join(dest, f)) for f in ("drafter.json", "model.safetensors")},
+    # Validation loss and top-1/top-3 per epoch, and scripts/plot_training.py's drawings of them.
+    "curves": {"epochs": "train_epochs.jsonl", "plots": curves},
+    "files": {f: sha(os.path.join(dest, f)) for f in ("drafter.json", "model.safetensors", "train_epochs.jsonl")},
 }
 json.dump(provenance, open(os.path.join(dest, "provenance.json"), "w"), indent=2)
 open(os.path.join(dest, "provenance.json"), "a").write("\n")
