@@ -47,9 +47,18 @@ int report_findings(const std::vector<std::string>& paths, const std::string& pa
   const std::vector<FindingResult> results = evaluate_findings(reports, paper_tables, options);
   const std::string markdown = fmt::format("# The paper's findings on this machine\n\nReports: {}.\n\n{}", fmt::join(paths, ", "), findings_markdown(results));
   if (!out.empty()) {
-    std::filesystem::create_directories(out);
-    write_file_atomically((std::filesystem::path(out) / "FINDINGS.md").string(), markdown);
-    write_file_atomically((std::filesystem::path(out) / "findings.json").string(), findings_json(results).dump(2) + "\n");
+    namespace fs = std::filesystem;
+    fs::create_directories(out);
+    write_file_atomically((fs::path(out) / "FINDINGS.md").string(), markdown);
+    write_file_atomically((fs::path(out) / "findings.json").string(), findings_json(results).dump(2) + "\n");
+    // Each report's own page (`draftbench report` writes it beside report.json), linked relative to this one.
+    std::vector<ReportLink> links;
+    for (size_t i = 0; i < paths.size(); ++i) {
+      const std::string name = reports[i].value("spec", nlohmann::json::object()).value("name", paths[i]);
+      const fs::path page = fs::path(paths[i]).parent_path() / "index.html";
+      links.push_back({name, fs::relative(fs::absolute(page), fs::absolute(out)).generic_string()});
+    }
+    write_file_atomically((fs::path(out) / "index.html").string(), findings_html(results, links));
   }
   fmt::print("{}", markdown);
   return 0;

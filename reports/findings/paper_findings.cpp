@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/common/error.h"
+#include "reports/render/table.h"
 
 namespace draftbench {
 namespace {
@@ -315,6 +316,18 @@ std::string findings_markdown(const std::vector<FindingResult>& results) {
     out += fmt::format("\n### {}. {}\n\n**{}**: {}.\n\nRule: {}.\n\n```json\n{}\n```\n", r.number, r.finding, finding_status_name(r.status), r.summary, r.rule,
                        r.numbers.dump(1));
   return out;
+}
+
+std::string findings_html(const std::vector<FindingResult>& results, const std::vector<ReportLink>& reports) {
+  Table table{"findings", "The paper's findings, decided from the reports below", {}, {"#", "finding", "on this machine"}, {}, {}};
+  for (const FindingResult& r : results) table.rows.push_back({std::to_string(r.number), r.finding, finding_status_name(r.status)});
+  std::string body = to_html(table) + "<h2>Reports</h2>\n<ul>\n";
+  for (const ReportLink& link : reports) body += fmt::format("<li><a href=\"{}\">{}</a></li>\n", html_escape(link.href), html_escape(link.label));
+  body += "</ul>\n";
+  for (const FindingResult& r : results)
+    body += fmt::format("<h2>{}. {}</h2>\n<p><b>{}</b>: {}.</p>\n<p class=\"note\">Rule: {}.</p>\n<pre>{}</pre>\n", r.number, html_escape(r.finding),
+                        finding_status_name(r.status), html_escape(r.summary), html_escape(r.rule), html_escape(r.numbers.dump(1)));
+  return html_page("The paper's findings on this machine", body);
 }
 
 nlohmann::json findings_json(const std::vector<FindingResult>& results) {

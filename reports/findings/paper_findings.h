@@ -46,4 +46,11 @@ std::vector<FindingResult> evaluate_findings(std::span<const nlohmann::json> rep
 std::string findings_markdown(const std::vector<FindingResult>& results);
 nlohmann::json findings_json(const std::vector<FindingResult>& results);
 
+// An index page: the findings' table and sections, then a link to each report's page
+// (`reports`: label, href relative to the page).
+struct ReportLink {
+  std::string label, href;
+};
+std::string findings_html(const std::vector<FindingResult>& results, const std::vector<ReportLink>& reports);
+
 }  // namespace draftbench

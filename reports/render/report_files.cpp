@@ -19,13 +19,7 @@ namespace {
 
 std::string index_html(const nlohmann::json& report, const std::vector<Table>& tables, const fs::path& dir) {
   const nlohmann::json& env = report["environment"];
-  std::string html = fmt::format(
-      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{0}</title>\n<style>\n"
-      "body{{font-family:sans-serif;margin:2em;max-width:80em}} table{{border-collapse:collapse;margin:1em 0}}\n"
-      "th,td{{border-bottom:1px solid #ccc;padding:.25em .6em;text-align:right}} th:first-child{{text-align:left}}\n"
-      "caption{{font-weight:bold;text-align:left;padding:.5em 0}} .note{{color:#555;font-size:90%}} img{{max-width:48em;display:block;margin:1em 0}}\n"
-      "</style></head><body>\n<h1>{0}</h1>\n<p>{1}</p>\n",
-      report["spec"]["name"].get<std::string>(), report["spec"]["description"].get<std::string>());
+  std::string html = fmt::format("<p>{}</p>\n", html_escape(report["spec"]["description"].get<std::string>()));
   const std::string device = env.value("device", "cpu");
   html += fmt::format("<p class=\"note\">{}{} · {} threads · commit {}{} · created {}</p>\n", env["cpu"]["model"].get<std::string>(),
                       device == "cpu" ? "" : " · device " + device, env["threads"].dump(), env["git"]["commit"].get<std::string>().substr(0, 12),
@@ -35,7 +29,7 @@ std::string index_html(const nlohmann::json& report, const std::vector<Table>& t
   if (fs::exists(dir / "plots"))
     for (const auto& e : fs::directory_iterator(dir / "plots"))
       if (e.path().extension() == ".png") html += fmt::format("<img src=\"plots/{}\" alt=\"{}\">\n", e.path().filename().string(), e.path().stem().string());
-  return html + "</body></html>\n";
+  return html_page(report["spec"]["name"].get<std::string>(), html);
 }
 
 std::string shell_quoted(const std::string& s) {

@@ -6,8 +6,6 @@
 
 namespace draftbench {
 
-namespace {
-
 std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -18,6 +16,18 @@ std::string html_escape(const std::string& s) {
   }
   return out;
 }
+
+std::string html_page(const std::string& title, const std::string& body) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{0}</title>\n<style>\n"
+      "body{{font-family:sans-serif;margin:2em;max-width:80em}} table{{border-collapse:collapse;margin:1em 0}}\n"
+      "th,td{{border-bottom:1px solid #ccc;padding:.25em .6em;text-align:right}} th:first-child{{text-align:left}}\n"
+      "caption{{font-weight:bold;text-align:left;padding:.5em 0}} .note{{color:#555;font-size:90%}} img{{max-width:48em;display:block;margin:1em 0}}\n"
+      "</style></head><body>\n<h1>{0}</h1>\n{1}</body></html>\n",
+      html_escape(title), body);
+}
+
+namespace {
 
 std::string latex_escape(const std::string& s) {
   std::string out;

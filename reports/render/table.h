@@ -23,4 +23,10 @@ std::string to_markdown(const Table& table);
 std::string to_html(const Table& table);
 std::string to_latex(const Table& table);
 
+// Text for HTML: <, > and & escaped.
+std::string html_escape(const std::string& s);
+// A whole page in the reports' one style: `title` (escaped) as <title> and <h1>, then `body`
+// (HTML, as given).
+std::string html_page(const std::string& title, const std::string& body);
+
 }  // namespace draftbench

@@ -156,6 +156,8 @@ def main():
     assert [f["number"] for f in decided] == list(range(1, 8)), decided
     assert all(f["status"] in ("holds", "does not hold", "not measurable") for f in decided), decided
     assert "| 7 |" in open(os.path.join(findings_dir, "FINDINGS.md")).read()
+    index = open(os.path.join(findings_dir, "index.html")).read()
+    assert '<a href="../merged/index.html">' in index and index.count("<h2>") == 8, index[:2000]
 
     # compare, several metrics at once: a table each; counts (not timings) do not regress
     # between an uninterrupted run and the merged shards; an unknown metric prints nothing.

@@ -148,4 +148,6 @@ TEST_CASE("finding 7: distillation's gain at every beam width") {
   const std::string markdown = findings_markdown(evaluate_findings(std::vector<json>{table6(1.1)}, paper_tables()));
   CHECK_THAT(markdown, Catch::Contains("| 7 | Distillation raises speedup and tokens/step by about 10% at every beam width | **holds** |"));
   CHECK(findings_json(evaluate_findings(std::vector<json>{table6(1.1)}, paper_tables()))[6]["status"] == "holds");
+  const std::string html = findings_html(evaluate_findings(std::vector<json>{table6(1.1)}, paper_tables()), {{"table6 <cpu>", "table6/index.html"}});
+  CHECK_THAT(html, Catch::Contains("<td>holds</td>") && Catch::Contains("<a href=\"table6/index.html\">table6 &lt;cpu&gt;</a>"));
 }
