@@ -167,23 +167,19 @@ Split make_split(const TrainingCorpus& corpus, const std::vector<uint32_t>& sequ
 }
 
 // The distilled data and the target model, checked against each other: hidden size,
-// vocabulary, and the model file's SHA-256 where a manifest records one; several
-// directories must also agree on the continuation length.
+// vocabulary, and the model file's SHA-256 where a manifest records one (that the
+// directories agree on the continuation length, TrainingCorpus checks).
 struct TrainInputs {
   explicit TrainInputs(const TrainOptions& o) : model(Model::load(o.model_path)) {
-    std::string manifest_shas;
+    std::vector<std::string> manifest_shas;
     for (const std::string& dir : o.data_dirs) {
       data.emplace_back(dir, o.verify_checksums);
       manifest_paths.push_back((fs::path(dir) / kDistillManifest).string());
-      manifest_shas += sha256_file(manifest_paths.back()) + "\n";
+      manifest_shas.push_back(sha256_file(manifest_paths.back()));
       check(o, data.back(), manifest_paths.back());
-      if (data.back().continuation_length() != data.front().continuation_length())
-        throw InputError(manifest_paths.back(), "field 'settings.continuation_length'",
-                         fmt::format("{} differs from {}'s {} (distil every directory with the same --draft-steps)", data.back().continuation_length(),
-                                     o.data_dirs.front(), data.front().continuation_length()));
     }
     // One directory keeps its manifest's own checksum; several, a checksum of theirs in order.
-    manifest_sha256 = data.size() == 1 ? manifest_shas.substr(0, 64) : sha256_hex(manifest_shas);
+    manifest_sha256 = manifest_shas.size() == 1 ? manifest_shas.front() : sha256_hex(fmt::format("{}\n", fmt::join(manifest_shas, "\n")));
   }
 
   std::vector<DistillData> data;

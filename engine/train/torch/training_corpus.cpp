@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "engine/common/error.h"
 #include "kernels/quant/blocks.h"
@@ -19,8 +21,11 @@ TrainingCorpus::TrainingCorpus(std::span<const DistillData> data, double valid_f
   // Records in order of first appearance, keyed by (the directory's first input, index).
   std::map<std::pair<std::string, int32_t>, int32_t> record_ids;
   for (const DistillData& dir : data) {
-    if (dir.n_embd() != n_embd_ || dir.continuation_length() != continuation_length_)
-      throw InputError(dir.dir(), "manifest.json", "n_embd or continuation length differs from the first directory's");
+    for (const auto& [field, value, first] :
+         {std::tuple{"target.n_embd", dir.n_embd(), n_embd_}, std::tuple{"settings.continuation_length", dir.continuation_length(), continuation_length_}})
+      if (value != first)
+        throw InputError((std::filesystem::path(dir.dir()) / kDistillManifest).string(), fmt::format("field '{}'", field),
+                         fmt::format("{} differs from the first directory's {} (distil every directory the same way)", value, first));
     const nlohmann::json& inputs = dir.manifest().value("inputs", nlohmann::json::array());
     const std::string source = inputs.empty() ? dir.dir() : inputs.front().value("sha256", dir.dir());
     const size_t first_sequence = sequences_.size();
