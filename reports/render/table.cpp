@@ -12,6 +12,7 @@ std::string html_escape(const std::string& s) {
     if (c == '<') out += "&lt;";
     else if (c == '>') out += "&gt;";
     else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
     else out += c;
   }
   return out;

@@ -23,7 +23,7 @@ std::string to_markdown(const Table& table);
 std::string to_html(const Table& table);
 std::string to_latex(const Table& table);
 
-// Text for HTML: <, > and & escaped.
+// Text for HTML, in an element or a double-quoted attribute: <, >, & and " escaped.
 std::string html_escape(const std::string& s);
 // A whole page in the reports' one style: `title` (escaped) as <title> and <h1>, then `body`
 // (HTML, as given).
