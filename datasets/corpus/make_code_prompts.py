@@ -44,19 +44,19 @@ INSTRUCTIONS = {
                    "Finish this JavaScript stub so that it does what its comment says. Only code, please."],
 }
 
-# Conditions on an integer: (name fragment, words, Python test, C test, JavaScript test), x the value.
+# Conditions on an integer: (name fragment, words).
 INT_CONDITIONS = [
-    ("even", "even", "x % 2 == 0"),
-    ("odd", "odd", "x % 2 != 0"),
-    ("positive", "positive", "x > 0"),
-    ("negative", "negative", "x < 0"),
-    ("multiple_of_3", "a multiple of 3", ""),
-    ("multiple_of_7", "a multiple of 7", ""),
-    ("above_100", "greater than 100", ""),
-    ("below_10", "smaller than 10", ""),
-    ("perfect_square", "a perfect square", ""),
-    ("power_of_two", "a power of two", ""),
-    ("single_digit", "between -9 and 9 inclusive", ""),
+    ("even", "even"),
+    ("odd", "odd"),
+    ("positive", "positive"),
+    ("negative", "negative"),
+    ("multiple_of_3", "a multiple of 3"),
+    ("multiple_of_7", "a multiple of 7"),
+    ("above_100", "greater than 100"),
+    ("below_10", "smaller than 10"),
+    ("perfect_square", "a perfect square"),
+    ("power_of_two", "a power of two"),
+    ("single_digit", "between -9 and 9 inclusive"),
 ]
 
 # Operations on a list of integers: (name pattern, docstring pattern, Python return type,
@@ -168,7 +168,7 @@ def js_stub(name, params, doc):
 def compose():
     """(language, stub) pairs, every operation crossed with every condition."""
     out = []
-    for cond, words, _ in INT_CONDITIONS:
+    for cond, words in INT_CONDITIONS:
         for pattern, doc, ret, c_ret, js in INT_LIST_OPS:
             name, text = pattern.format(c=cond), doc.format(w=words)
             out.append(("python", python_stub(name, "values: list[int]", ret, text)))
