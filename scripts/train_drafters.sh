@@ -37,15 +37,36 @@ while (($#)); do
   esac
   shift
 done
-# Per target: its file, where its drafters ship, the EAGLE layer's options, and whether
-# the ground-truth ReDrafter of Table 6 is made.
+# Per target: its file, where its drafters ship, its corpus (distill_corpus, run below,
+# fills `sets` with the directories trained on), the EAGLE layer's options, and whether the
+# ground-truth ReDrafter of Table 6 is made.
+sampled=(--sampled-every 1 --no-greedy --no-sampled-continuations)
+followups=(--followups datasets/corpus/followups.jsonl)
 case $model_name in
   gemma3-270m)
-    MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf} ship_root=models/drafters data_default=data eagle_args=() ground_truth=1 ;;
+    MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf} ship_root=models/drafters data_default=data eagle_args=() ground_truth=1
+    distill_corpus() {
+      distill greedy prompts.jsonl --sampled-every 0
+      distill greedy-extra prompts_extra.jsonl --sampled-every 0
+      distill sampled prompts.jsonl "${sampled[@]}" --temperature 1.0
+      distill sampled-extra prompts_extra.jsonl "${sampled[@]}" --temperature 0.7
+      distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
+      distill second-extra prompts_extra.jsonl "${followups[@]}" --first-turns "$work/distill/greedy-extra"
+      sets=(greedy greedy-extra sampled sampled-extra second second-extra)
+    } ;;
   qwen2.5-coder-1.5b)
     # The target's n_ff (8960) would make an f16 EAGLE of about 100 MB; 2048 keeps it near 40.
     MODEL=${MODEL:-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf} ship_root=models/drafters/qwen2.5-coder-1.5b
-    data_default=data/qwen2.5-coder-1.5b eagle_args=(--ffn-size 2048) ground_truth=0 ;;
+    data_default=data/qwen2.5-coder-1.5b eagle_args=(--ffn-size 2048) ground_truth=0
+    # A 1.5B target runs ~6x slower a token here: its own code prompts, greedy and sampled,
+    # the main prompts and their second turns.
+    distill_corpus() {
+      distill greedy prompts.jsonl --sampled-every 0
+      distill code code_completions.jsonl --sampled-every 0
+      distill code-sampled code_completions.jsonl "${sampled[@]}" --temperature 0.7
+      distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
+      sets=(greedy code code-sampled second)
+    } ;;
   *) echo "train_drafters: no recipe for the model '$model_name' (expected gemma3-270m or qwen2.5-coder-1.5b)" >&2; exit 2 ;;
 esac
 [[ -f $MODEL ]] || { echo "train_drafters: $MODEL is not there (scripts/setup.sh --model $model_name installs it)" >&2; exit 1; }
@@ -83,27 +104,9 @@ distill() {
   run "$DRAFTBENCH" distill --model "$MODEL" --prompts "datasets/corpus/$prompts" --split train "${prompt_limit[@]}" \
     "${distill_args[@]}" --seed "$SEED" "$@" --out "$work/distill/$out"
 }
-sampled=(--sampled-every 1 --no-greedy --no-sampled-continuations)
-followups=(--followups datasets/corpus/followups.jsonl)
-distill greedy prompts.jsonl --sampled-every 0
-if [[ $model_name == gemma3-270m ]]; then
-  distill greedy-extra prompts_extra.jsonl --sampled-every 0
-  distill sampled prompts.jsonl "${sampled[@]}" --temperature 1.0
-  distill sampled-extra prompts_extra.jsonl "${sampled[@]}" --temperature 0.7
-  distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
-  distill second-extra prompts_extra.jsonl "${followups[@]}" --first-turns "$work/distill/greedy-extra"
-  sets=(greedy greedy-extra sampled sampled-extra second second-extra)
-else
-  # A 1.5B target runs ~6x slower a token here: its own code prompts, greedy and sampled,
-  # the main prompts and their second turns.
-  distill code code_completions.jsonl --sampled-every 0
-  distill code-sampled code_completions.jsonl "${sampled[@]}" --temperature 0.7
-  distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
-  sets=(greedy code code-sampled second)
-fi
-responses=$(printf "$work/distill/%s," "${sets[@]}")
-responses=${responses%,}
-IFS=, read -ra response_dirs <<<"$responses"
+distill_corpus
+response_dirs=("${sets[@]/#/$work/distill/}")
+responses=$(IFS=,; echo "${response_dirs[*]}")
 
 # 2-3. Drafters; name, data directories (comma-separated), labels, extra options.
 # An unfinished run (its checkpoint.bin) is resumed, bit for bit; with DEADLINE set (an ISO
