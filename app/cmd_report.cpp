@@ -117,9 +117,9 @@ Run add_compare(CLI::App& app) {
       tables.emplace_back(one, compare_reports(report_a, report_b, one));
     }
     int regressions = 0;
-    for (const auto& [options, comparison] : tables) {
-      fmt::print("{}{}", &options == &tables.front().first ? "" : "\n", comparison_text(comparison, options));
-      regressions += comparison.regressions();
+    for (size_t i = 0; i < tables.size(); ++i) {
+      fmt::print("{}{}", i == 0 ? "" : "\n", comparison_text(tables[i].second, tables[i].first));
+      regressions += tables[i].second.regressions();
     }
     return regressions > 0 ? 1 : 0;
   };
