@@ -68,7 +68,7 @@ std::string temp_name(double t) { return fmt::format("T {:g}", t); }
 
 FindingResult not_measurable(FindingResult r, const std::string& missing) {
   r.status = FindingStatus::not_measurable;
-  r.summary = "not measurable: " + missing;
+  r.summary = missing;  // after the status, which already says "not measurable"
   return r;
 }
 
