@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Every report committed under reports/ re-derives, byte for byte, from its own results.
+
+A committed report directory holds results.jsonl (the measured points), run.json (the spec
+it ran) and the renderings draftbench wrote from them. This test rebuilds each one with
+`draftbench merge` from results.jsonl alone (no model runs) and requires every committed
+table (tables/*.md, .html, .tex) to equal the rebuilt one, and report.json's points to
+equal the rebuilt points. A renderer change that alters a published table therefore fails
+here until the committed reports are re-rendered on purpose.
+
+Self-test: a copy of one report with a single speculative point's tokens/step changed in
+results.jsonl (its line checksum recomputed) must rebuild to different tables.
+"""
+import argparse
+import hashlib
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def committed_reports(root):
+    """Directories under reports/ that hold a finished run: results, spec and tables."""
+    found = []
+    for results in sorted((root / "reports").rglob("results.jsonl")):
+        d = results.parent
+        if (d / "run.json").is_file() and (d / "report.json").is_file() and (d / "tables").is_dir():
+            found.append(d)
+    return found
+
+
+def rebuild(draftbench, root, report_dir, scratch):
+    """Rebuilds report_dir from its results.jsonl into a fresh directory; returns it."""
+    spec = json.loads((report_dir / "run.json").read_text())["spec"]
+    scratch.mkdir(parents=True)
+    spec_file = scratch / "spec.yaml"  # JSON is YAML: the spec exactly as the run recorded it
+    spec_file.write_text(json.dumps(spec))
+    out = scratch / "rebuilt"
+    done = subprocess.run([draftbench, "merge", str(spec_file), str(report_dir), "--out", str(out)], cwd=root, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{report_dir}: draftbench merge failed: {done.stderr.strip()}")
+    return out
+
+
+def differences(committed, rebuilt):
+    """What differs between a committed report directory and its rebuild."""
+    found = []
+    tables = sorted((committed / "tables").iterdir())
+    if not tables:
+        found.append(f"{committed}/tables: empty")
+    for table in tables:
+        other = rebuilt / "tables" / table.name
+        if not other.is_file():
+            found.append(f"{table}: the rebuild has no such table")
+        elif table.read_bytes() != other.read_bytes():
+            found.append(f"{table}: differs from the table rebuilt from results.jsonl")
+    points = json.loads((committed / "report.json").read_text())["points"]
+    if points != json.loads((rebuilt / "report.json").read_text())["points"]:
+        found.append(f"{committed}/report.json: its points differ from those rebuilt from results.jsonl")
+    return found
+
+
+def line_checksum(record):
+    return hashlib.sha256(json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+
+
+def tamper(report_dir, copy):
+    """Copies report_dir and changes one speculative point's tokens/step in its results."""
+    shutil.copytree(report_dir, copy)
+    lines = (copy / "results.jsonl").read_text().splitlines()
+    for i, line in enumerate(lines):
+        entry = json.loads(line)
+        record = entry["record"]
+        speculative = record.get("point", {}).get("drafter") != "autoregressive" and record.get("status") == "ok"
+        # Only a line whose checksum Python reproduces can be re-signed here.
+        if speculative and line_checksum(record) == entry["sha256"]:
+            record["metrics"]["tokens_per_step"] += 0.5
+            lines[i] = json.dumps({"sha256": line_checksum(record), "record": record}, separators=(",", ":"), ensure_ascii=False)
+            (copy / "results.jsonl").write_text("\n".join(lines) + "\n")
+            return
+    raise SystemExit(f"{report_dir}: no speculative point to tamper with")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draftbench", required=True)
+    parser.add_argument("--root", required=True, type=pathlib.Path)
+    args = parser.parse_args()
+    root = args.root.resolve()
+    reports = committed_reports(root)
+    if not reports:
+        raise SystemExit("no committed report under reports/ (expected at least reports/quickstart)")
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        for i, d in enumerate(reports):
+            found = differences(d, rebuild(args.draftbench, root, d, tmp / f"r{i}"))
+            failures += found
+            print(f"{d.relative_to(root)}: {'rebuilt byte for byte' if not found else f'{len(found)} difference(s)'}")
+        tampered = tmp / "tampered"
+        tamper(reports[0], tampered)
+        changed = [f for f in differences(tampered, rebuild(args.draftbench, root, tampered, tmp / "t")) if "differs from the table" in f]
+        if not changed:
+            failures.append("self-test: a changed tokens/step in results.jsonl left every table as committed")
+        else:
+            print("self-test: a changed tokens/step in results.jsonl changes the rebuilt tables")
+    for f in failures:
+        print(f"FAIL {f}", file=sys.stderr)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
