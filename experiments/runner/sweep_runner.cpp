@@ -244,6 +244,30 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
   return errors;
 }
 
+namespace {
+
+// Each shard's measured environment (its report.json's), null where it has none.
+nlohmann::json shard_environments(const std::vector<std::string>& shard_dirs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::string& dir : shard_dirs) {
+    std::ifstream in(fs::path(dir) / "report.json");
+    const nlohmann::json report = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+    out.push_back({{"dir", dir}, {"environment", report.is_object() && report.contains("environment") ? report["environment"] : nlohmann::json()}});
+  }
+  return out;
+}
+
+// The environment shared by every shard, or null.
+nlohmann::json shared_environment(const nlohmann::json& shards) {
+  if (shards.empty()) return nullptr;
+  const nlohmann::json& first = shards[0]["environment"];
+  for (const nlohmann::json& s : shards)
+    if (s["environment"].is_null() || s["environment"] != first) return nullptr;
+  return first;
+}
+
+}  // namespace
+
 void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& shard_dirs, const RunOptions& o) {
   if (shard_dirs.empty()) throw InputError("merge", "shards", "none given (expected the --out directories of the shard runs)");
   std::map<std::string, nlohmann::json> merged;
@@ -272,7 +296,7 @@ void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& sh
   const std::vector<SweepPoint> points = select_points(spec, all);
   for (const SweepPoint& p : points)
     if (merged.count(p.key())) log.append(merged[p.key()]);
-  fmt::print("{}", write_sweep_report(spec, o));
+  fmt::print("{}", write_sweep_report(spec, o, shard_environments(shard_dirs)));
   fmt::print(stderr, "merged {} shard(s): {} of the sweep's {} points have results\n", shard_dirs.size(), log.records().size(), points.size());
 }
 
@@ -303,7 +327,7 @@ std::string slurm_script(const ExperimentSpec& spec, const RunOptions& o, int n_
       fmt::arg("gpu", spec.device == ForwardDevice::kCuda ? "#SBATCH --gres=gpu:1\n" : ""));
 }
 
-std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o) {
+std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o, const nlohmann::json& shard_environments) {
   const fs::path dir(o.out_dir);
   const std::vector<nlohmann::json> records = ResultsLog::read((dir / "results.jsonl").string());
   EnvironmentInputs env;
@@ -322,7 +346,12 @@ std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o) 
     if (!d.weights.empty()) env.drafter_weights.emplace_back(name, d.weights);
     if (!d.ground_truth_weights.empty()) env.drafter_weights.emplace_back(name + " (ground truth)", d.ground_truth_weights);
   }
-  const nlohmann::json report = build_report(resolved_spec_json(spec), spec.source, describe_environment(env), records);
+  nlohmann::json environment = shared_environment(shard_environments);
+  if (environment.is_null()) {
+    environment = describe_environment(env);
+    if (!shard_environments.empty()) environment["shards"] = shard_environments;
+  }
+  const nlohmann::json report = build_report(resolved_spec_json(spec), spec.source, environment, records);
   write_report(report, (dir / "report.json").string());
   return render_report(report, (dir / "report.json").string(), dir.string(), o.checkout);
 }

@@ -34,11 +34,17 @@ double estimate_seconds(const ExperimentSpec& spec, const SweepPoint& point, int
 
 // Builds report.json from the output directory's results and renders its tables; returns
 // the tables as Markdown (the first one, Table 1's layout when the sweep has that shape).
-std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& options);
+// The environment is described now; a merge passes its shards' ([{"dir", "environment"}],
+// an environment null where a shard has no report.json): one they all share is the
+// report's, otherwise the one described now lists them under "shards".
+std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& options, const nlohmann::json& shard_environments = nlohmann::json::array());
 
 // Joins the results of shard runs (`run --shard i/n --out DIR_i`, same spec) into
 // options.out_dir and writes its report. Throws InputError naming a shard that ran another
-// spec, or two shards that disagree on a point.
+// spec, or two shards that disagree on a point. The report's environment is the shards'
+// (their report.json) when they all agree; otherwise it is described at merge time and
+// lists each shard's own under "shards", so a merge never claims a commit or a checksum
+// that no shard measured with.
 void merge_shards(const ExperimentSpec& spec, const std::vector<std::string>& shard_dirs, const RunOptions& options);
 
 // A Slurm job-array script running the spec's points as `n_shards` array tasks (each

@@ -141,6 +141,18 @@ def main():
     assert got == want, "the merged shards' tokens differ from an uninterrupted run's"
     assert [r["key"] for r in records(os.path.join(merged_dir, "results.jsonl"))] == [r["key"] for r in records(os.path.join(fresh, "results.jsonl"))]
     jsonschema.validate(json.load(open(os.path.join(merged_dir, "report.json"))), schema)
+    # The merged report names the environment the shards measured in, not the merge's; shards
+    # that measured in different ones are each listed with their own.
+    environment = lambda d: json.load(open(os.path.join(d, "report.json")))["environment"]
+    assert environment(merged_dir) == environment(shards[0]) == environment(shards[1])
+    moved = json.load(open(os.path.join(shards[1], "report.json")))
+    moved["environment"]["git"]["commit"] = "0" * 40
+    json.dump(moved, open(os.path.join(shards[1], "report.json"), "w"))
+    mixed_dir = os.path.join(tmp, "merged-mixed")
+    assert run([a.draftbench, "merge", spec, *shards, "--out", mixed_dir]).returncode == 0
+    listed = environment(mixed_dir)["shards"]
+    assert [s["environment"]["git"]["commit"] for s in listed] == [environment(shards[0])["git"]["commit"], "0" * 40], listed
+    jsonschema.validate(json.load(open(os.path.join(mixed_dir, "report.json"))), schema)
     slurm = run([a.draftbench, "run", spec, "--emit-slurm", "--slurm-shards", "2", "--out", os.path.join(tmp, "slurm")])
     assert slurm.returncode == 0, slurm.stderr
     script = open(os.path.join(tmp, "slurm", "slurm.sh")).read()

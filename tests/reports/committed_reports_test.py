@@ -4,8 +4,8 @@
 A committed report directory holds results.jsonl (the measured points), run.json (the spec
 it ran) and the renderings draftbench wrote from them. This test rebuilds each one with
 `draftbench merge` from results.jsonl alone (no model runs) and requires every committed
-table (tables/*.md, .html, .tex) to equal the rebuilt one, and report.json's points to
-equal the rebuilt points. A renderer change that alters a published table therefore fails
+table (tables/*.md, .html, .tex) to equal the rebuilt one, and report.json's points and
+environment to equal the rebuilt ones. A renderer change that alters a published table therefore fails
 here until the committed reports are re-rendered on purpose.
 
 Self-test: a copy of one report with a single speculative point's tokens/step changed in
@@ -56,9 +56,11 @@ def differences(committed, rebuilt):
             found.append(f"{table}: the rebuild has no such table")
         elif table.read_bytes() != other.read_bytes():
             found.append(f"{table}: differs from the table rebuilt from results.jsonl")
-    points = json.loads((committed / "report.json").read_text())["points"]
-    if points != json.loads((rebuilt / "report.json").read_text())["points"]:
+    report, again = (json.loads((d / "report.json").read_text()) for d in (committed, rebuilt))
+    if report["points"] != again["points"]:
         found.append(f"{committed}/report.json: its points differ from those rebuilt from results.jsonl")
+    if report["environment"] != again["environment"]:  # merge keeps the measured environment
+        found.append(f"{committed}/report.json: its environment differs from the rebuilt report's")
     return found
 
 
