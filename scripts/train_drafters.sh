@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The default drafters for the default model, end to end, by our own commands (issue 4):
 #   1. draftbench distill, the target's own replies to the 8,273 training prompts of
-#      datasets/corpus/prompts.jsonl and prompts_extra.jsonl, with hidden states, in six
+#      datasets/corpus/prompts.jsonl and prompts_extra.jsonl, with hidden states, in five
 #      directories under data/distill/: greedy and greedy-extra (greedy replies), sampled
 #      and sampled-extra (one sampled reply per prompt at T 1.0 and 0.7, labelled by its own
-#      tokens), second and second-extra (the greedy reply to datasets/corpus/followups.jsonl's
-#      follow-up after the target's own first reply)
-#   2. draftbench train: ReDrafter, Medusa and EAGLE on all six together (distilled labels)
+#      tokens), second (the greedy reply to datasets/corpus/followups.jsonl's follow-up after
+#      the target's own first reply, for prompts.jsonl's 3,136)
+#   2. draftbench train: ReDrafter, Medusa and EAGLE on all five together (distilled
+#      labels), one epoch
 #   3. the ground-truth ReDrafter for Table 6: distill the human-written
 #      datasets/corpus/ground_truth.jsonl (hidden states only) and train on its own tokens
 #   4. install each into models/drafters/<name>/ (fp16 safetensors + drafter.json) with
@@ -51,8 +52,9 @@ case $model_name in
       distill sampled prompts.jsonl "${sampled[@]}" --temperature 1.0
       distill sampled-extra prompts_extra.jsonl "${sampled[@]}" --temperature 0.7
       distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
-      distill second-extra prompts_extra.jsonl "${followups[@]}" --first-turns "$work/distill/greedy-extra"
-      sets=(greedy greedy-extra sampled sampled-extra second second-extra)
+      # Second turns for prompts_extra.jsonl too would add 5,137 replies: about an hour of
+      # distillation and a quarter more training time on 2 cores, left out for that reason.
+      sets=(greedy greedy-extra sampled sampled-extra second)
     } ;;
   qwen2.5-coder-1.5b)
     # The target's n_ff (8960) would make an f16 EAGLE of about 100 MB; 2048 keeps it near 40.
@@ -87,11 +89,13 @@ if ((smoke)); then
 else
   work=$DATA
   install_root=$ship_root
-  # Gemma: 24,819 replies; about 380 trained positions a second on 2 cores, some 2.5 hours in all.
+  # Gemma: 19,682 replies; about 380 trained positions a second on 2 cores, some 2 hours in
+  # all. One epoch over some 2.4 million positions: about an hour each for EAGLE and
+  # ReDrafter at 750 positions a second, half that for Medusa.
   distill_args=(--max-new-tokens 128 --batch-size 32 --shard-items 128)
   prompt_limit=()
   text_args=(--max-text-tokens 512)
-  train_args=(--epochs 2)
+  train_args=(--epochs 1)
   record_prompts=8
 fi
 mkdir -p "$work"
