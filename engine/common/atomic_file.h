@@ -1,5 +1,6 @@
 // Files that are either whole or absent: written under a temporary name, then renamed, so a
-// reader (or a resumed run) never sees a half-written manifest, report or rendering.
+// reader (or a resumed run) never sees a half-written manifest, report or rendering; the
+// data and the rename are synced to the disk, so a crash cannot leave an empty file either.
 #pragma once
 
 #include <string>
