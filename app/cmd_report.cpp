@@ -45,7 +45,9 @@ int report_findings(const std::vector<std::string>& paths, const std::string& pa
   const std::string root = checkout_root();
   options.training_length = [&](const nlohmann::json& report) { return redrafter_training_length(report, root); };
   const std::vector<FindingResult> results = evaluate_findings(reports, paper_tables, options);
-  const std::string markdown = fmt::format("# The paper's findings on this machine\n\nReports: {}.\n\n{}", fmt::join(paths, ", "), findings_markdown(results));
+  const std::vector<UnrunnableTable> unrunnable = unrunnable_tables(paper_tables);
+  const std::string markdown = fmt::format("# The paper's findings on this machine\n\nReports: {}.\n\n{}{}", fmt::join(paths, ", "), findings_markdown(results),
+                                           unrunnable_tables_markdown(unrunnable));
   if (!out.empty()) {
     namespace fs = std::filesystem;
     fs::create_directories(out);
@@ -58,7 +60,7 @@ int report_findings(const std::vector<std::string>& paths, const std::string& pa
       const fs::path page = fs::path(paths[i]).parent_path() / "index.html";
       links.push_back({name, fs::relative(fs::absolute(page), fs::absolute(out)).generic_string()});
     }
-    write_file_atomically((fs::path(out) / "index.html").string(), findings_html(results, links));
+    write_file_atomically((fs::path(out) / "index.html").string(), findings_html(results, links, unrunnable));
   }
   fmt::print("{}", markdown);
   return 0;

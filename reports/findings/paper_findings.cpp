@@ -319,7 +319,71 @@ std::string findings_markdown(const std::vector<FindingResult>& results) {
   return out;
 }
 
-std::string findings_html(const std::vector<FindingResult>& results, const std::vector<ReportLink>& reports) {
+namespace {
+
+// What Tables 2 and 3 need, and the nearest run the harness can make: one row per table,
+// with the paper_tables.json key, the metric shown beside the speedup, and the sentences.
+struct UnrunnableSpec {
+  const char* key;
+  const char* first_metric;
+  const char* first_label;
+  const char* needs;
+  const char* nearest;
+};
+constexpr UnrunnableSpec kUnrunnable[] = {
+    {"table2", "ms_per_token", "ms/token",
+     "continuous batching of requests that arrive at 0.1 to 1 per second, on TensorRT-LLM; draftbench decodes static batches (a fixed set of "
+     "prompts started together) and has no arrival process",
+     "the batch-size axis of experiments/paper/table5.yaml with `device: cuda` on one GPU measures static batches of 1 to 16 at the paper's "
+     "beam sizes; it shows how speedup falls as the batch fills the GPU, which Table 2's higher request rates also show, but it is not Table 2"},
+    {"table3", "tps", "tokens/s", "tensor parallelism over 1, 2 and 4 GPUs; draftbench runs the target on one device",
+     "experiments/paper/table1.yaml with `device: cuda` on one GPU gives the TP 1 setting (batch 1, static), with draftbench's kernels rather "
+     "than TensorRT-LLM's; the TP 2 and TP 4 columns have no counterpart"},
+};
+
+std::string number_text(const nlohmann::json& v) { return v.is_number() ? fmt::format("{:g}", v.get<double>()) : "–"; }
+
+}  // namespace
+
+std::vector<UnrunnableTable> unrunnable_tables(const nlohmann::json& paper_tables) {
+  std::vector<UnrunnableTable> out;
+  for (const UnrunnableSpec& spec : kUnrunnable) {
+    const nlohmann::json t = paper_tables.value(spec.key, nlohmann::json());
+    const auto bad = [&](const std::string& what) { return InputError("paper_tables.json", fmt::format("field '{}'", spec.key), what); };
+    if (!t.is_object() || !t.contains("columns") || !t["columns"].is_array() || !t.contains("rows") || !t["rows"].is_array())
+      throw bad("expected an object with 'caption', 'columns' and 'rows'");
+    const size_t n = t["columns"].size();
+    UnrunnableTable u;
+    u.paper.id = spec.key;
+    u.paper.caption = fmt::format("Paper {} ({}): published values, not runnable here", spec.key, t.value("caption", std::string()));
+    u.paper.header = {"model"};
+    u.paper.groups = {{"", 1}, {spec.first_label, static_cast<int>(n)}, {"speedup", static_cast<int>(n)}};
+    for (int pass = 0; pass < 2; ++pass)
+      for (const nlohmann::json& c : t["columns"]) u.paper.header.push_back(c.is_string() ? c.get<std::string>() : c.dump());
+    for (const nlohmann::json& row : t["rows"]) {
+      if (!row.is_object() || !row.contains(spec.first_metric) || !row.contains("speedup") || !row[spec.first_metric].is_array() ||
+          !row["speedup"].is_array() || row[spec.first_metric].size() != n || row["speedup"].size() != n)
+        throw bad(fmt::format("expected each row to have '{}' and 'speedup' with {} values", spec.first_metric, n));
+      std::vector<std::string> cells{row.value("model", std::string("?"))};
+      for (const char* metric : {spec.first_metric, "speedup"})
+        for (const nlohmann::json& v : row[metric]) cells.push_back(number_text(v));
+      u.paper.rows.push_back(std::move(cells));
+    }
+    u.needs = spec.needs;
+    u.nearest = spec.nearest;
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+std::string unrunnable_tables_markdown(const std::vector<UnrunnableTable>& tables) {
+  std::string out;
+  for (const UnrunnableTable& u : tables)
+    out += fmt::format("\n## {}: not runnable here\n\nIt needs {}.\n\nThe nearest run: {}.\n\n{}", u.paper.id, u.needs, u.nearest, to_markdown(u.paper));
+  return out;
+}
+
+std::string findings_html(const std::vector<FindingResult>& results, const std::vector<ReportLink>& reports, const std::vector<UnrunnableTable>& unrunnable) {
   Table table{"findings", "The paper's findings, decided from the reports below", {}, {"#", "finding", "on this machine"}, {}, {}};
   for (const FindingResult& r : results) table.rows.push_back({std::to_string(r.number), r.finding, finding_status_name(r.status)});
   std::string body = to_html(table) + "<h2>Reports</h2>\n<ul>\n";
@@ -328,6 +392,9 @@ std::string findings_html(const std::vector<FindingResult>& results, const std::
   for (const FindingResult& r : results)
     body += fmt::format("<h2>{}. {}</h2>\n<p><b>{}</b>: {}.</p>\n<p class=\"note\">Rule: {}.</p>\n<pre>{}</pre>\n", r.number, html_escape(r.finding),
                         finding_status_name(r.status), html_escape(r.summary), html_escape(r.rule), html_escape(r.numbers.dump(1)));
+  for (const UnrunnableTable& u : unrunnable)
+    body += fmt::format("<h2>{}: not runnable here</h2>\n<p>It needs {}.</p>\n<p>The nearest run: {}.</p>\n{}", html_escape(u.paper.id), html_escape(u.needs),
+                        html_escape(u.nearest), to_html(u.paper));
   return html_page("The paper's findings on this machine", body);
 }
 

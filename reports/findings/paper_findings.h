@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/render/table.h"
+
 namespace draftbench {
 
 enum class FindingStatus { holds, does_not_hold, not_measurable };
@@ -46,11 +48,23 @@ std::vector<FindingResult> evaluate_findings(std::span<const nlohmann::json> rep
 std::string findings_markdown(const std::vector<FindingResult>& results);
 nlohmann::json findings_json(const std::vector<FindingResult>& results);
 
+// The paper's tables this harness cannot run (Table 2, continuous batching at a request rate;
+// Table 3, tensor parallelism): each with the paper's published values (from
+// `paper_tables`), what it needs that draftbench does not do, and the nearest run a GPU user
+// can make with it. Throws InputError when paper_tables lacks either table's rows.
+struct UnrunnableTable {
+  Table paper;                 // the published values
+  std::string needs, nearest;  // sentences
+};
+std::vector<UnrunnableTable> unrunnable_tables(const nlohmann::json& paper_tables);
+std::string unrunnable_tables_markdown(const std::vector<UnrunnableTable>& tables);
+
 // An index page: the findings' table and sections, then a link to each report's page
-// (`reports`: label, href relative to the page).
+// (`reports`: label, href relative to the page), then the tables not runnable here.
 struct ReportLink {
   std::string label, href;
 };
-std::string findings_html(const std::vector<FindingResult>& results, const std::vector<ReportLink>& reports);
+std::string findings_html(const std::vector<FindingResult>& results, const std::vector<ReportLink>& reports,
+                          const std::vector<UnrunnableTable>& unrunnable = {});
 
 }  // namespace draftbench

@@ -156,3 +156,31 @@ TEST_CASE("finding 7: distillation's gain at every beam width") {
   const std::string html = findings_html(evaluate_findings(std::vector<json>{table6(1.1)}, paper_tables()), {{"table6 <cpu>", "table6/index.html"}});
   CHECK_THAT(html, Catch::Contains("<td>holds</td>") && Catch::Contains("<a href=\"table6/index.html\">table6 &lt;cpu&gt;</a>"));
 }
+
+TEST_CASE("Tables 2 and 3: the paper's values, what they need and the nearest run; a malformed table is named") {
+  const std::vector<UnrunnableTable> tables = unrunnable_tables(paper_tables());
+  REQUIRE(tables.size() == 2);
+  CHECK(tables[0].paper.id == "table2");
+  CHECK(tables[1].paper.id == "table3");
+  for (const UnrunnableTable& t : tables) {
+    CHECK(t.paper.rows.size() == 3);  // Vicuna 7B, 13B, 33B
+    CHECK(t.paper.header.size() == 7);
+    CHECK(!t.needs.empty());
+    CHECK(!t.nearest.empty());
+  }
+  CHECK(tables[0].paper.rows[0] == std::vector<std::string>{"vicuna-7b", "2.41", "2.48", "2.76", "2.09", "2.11", "1.57"});
+  const std::string markdown = unrunnable_tables_markdown(tables);
+  CHECK(markdown.find("## table3: not runnable here") != std::string::npos);
+  CHECK(markdown.find("| vicuna-33b | 97.5 |") != std::string::npos);
+  CHECK(findings_html({}, {}, tables).find("tensor parallelism") != std::string::npos);
+
+  json broken = paper_tables();
+  broken["table3"]["rows"][1]["speedup"].erase(0);
+  try {
+    unrunnable_tables(broken);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("table3") != std::string::npos);
+    CHECK(std::string(e.what()).find("3 values") != std::string::npos);
+  }
+}
