@@ -70,7 +70,7 @@ TEST_CASE("sweep grid: baselines are added before the first point that needs the
   }
 }
 
-TEST_CASE("sweep grid: zip groups advance together; exclusions drop matching points") {
+TEST_CASE("sweep grid: zip groups advance together, exclusions drop matching points") {
   test::TempDir dir("grid_zip");
   const ExperimentSpec spec = spec_from(dir,
                                         "  drafter: [redrafter]\n  beam_width: [1, 2, 4]\n  batch_size: [4, 2, 1]\n  beam_length: [3, 5]\n"
@@ -86,7 +86,7 @@ TEST_CASE("sweep grid: zip groups advance together; exclusions drop matching poi
   REQUIRE(pairs == std::set<std::pair<int, int>>{{1, 4}, {2, 2}, {4, 1}});
 }
 
-TEST_CASE("sweep grid: --only keeps matching points and their baselines; shards partition the rest") {
+TEST_CASE("sweep grid: --only keeps matching points and their baselines, shards partition the rest") {
   test::TempDir dir("grid_select");
   const ExperimentSpec spec = spec_from(dir, "  drafter: [autoregressive, medusa, redrafter]\n  temperature: [0, 1]\n");
   RunOptions o;

@@ -54,7 +54,7 @@ json table5(Tps tps) {
 
 }  // namespace
 
-TEST_CASE("findings: the seven rules match paper_tables.json's findings; without points none is measurable") {
+TEST_CASE("findings: the seven rules match paper_tables.json's findings, without points none is measurable") {
   const std::vector<FindingResult> results = evaluate_findings(std::vector<json>{}, paper_tables());
   REQUIRE(results.size() == 7);
   for (const FindingResult& r : results) {
@@ -71,7 +71,7 @@ TEST_CASE("findings: the seven rules match paper_tables.json's findings; without
   CHECK(finding(1, {failed}).status == FindingStatus::not_measurable);
 }
 
-TEST_CASE("findings 1 and 2: ReDrafter's tokens/step leads; its speedup is ~30% higher at T 1") {
+TEST_CASE("findings 1 and 2: ReDrafter's tokens/step leads, its speedup is ~30% higher at T 1") {
   CHECK(finding(1, {table1(3.9)}).status == FindingStatus::holds);
   const FindingResult below_at_t1 = finding(1, {table1(2.2)});  // below EAGLE at T 1 only
   CHECK(below_at_t1.status == FindingStatus::does_not_hold);
@@ -157,7 +157,7 @@ TEST_CASE("finding 7: distillation's gain at every beam width") {
   CHECK_THAT(html, Catch::Contains("<td>holds</td>") && Catch::Contains("<a href=\"table6/index.html\">table6 &lt;cpu&gt;</a>"));
 }
 
-TEST_CASE("Tables 2 and 3: the paper's values, what they need and the nearest run; a malformed table is named") {
+TEST_CASE("Tables 2 and 3: the paper's values, what they need and the nearest run, a malformed table is named") {
   const std::vector<UnrunnableTable> tables = unrunnable_tables(paper_tables());
   REQUIRE(tables.size() == 2);
   CHECK(tables[0].paper.id == "table2");

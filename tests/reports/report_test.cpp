@@ -50,7 +50,7 @@ nlohmann::json report_of(const std::vector<nlohmann::json>& records, const std::
 
 }  // namespace
 
-TEST_CASE("report: speedups divide by the same sweep's baseline; temperature 0 checks the tokens") {
+TEST_CASE("report: speedups divide by the same sweep's baseline, temperature 0 checks the tokens") {
   const nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "aaaa"), record("redrafter", 0, 60, 2.5, "aaaa"), record("medusa", 0, 30, 1.8, "bbbb"),
                                       record("autoregressive", 1, 20, 1, "cccc"), record("redrafter", 1, 30, 1.5, "dddd")});
   const nlohmann::json& p = r["points"];

@@ -125,7 +125,7 @@ TEST_CASE("trainer: EAGLE learns the target's features", "[train]") {
   CHECK(make_drafter(options, *s.model, pool) != nullptr);
 }
 
-TEST_CASE("trainer: the same seed exports byte-identical weights; another seed does not", "[train]") {
+TEST_CASE("trainer: the same seed exports byte-identical weights, another seed does not", "[train]") {
   SKIP_WITHOUT_TORCH();
   TrainSetup s("train_determinism");
   for (const char* drafter : {"redrafter", "eagle"}) {
@@ -169,7 +169,7 @@ TEST_CASE("trainer: bad options and data fail naming what is wrong", "[train]") 
   CHECK_THROWS_WITH(train_drafter(o), Contains("n_embd") && Contains("32"));
 }
 
-TEST_CASE("trainer: several distill directories train together; a record's replies stay on one side of the split", "[train]") {
+TEST_CASE("trainer: several distill directories train together, a record's replies stay on one side of the split", "[train]") {
   TrainSetup s("trainer_dirs");
   SyntheticCorpus greedy, sampled, other;
   greedy.input_sha256 = sampled.input_sha256 = std::string(64, 'a');

@@ -104,7 +104,7 @@ TEST_CASE("the AVX2 activations give the scalar build's bits for every value and
 // gelu(x) ~ x exp(-2y), the bound grows as 4 |t| ulp: y takes five roundings and two rounded constants, up
 // to about 4 ulp (x = -8.676: t = 60, 147 ulp measured;
 // the textbook form returns 0 there). Below 1e-30 in magnitude an absolute 1e-30 applies.
-TEST_CASE("the optimised activations are within 8 + 4|t| ulp of the float64 formula; the textbook reference is not", "[kernels][activations]") {
+TEST_CASE("the optimised activations are within 8 + 4|t| ulp of the float64 formula, the textbook reference is not", "[kernels][activations]") {
   std::mt19937 rng(23);
   for (const bool gelu : {true, false}) {
     std::vector<float> gate = edge_gates();

@@ -42,7 +42,7 @@ TEST_CASE("cost model: a head row's cost in passes is the mean row from one to e
   CHECK(m.head_row_in_passes() == 0.01);
 }
 
-TEST_CASE("cost model cache: keyed by model, CPU, threads and device; stale or corrupt is never used", "[sizing]") {
+TEST_CASE("cost model cache: keyed by model, CPU, threads and device, stale or corrupt is never used", "[sizing]") {
   const test::TempDir dir("cost_cache");
   const CostKey key{"abc", "cpu X", "cpu", 2};
   std::string why;

@@ -73,7 +73,7 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
 
 }  // namespace
 
-TEST_CASE("continuation tree: every position's branch equals greedy decoding from it; hidden states equal prefill", "[distill]") {
+TEST_CASE("continuation tree: every position's branch equals greedy decoding from it, hidden states equal prefill", "[distill]") {
   TinyTarget target("continuation_tree");
   const auto& model = target.model;
   Transformer& tf = *target.tf;
@@ -296,7 +296,7 @@ TEST_CASE("distill: sampled replies labelled by their own tokens, without greedy
   }
 }
 
-TEST_CASE("distill: second turns follow the target's own first reply; only the second reply is trained", "[distill]") {
+TEST_CASE("distill: second turns follow the target's own first reply, only the second reply is trained", "[distill]") {
   TinyTarget target("distill_second_turns");
   const TempDir& dir = target.dir;
   const auto& model = target.model;

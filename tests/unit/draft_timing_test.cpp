@@ -49,7 +49,7 @@ TEST_CASE("draft timing: a term the data would make negative is left out", "[siz
   CHECK(fit.seconds(0.0, 1, 0, 4) == Approx(1e-3 - 1e-5 * 4.5).margin(1e-9));
 }
 
-TEST_CASE("draft timing: kept in the cost model's JSON; negative coefficients refused", "[sizing]") {
+TEST_CASE("draft timing: kept in the cost model's JSON, negative coefficients refused", "[sizing]") {
   CostModel m = draftbench::test::linear_cost(0.010, 0.001);
   m.drafters["eagle@abc"] = DraftTiming{1e-5, 0.5, 2e-5, 3e-4, 4e-6};
   const CostModel back = CostModel::from_json(m.to_json(), "x");

@@ -13,7 +13,7 @@
 using namespace draftbench;
 using Catch::Matchers::Contains;
 
-TEST_CASE("drafter registry: names are unique; hybrids follow their model kinds", "[registry]") {
+TEST_CASE("drafter registry: names are unique, hybrids follow their model kinds", "[registry]") {
   std::set<std::string> names;
   for (const DrafterKind& k : drafter_kinds()) {
     CHECK(names.insert(k.name).second);

@@ -69,7 +69,7 @@ TEST_CASE("a valid GGUF file round-trips", "[gguf]") {
   }
 }
 
-TEST_CASE("released pages of a mapped file read back unchanged; parsed bytes are not a mapping", "[gguf]") {
+TEST_CASE("released pages of a mapped file read back unchanged, parsed bytes are not a mapping", "[gguf]") {
   // The CPU forward pass releases the file's copy of the weights it repacked
   // (release_mapped_pages), which is only safe for a file mapping: on heap bytes MADV_DONTNEED
   // would zero them.

@@ -185,7 +185,7 @@ TEST_CASE("redrafter: beam search on a reference checkpoint matches a plain re-i
   }
 }
 
-TEST_CASE("redrafter: packed beams hold the same paths as unpacked ones; q is kept per node", "[redrafter]") {
+TEST_CASE("redrafter: packed beams hold the same paths as unpacked ones, q is kept per node", "[redrafter]") {
   Fixture f;
   ThreadPool pool(1);
   DrafterOptions o;

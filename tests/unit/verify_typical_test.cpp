@@ -121,7 +121,7 @@ TEST_CASE("typical: a token passes iff p(x) > min(epsilon, delta * exp(-H))", "[
   REQUIRE(run({-1, 0}, {5, 5}, spread, TypicalParams{4.0f, 0.09f, 0.3f}).n_accepted() == 1);
 }
 
-TEST_CASE("typical: the longest acceptable path wins; the next token is the argmax at its end", "[typical]") {
+TEST_CASE("typical: the longest acceptable path wins, the next token is the argmax at its end", "[typical]") {
   // root -> 1 -> 2 -> 3, with node 2's token unacceptable: the path stops at node 1.
   const std::vector<double> favours_3 = {0.01, 0.02, 0.03, 0.40, 0.25, 0.15, 0.10, 0.04};
   Acceptance a = run({-1, 0, 1, 2}, {0, 2, 0, 3}, rows(4, kSpread, {{1, favours_3}}));
