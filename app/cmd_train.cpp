@@ -65,6 +65,9 @@ Run add_train(CLI::App& app, const std::string& command_line) {
   sub->add_option("--heads", o->medusa_heads, "Medusa: heads")->capture_default_str();
   sub->add_option("--num-layers", o->num_layers, "Residual blocks (ReDrafter: num_draft_layers, default 2; Medusa: per head, default 1)")
       ->capture_default_str();
+  sub->add_flag("--previous-token", o->previous_token,
+                "EAGLE: also feed each position's own token to the draft layer, so its one attention layer can find the current token earlier "
+                "in the context and copy what followed it (off: EAGLE as published)");
   sub->add_option("--ffn-size", o->ffn_size, "EAGLE: the draft layer's feed-forward size (0 = the target's; smaller drafts faster and weighs less)")
       ->capture_default_str();
   sub->add_option("--labels", o->labels,

@@ -45,6 +45,7 @@ struct TrainOptions {
   int medusa_heads = 4;
   int num_layers = 0;                  // residual blocks: ReDrafter's num_draft_layers (default 2), Medusa's per head (1)
   int64_t ffn_size = 0;                // EAGLE: the draft layer's feed-forward size (0 = the target's n_ff)
+  bool previous_token = false;         // EAGLE: also feed each pair's own token (eagle.h: the copy input)
   std::string labels = "distilled";    // distilled | ground_truth (EAGLE learns the target's features either way)
   int64_t draft_vocab = 32768;         // most frequent response tokens + stop tokens
   int threads = 0;                     // torch intra-op threads; 0 = the machine's core count

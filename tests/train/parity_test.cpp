@@ -60,13 +60,15 @@ struct TorchDrafter {
   std::string kind;
   DraftTarget target;
   std::unique_ptr<TorchSession> session;
-  TorchDrafter(const Model& model, std::vector<int32_t> vocab, const std::string& kind_, int64_t steps, int64_t layers, uint64_t seed)
+  TorchDrafter(const Model& model, std::vector<int32_t> vocab, const std::string& kind_, int64_t steps, int64_t layers, uint64_t seed,
+               bool previous_token = false)
       : kind(kind_), target(model, std::move(vocab)) {
     SessionSpec spec;
     spec.kind = kind;
     spec.steps = steps;
     spec.layers = layers;
     spec.eagle = target.eagle_layer();
+    spec.eagle.previous_token = previous_token;
     session = open_torch_session(spec, target.rows());
     session->randomize(seed);
   }
@@ -202,15 +204,21 @@ void medusa_parity(const Model& model, std::vector<int32_t> vocab, double tolera
 }
 
 // EAGLE: a prompt's pairs (f_i, x_{i+1}) and the root's pair through the engine's draft
-// layer; its root distribution and predicted feature against libtorch's last row.
-void eagle_parity(const Model& model, std::vector<int32_t> vocab, double feature_tolerance, double logp_tolerance, const std::string& dir) {
-  const TorchDrafter torch_drafter(model, std::move(vocab), "eagle", 1, 0, 7);
+// layer; its root distribution and predicted feature against libtorch's last row. Then the
+// root's first child (depth 1: the pair (predicted root feature, child token)), against
+// libtorch's row for that pair appended; with the copy input, each pair's own token too.
+void eagle_parity(const Model& model, std::vector<int32_t> vocab, double feature_tolerance, double logp_tolerance, const std::string& dir,
+                  bool previous_token = false) {
+  const TorchDrafter torch_drafter(model, std::move(vocab), "eagle", 1, 0, 7, previous_token);
   torch_drafter.export_f32(dir);
   ThreadPool pool(2);
   DrafterCheckpoint checkpoint(dir);
   DrafterOptions options;
   options.kind = "eagle";
   options.weights_dir = dir;
+  options.depth = 1;  // one level fed: the root's children
+  options.top_k = 3;
+  options.total_tokens = 4;
   const auto drafter = make_eagle_drafter(checkpoint, options, model, pool);
   auto* eagle = dynamic_cast<EagleDrafter*>(drafter.get());
   REQUIRE(eagle);
@@ -234,6 +242,10 @@ void eagle_parity(const Model& model, std::vector<int32_t> vocab, double feature
     batch.hidden = features;
     batch.input_embeddings.resize(static_cast<size_t>(P * H));
     torch_drafter.target.embed(next, batch.input_embeddings.data());
+    if (previous_token) {
+      batch.previous_embeddings.resize(static_cast<size_t>(P * H));
+      torch_drafter.target.embed(prompt, batch.previous_embeddings.data());  // pair i's own token x_i
+    }
     batch.lengths = {P};
     ForwardOutput out = torch_drafter.session->forward(batch);
     log_softmax_rows(out.logits, Vd);
@@ -242,6 +254,30 @@ void eagle_parity(const Model& model, std::vector<int32_t> vocab, double feature
     INFO("prompt length " << P);
     CHECK(max_abs_diff(ours_feature, eagle->root_feature()) < feature_tolerance * std::max(1.0, max_abs(eagle->root_feature())));
     CHECK(max_abs_diff(ours_logp, eagle->root_log_probs()) < logp_tolerance);
+
+    // The first child: the pair (engine's predicted root feature, child), its own token the root.
+    REQUIRE(draft.tree.size() >= 2);
+    const int32_t child = draft.tree.tokens[1];
+    BackendBatch longer;
+    longer.size = P + 1;
+    longer.steps = 1;
+    longer.hidden = features;
+    longer.hidden.insert(longer.hidden.end(), eagle->root_feature().begin(), eagle->root_feature().end());
+    next.push_back(child);
+    longer.input_embeddings.resize(static_cast<size_t>((P + 1) * H));
+    torch_drafter.target.embed(next, longer.input_embeddings.data());
+    if (previous_token) {
+      std::vector<int32_t> own(prompt.begin(), prompt.end());  // pair i's own token x_i
+      own.push_back(root);
+      longer.previous_embeddings.resize(static_cast<size_t>((P + 1) * H));
+      torch_drafter.target.embed(own, longer.previous_embeddings.data());
+    }
+    longer.lengths = {P + 1};
+    ForwardOutput child_out = torch_drafter.session->forward(longer);
+    log_softmax_rows(child_out.logits, Vd);
+    const std::span<const float> child_logp(child_out.logits.data() + P * Vd, static_cast<size_t>(Vd));
+    REQUIRE(eagle->last_level_log_probs().size() >= static_cast<size_t>(Vd));
+    CHECK(max_abs_diff(child_logp, eagle->last_level_log_probs().subspan(0, static_cast<size_t>(Vd))) < logp_tolerance);
   }
 }
 
@@ -271,6 +307,14 @@ TEST_CASE("parity: EAGLE's predicted feature and log-probs equal the engine's (t
   SKIP_WITHOUT_TORCH();
   Target t("parity_eagle_llama", false);
   eagle_parity(*t.model, random_vocab(t.model->config().n_vocab, 150, 3), 1e-5, 1e-4, t.dir / "drafter");
+}
+
+TEST_CASE("parity: EAGLE with the copy input (each pair's own token) equals the engine's, root and child (tiny Llama)", "[train][parity]") {
+  SKIP_WITHOUT_TORCH();
+  Target t("parity_eagle_previous", false);
+  const std::string dir = t.dir / "drafter";
+  eagle_parity(*t.model, random_vocab(t.model->config().n_vocab, 150, 5), 1e-5, 1e-4, dir, true);
+  CHECK(read_json(dir + "/drafter.json")["previous_token"] == true);
 }
 
 TEST_CASE("parity: EAGLE with a Gemma 3 layer (QK-norm, post-norms, GeGLU) equals the engine's (tiny Gemma)", "[train][parity]") {

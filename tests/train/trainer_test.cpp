@@ -123,6 +123,16 @@ TEST_CASE("trainer: EAGLE learns the target's features", "[train]") {
   CHECK(s.model->config().n_ff != 24);
   options.weights_dir = o.out_dir;
   CHECK(make_drafter(options, *s.model, pool) != nullptr);
+
+  // The copy input (--previous-token): fc reads three embeddings' width, recorded, loaded.
+  o.out_dir = s.dir / "copy";
+  o.previous_token = true;
+  train_drafter(o);
+  const nlohmann::json config = read_json(o.out_dir + "/drafter.json");
+  CHECK(config["previous_token"] == true);
+  CHECK(read_json(o.out_dir + "/train_result.json")["provenance"]["options"]["previous_token"] == true);
+  options.weights_dir = o.out_dir;
+  CHECK(make_drafter(options, *s.model, pool) != nullptr);
 }
 
 TEST_CASE("trainer: the same seed exports byte-identical weights, another seed does not", "[train]") {

@@ -25,7 +25,7 @@ struct LayerShape {
   int64_t n_ff = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
   float rope_base = 10000.0f, rms_eps = 1e-6f;
   RopeStyle rope_style = RopeStyle::neox;
-  bool fc_bias = true, final_norm = false;
+  bool fc_bias = true, final_norm = false, previous_token = false;
 };
 
 int64_t positive_field(const ConfigFields& f, const std::string& path, const char* key, std::optional<int64_t> fallback = std::nullopt) {
@@ -79,6 +79,7 @@ LayerShape native_shape(const DrafterCheckpoint& checkpoint, const ModelConfig& 
   s.rope_style = target.rope_style;
   s.fc_bias = f.boolean_or("fc_bias", true);
   s.final_norm = f.boolean_or("final_norm", false);
+  s.previous_token = f.boolean_or("previous_token", false);
   return s;
 }
 
@@ -131,7 +132,9 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
                      fmt::format("{} heads of {} do not match the weights: tensor '{}self_attn.q_proj.weight' is {} (expected {} rows)", c.n_heads, c.head_dim,
                                  L, shape_str(q), QD));
 
-  p.fc = keep.matrix("fc.weight", H, 2 * H, "[hidden_size, 2 * hidden_size]");
+  p.previous_token = s.previous_token;
+  p.fc = s.previous_token ? keep.matrix("fc.weight", H, 3 * H, "[hidden_size, 3 * hidden_size] (previous_token)")
+                          : keep.matrix("fc.weight", H, 2 * H, "[hidden_size, 2 * hidden_size]");
   if (s.fc_bias) p.fc_bias = keep.vector("fc.bias", H, "[hidden_size]");
   LayerWeights lw;
   lw.attn_norm = nullptr;  // EAGLE's layer 0 has no input norm
@@ -216,7 +219,8 @@ void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, cons
 }
 
 namespace {
-constexpr std::string_view kEagleConfigKeys[] = {"n_embd", "n_ff", "n_heads", "n_kv_heads", "head_dim", "rope_base", "rms_eps", "fc_bias", "final_norm"};
+constexpr std::string_view kEagleConfigKeys[] = {"n_embd",    "n_ff",    "n_heads", "n_kv_heads", "head_dim",
+                                                 "rope_base", "rms_eps", "fc_bias", "final_norm", "previous_token"};
 constexpr TrainingNet kEagleTraining{"eagle", TrainingNet::Steps::one, 1, false, true};
 }  // namespace
 

@@ -8,6 +8,14 @@
 // vocabulary. The layer runs through a second Transformer with its own KV cache; draft
 // position i holds the pair (f_i, x_{i+1}).
 //
+// The copy input (drafter.json "previous_token": true; `train --previous-token`): fc also
+// reads embed(x_i), the pair's own token, after the feature (fc [H][3H]). Published EAGLE
+// cannot copy from its context in one layer: the key of pair j carries x_{j+1}, the token
+// it reads, so a query for "what follows token x" lands on the pair before the one whose
+// feature predicts the answer. With x_i in every key, pair j+1 carries x_{j+1}: one
+// attention head finds the current token earlier in the context and reads what followed it
+// (an induction head), which echoing and code-editing replies are full of.
+//
 // Weights (tensor names as the reference's, both layouts):
 //   fc.weight [H, 2H], fc.bias [H] (unless config "bias"/"fc_bias" is false),
 //   layers.0.self_attn.{q,k,v,o}_proj.weight, layers.0.mlp.{gate,up,down}_proj.weight,
@@ -19,7 +27,8 @@
 //   - reference config.json (LlamaForCausalLM fields; Llama targets only): HF tensors,
 //     so RoPE pairs are rotate_half (RopeStyle::neox);
 //   - draftbench's drafter.json: n_embd, n_ff, n_heads, n_kv_heads, head_dim, rope_base,
-//     rms_eps, fc_bias, final_norm, optional I32 `draft_vocab`; RoPE style = the target's
+//     rms_eps, fc_bias, final_norm, previous_token (optional, false: fc [H][2H]), optional
+//     I32 `draft_vocab`; RoPE style = the target's
 //     (q/k rows laid out as the target's own q/k are).
 #pragma once
 
@@ -50,8 +59,9 @@ class EagleDrafter final : public Drafter {
   struct Parts {           // everything make_eagle_drafter loads
     ModelConfig config;    // the draft layer as a 1-layer model
     ModelWeights weights;  // one layer, pointing into the checkpoint; token_embd/output = the target's
-    WeightMatrix fc;       // [n_embd][2 n_embd]
+    WeightMatrix fc;       // [n_embd][2 n_embd], or [n_embd][3 n_embd] with the copy input
     const float* fc_bias = nullptr;
+    bool previous_token = false;  // the copy input (above)
     std::vector<int32_t> draft_vocab;
     std::optional<ChoiceTree> static_tree;  // EAGLE-1 static tree instead of EAGLE-2's
     int depth = 5, top_k = 10, total_tokens = 60;
@@ -82,6 +92,9 @@ class EagleDrafter final : public Drafter {
   // feature predicted there (the trainer's parity tests compare them with libtorch's).
   std::span<const float> root_log_probs() const { return root_logp_; }
   std::span<const float> root_feature() const { return root_feature_; }
+  // After propose: the draft log-probabilities of the last level fed ([nodes][n_draft_vocab];
+  // with depth 1, the root's children in the root's top-k order).
+  std::span<const float> last_level_log_probs() const { return rows_logp_; }
 
  private:
   // Pairs (x_{i+1}, f_i) not yet in the draft's KV cache.
@@ -89,6 +102,7 @@ class EagleDrafter final : public Drafter {
   struct SequenceState {
     std::vector<int32_t> tokens;
     std::vector<float> features;  // [n][n_embd]
+    int32_t previous = -1;        // the token before tokens[0] (x_i of the first pending pair)
   };
   // A node of the candidate pool (EAGLE-2: top_k + depth * top_k^2 of them).
   struct Candidate {
@@ -98,8 +112,9 @@ class EagleDrafter final : public Drafter {
   };
 
   void ensure_cache_capacity(int64_t needed);
-  // fc([embed(token_i), feature_i]) for n rows into fc_out_.
-  void fc_inputs(std::span<const int32_t> tokens, const float* const* features, int64_t n);
+  // fc([embed(token_i), feature_i]) for n rows into fc_out_; with the copy input
+  // fc([embed(token_i), feature_i, embed(previous_i)]).
+  void fc_inputs(std::span<const int32_t> tokens, std::span<const int32_t> previous, const float* const* features, int64_t n);
   // Runs the pending pairs as a chain, commits them; root draft log-probs and predicted
   // feature into root_logp_ / root_feature_.
   void run_pending(int seq);
@@ -125,7 +140,8 @@ class EagleDrafter final : public Drafter {
   std::vector<float> fc_in_, fc_out_, root_logp_, root_feature_, rows_logp_, scratch_features_, scores_;
   std::vector<const float*> feature_ptrs_;
   std::vector<uint8_t> fc_scratch_;
-  std::vector<int32_t> top_, frontier_, selected_, tree_node_, scratch_parents_, scratch_tokens_, feed_tokens_;
+  std::vector<int32_t> top_, frontier_, selected_, tree_node_, scratch_parents_, scratch_tokens_, feed_tokens_, previous_tokens_;
+  int32_t root_token_ = -1;  // the last committed pair's token: the root (the depth-1 nodes' previous token)
   std::vector<Candidate> candidates_;
   int32_t depth_limit_ = 0, width_limit_ = 0;      // limit_draft's hints; 0 = none
   std::vector<std::pair<int32_t, int32_t>> work_;  // the last propose's forwards: (tokens, logit rows)

@@ -23,7 +23,7 @@ namespace draftbench {
 
 EagleDrafter::EagleDrafter(Parts parts, const Model& target, ThreadPool& pool)
     : parts_(std::move(parts)), target_(target), pool_(pool), transformer_(parts_.config, parts_.weights, pool, HeadLayout::kFile) {
-  DB_CHECK(!parts_.draft_vocab.empty() && parts_.fc.n_out == parts_.config.n_embd && parts_.fc.n_in == 2 * parts_.config.n_embd);
+  DB_CHECK(!parts_.draft_vocab.empty() && parts_.fc.n_out == parts_.config.n_embd && parts_.fc.n_in == (parts_.previous_token ? 3 : 2) * parts_.config.n_embd);
   const auto& v = parts_.draft_vocab;
   bool whole = static_cast<int64_t>(v.size()) == parts_.config.n_vocab;
   for (size_t i = 0; whole && i < v.size(); ++i) whole = v[i] == static_cast<int32_t>(i);
@@ -44,6 +44,7 @@ void EagleDrafter::reset(int n_sequences) {
   for (SequenceState& s : sequences_) {
     s.tokens.clear();
     s.features.clear();
+    s.previous = -1;
   }
   if (!cache_ || cache_->n_sequences() != n_sequences) {
     // Start small and grow on demand: the target's full context would cost
@@ -78,6 +79,7 @@ void EagleDrafter::begin(int seq, std::span<const int32_t> prompt, std::span<con
   // (f_i, x_{i+1}) for i < P-1; propose adds (f_{P-1}, x_P = the root).
   s.tokens.assign(prompt.begin() + 1, prompt.end());
   s.features.assign(prompt_hidden.begin(), prompt_hidden.end() - E);
+  s.previous = prompt[0];
 }
 
 void EagleDrafter::accept(int seq, const AcceptedPath& path) {
@@ -94,14 +96,16 @@ void EagleDrafter::accept(int seq, const AcceptedPath& path) {
   }
 }
 
-void EagleDrafter::fc_inputs(std::span<const int32_t> tokens, const float* const* features, int64_t n) {
-  const int64_t E = parts_.config.n_embd;
-  fc_in_.resize(static_cast<size_t>(n * 2 * E));
+void EagleDrafter::fc_inputs(std::span<const int32_t> tokens, std::span<const int32_t> previous, const float* const* features, int64_t n) {
+  const int64_t E = parts_.config.n_embd, width = parts_.fc.n_in;
+  DB_CHECK(!parts_.previous_token || static_cast<int64_t>(previous.size()) >= n);
+  fc_in_.resize(static_cast<size_t>(n * width));
   fc_out_.resize(static_cast<size_t>(n * E));
   for (int64_t i = 0; i < n; ++i) {
-    float* row = fc_in_.data() + i * 2 * E;
+    float* row = fc_in_.data() + i * width;
     embed_tokens(target_.config(), target_.weights(), tokens.subspan(static_cast<size_t>(i), 1), row);  // embedding first
     std::memcpy(row + E, features[i], static_cast<size_t>(E) * sizeof(float));
+    if (parts_.previous_token) embed_tokens(target_.config(), target_.weights(), previous.subspan(static_cast<size_t>(i), 1), row + 2 * E);
   }
   linear(parts_.fc, parts_.fc_bias, fc_in_.data(), n, fc_out_.data(), pool_, fc_scratch_);
 }
@@ -114,7 +118,9 @@ void EagleDrafter::run_pending(int seq) {
   ensure_cache_capacity(cache_->committed(seq) + n + max_scratch_nodes());  // the pairs, then the tree on top
   feature_ptrs_.resize(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) feature_ptrs_[static_cast<size_t>(i)] = s.features.data() + i * E;
-  fc_inputs(s.tokens, feature_ptrs_.data(), n);
+  previous_tokens_.assign(1, s.previous);  // pair k's own token: the one pair k - 1 reads
+  previous_tokens_.insert(previous_tokens_.end(), s.tokens.begin(), s.tokens.end() - 1);
+  fc_inputs(s.tokens, previous_tokens_, feature_ptrs_.data(), n);
 
   SequenceInput& in = batch_.sequences[0];
   in.seq = seq;
@@ -127,6 +133,7 @@ void EagleDrafter::run_pending(int seq) {
   transformer_.forward(batch_, *cache_, result_);
   work_.emplace_back(n, 1);
   cache_->commit_prefix(seq, n);
+  s.previous = root_token_ = s.tokens.back();
   s.tokens.clear();
   s.features.clear();
 
@@ -143,6 +150,7 @@ void EagleDrafter::feed(int seq, std::span<const int32_t> candidates) {
   const auto n = static_cast<int32_t>(candidates.size());
   const auto n_cached = static_cast<int32_t>(scratch_parents_.size());
   feed_tokens_.resize(static_cast<size_t>(n));
+  previous_tokens_.resize(static_cast<size_t>(n));
   feature_ptrs_.resize(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) {
     Candidate& c = candidates_[static_cast<size_t>(candidates[static_cast<size_t>(i)])];
@@ -152,10 +160,11 @@ void EagleDrafter::feed(int seq, std::span<const int32_t> candidates) {
     scratch_parents_.push_back(parent_slot);
     scratch_tokens_.push_back(c.token);
     feed_tokens_[static_cast<size_t>(i)] = c.token;
+    previous_tokens_[static_cast<size_t>(i)] = c.parent < 0 ? root_token_ : candidates_[static_cast<size_t>(c.parent)].token;
     // A child's feature is its parent's predicted one (the root's children: the last pair's).
     feature_ptrs_[static_cast<size_t>(i)] = parent_slot < 0 ? root_feature_.data() : scratch_features_.data() + parent_slot * E;
   }
-  fc_inputs(feed_tokens_, feature_ptrs_.data(), n);
+  fc_inputs(feed_tokens_, previous_tokens_, feature_ptrs_.data(), n);
 
   SequenceInput& in = batch_.sequences[0];
   in.seq = seq;
@@ -204,6 +213,7 @@ void EagleDrafter::skip(const DraftContext& ctx) {
   SequenceState& s = sequences_[static_cast<size_t>(ctx.seq)];
   const auto excess = static_cast<std::ptrdiff_t>(s.tokens.size()) - kMaxCatchUp;
   if (excess <= 0) return;
+  s.previous = s.tokens[static_cast<size_t>(excess - 1)];
   s.tokens.erase(s.tokens.begin(), s.tokens.begin() + excess);
   s.features.erase(s.features.begin(), s.features.begin() + excess * parts_.config.n_embd);
 }

@@ -70,17 +70,23 @@ void DraftTarget::to_backend(PositionBatch& in, bool step_inputs, BackendBatch& 
     embed(tokens, out.input_embeddings.data());
   }
   out.target_features.clear();
+  out.previous_embeddings.clear();
   out.trained.clear();
   out.lengths.clear();
 }
 
-void DraftTarget::to_backend(SequenceBatch& in, BackendBatch& out) const {
+void DraftTarget::to_backend(SequenceBatch& in, bool previous_tokens, BackendBatch& out) const {
   const int64_t n = in.pairs();
   out.size = n;
   out.steps = 1;
   out.hidden.swap(in.features);
   out.input_embeddings.resize(static_cast<size_t>(n * n_embd()));
   embed(in.next_tokens, out.input_embeddings.data());
+  out.previous_embeddings.clear();
+  if (previous_tokens) {
+    out.previous_embeddings.resize(static_cast<size_t>(n * n_embd()));
+    embed(in.tokens, out.previous_embeddings.data());
+  }
   out.target_features.swap(in.target_features);
   out.trained.swap(in.trained);
   out.lengths.swap(in.lengths);

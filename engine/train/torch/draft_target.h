@@ -37,7 +37,8 @@ class DraftTarget {
   // (buffers are swapped, so a reused batch keeps its capacity).
   void to_backend(PositionBatch& in, bool step_inputs, BackendBatch& out) const;
   // EAGLE: the pairs with embed(x_{i+1}); features move as above.
-  void to_backend(SequenceBatch& in, BackendBatch& out) const;
+  // previous_tokens: also embed x_i (EAGLE's copy input).
+  void to_backend(SequenceBatch& in, bool previous_tokens, BackendBatch& out) const;
 
  private:
   const Model& model_;

@@ -96,8 +96,10 @@ class EagleNet final : public DrafterNet {
  public:
   EagleNet(const DraftOutputLayer& output, const EagleLayerSpec& spec, double noise);
   int64_t n_steps() const override { return 1; }
-  // features f_i [n][H], token embeddings of x_{i+1} [n][H], sequences end to end -> f_{i+1} [n][H]
-  torch::Tensor predict(const torch::Tensor& features, const torch::Tensor& token_embeddings, const std::vector<int64_t>& lengths);
+  // features f_i [n][H], token embeddings of x_{i+1} [n][H] (and, with the copy input, of
+  // x_i; else undefined), sequences end to end -> f_{i+1} [n][H]
+  torch::Tensor predict(const torch::Tensor& features, const torch::Tensor& token_embeddings, const torch::Tensor& previous_embeddings,
+                        const std::vector<int64_t>& lengths);
   NetOutcome loss(const BackendBatch& batch, bool training) override;
   ForwardOutput forward_output(const BackendBatch& batch) override;
   nlohmann::json config() const override;
@@ -108,6 +110,7 @@ class EagleNet final : public DrafterNet {
  private:
   torch::Tensor rope(const torch::Tensor& x, int64_t length) const;  // x [L][heads][head_dim]
   torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight) const;
+  torch::Tensor previous_of(const BackendBatch& batch) const;  // embed(x_i) [n][H] with the copy input, else undefined
 
   const DraftOutputLayer& output_;
   EagleLayerSpec spec_;

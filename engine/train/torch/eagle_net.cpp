@@ -25,7 +25,7 @@ EagleNet::EagleNet(const DraftOutputLayer& output, const EagleLayerSpec& spec, d
   TORCH_CHECK(spec.n_heads > 0 && spec.n_kv_heads > 0 && spec.n_heads % spec.n_kv_heads == 0 && spec.head_dim % 2 == 0 && spec.n_ff > 0);
   attention_scale_ = 1.0f / std::sqrt(static_cast<float>(spec.head_dim));
   const int64_t H = output.n_embd(), QD = spec.n_heads * spec.head_dim, KD = spec.n_kv_heads * spec.head_dim;
-  fc_ = linear(*this, "fc", 2 * H, H, true);
+  fc_ = linear(*this, "fc", (spec.previous_token ? 3 : 2) * H, H, true);
   q_ = linear(*this, "q_proj", H, QD, false);
   k_ = linear(*this, "k_proj", H, KD, false);
   v_ = linear(*this, "v_proj", H, KD, false);
@@ -74,9 +74,12 @@ torch::Tensor EagleNet::rope(const torch::Tensor& x, int64_t length) const {
   return torch::stack({a * c - b * s, a * s + b * c}, -1).view(x.sizes());
 }
 
-torch::Tensor EagleNet::predict(const torch::Tensor& features, const torch::Tensor& token_embeddings, const std::vector<int64_t>& lengths) {
+torch::Tensor EagleNet::predict(const torch::Tensor& features, const torch::Tensor& token_embeddings, const torch::Tensor& previous_embeddings,
+                                const std::vector<int64_t>& lengths) {
   const int64_t n = features.size(0), group = spec_.n_heads / spec_.n_kv_heads;
-  torch::Tensor x = fc_->forward(torch::cat({token_embeddings, features}, 1));  // embedding first
+  // Embedding first, then the feature, then (the copy input) the pair's own token.
+  torch::Tensor x =
+      fc_->forward(spec_.previous_token ? torch::cat({token_embeddings, features, previous_embeddings}, 1) : torch::cat({token_embeddings, features}, 1));
   // Attention reads x directly: EAGLE's layer 0 has no input norm.
   torch::Tensor q = q_->forward(x).view({n, spec_.n_heads, spec_.head_dim});
   torch::Tensor k = k_->forward(x).view({n, spec_.n_kv_heads, spec_.head_dim});
@@ -114,6 +117,7 @@ NetOutcome EagleNet::loss(const BackendBatch& b, bool training) {
   const int64_t n = b.size, H = output_.n_embd();
   TORCH_CHECK(static_cast<int64_t>(b.hidden.size()) == n * H && static_cast<int64_t>(b.input_embeddings.size()) == n * H &&
               static_cast<int64_t>(b.target_features.size()) == n * H && static_cast<int64_t>(b.trained.size()) == n);
+  TORCH_CHECK(!spec_.previous_token || static_cast<int64_t>(b.previous_embeddings.size()) == n * H);
   torch::Tensor features = float_tensor(b.hidden, {n, H});
   const torch::Tensor targets = float_tensor(b.target_features, {n, H});
   if (training && noise_ > 0) {
@@ -122,7 +126,7 @@ NetOutcome EagleNet::loss(const BackendBatch& b, bool training) {
     for (int64_t L : b.lengths) scale.insert(scale.end(), static_cast<size_t>(L), static_cast<float>(noise_ * 512.0 / static_cast<double>(L + 1)));
     features = features + (torch::rand({n, H}) - 0.5) * float_tensor(scale, {n, 1});
   }
-  const torch::Tensor predicted = predict(features, float_tensor(b.input_embeddings, {n, H}), b.lengths);
+  const torch::Tensor predicted = predict(features, float_tensor(b.input_embeddings, {n, H}), previous_of(b), b.lengths);
 
   std::vector<int64_t> trained_rows;
   for (int64_t i = 0; i < n; ++i)
@@ -165,14 +169,20 @@ NetOutcome EagleNet::loss(const BackendBatch& b, bool training) {
 
 ForwardOutput EagleNet::forward_output(const BackendBatch& b) {
   const int64_t n = b.size, H = output_.n_embd();
-  const torch::Tensor predicted = predict(float_tensor(b.hidden, {n, H}), float_tensor(b.input_embeddings, {n, H}), b.lengths);
+  const torch::Tensor predicted = predict(float_tensor(b.hidden, {n, H}), float_tensor(b.input_embeddings, {n, H}), previous_of(b), b.lengths);
   return ForwardOutput{values_of(output_.draft_logits(predicted)), values_of(predicted)};
 }
 
 nlohmann::json EagleNet::config() const {
-  return nlohmann::json{{"n_embd", output_.n_embd()}, {"n_ff", spec_.n_ff},           {"n_heads", spec_.n_heads}, {"n_kv_heads", spec_.n_kv_heads},
-                        {"head_dim", spec_.head_dim}, {"rope_base", spec_.rope_base}, {"rms_eps", spec_.rms_eps}, {"fc_bias", true},
-                        {"final_norm", false}};
+  return nlohmann::json{{"n_embd", output_.n_embd()}, {"n_ff", spec_.n_ff},
+                        {"n_heads", spec_.n_heads},   {"n_kv_heads", spec_.n_kv_heads},
+                        {"head_dim", spec_.head_dim}, {"rope_base", spec_.rope_base},
+                        {"rms_eps", spec_.rms_eps},   {"fc_bias", true},
+                        {"final_norm", false},        {"previous_token", spec_.previous_token}};
+}
+
+torch::Tensor EagleNet::previous_of(const BackendBatch& b) const {
+  return spec_.previous_token ? float_tensor(b.previous_embeddings, {b.size, output_.n_embd()}) : torch::Tensor();
 }
 
 std::vector<NamedFloats> EagleNet::weights() const {

@@ -38,7 +38,8 @@ struct EagleLayerSpec {
   bool gemma = false;  // QK-norm, post-attention and post-feed-forward norms, GeGLU-tanh (else Llama: SwiGLU)
   int64_t n_heads = 0, n_kv_heads = 0, head_dim = 0, n_ff = 0;
   float rope_base = 10000.0f, rms_eps = 1e-6f;
-  bool rope_neox = true;  // pairs (j, j + d/2); else (2j, 2j + 1)
+  bool rope_neox = true;        // pairs (j, j + d/2); else (2j, 2j + 1)
+  bool previous_token = false;  // fc also reads embed(x_i): [H][3H] (eagle.h, the copy input)
 };
 
 struct SessionSpec {
@@ -61,10 +62,11 @@ struct SessionSpec {
 //     indices, -1 = ignored (no label, or outside the draft vocabulary).
 //   EAGLE: sequences end to end (`lengths` pairs each): `hidden` = f_i [n][H],
 //     `input_embeddings` = embed(x_{i+1}) [n][H], `target_features` = f_{i+1} [n][H],
-//     `trained` [n] (loss rows).
+//     `trained` [n] (loss rows); with the copy input also `previous_embeddings` =
+//     embed(x_i) [n][H].
 struct BackendBatch {
   int64_t size = 0, steps = 0;
-  std::vector<float> hidden, input_embeddings, target_features;
+  std::vector<float> hidden, input_embeddings, target_features, previous_embeddings;
   std::vector<int32_t> targets;
   std::vector<uint8_t> trained;
   std::vector<int64_t> lengths;

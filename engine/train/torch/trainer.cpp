@@ -264,6 +264,7 @@ SessionSpec session_spec(const TrainOptions& o, const TrainingNet& net, int64_t 
   spec.layers = o.num_layers > 0 ? o.num_layers : net.default_layers;
   spec.eagle = target.eagle_layer();
   if (o.ffn_size > 0) spec.eagle.n_ff = o.ffn_size;
+  spec.eagle.previous_token = o.previous_token;
   spec.eagle_noise = o.eagle_noise;
   spec.beta2 = eagle ? 0.95 : 0.999;
   spec.weight_decay = o.weight_decay;
@@ -324,7 +325,7 @@ class ExampleBatches {
       std::vector<uint32_t> picked;
       for (size_t i : members) picked.push_back(split.sequences[i]);
       corpus_.fill(picked, setup_.o.max_sequence_length, sequence_batch_);
-      target_.to_backend(sequence_batch_, backend_batch_);
+      target_.to_backend(sequence_batch_, setup_.spec.eagle.previous_token, backend_batch_);
       int64_t trained = 0;
       for (uint8_t t : backend_batch_.trained) trained += t;
       return trained;
@@ -380,6 +381,7 @@ nlohmann::json resume_fingerprint(const TrainSetup& s) {
             {"draft_steps", s.steps},
             {"num_layers", s.spec.layers},
             {"ffn_size", s.eagle() ? s.spec.eagle.n_ff : 0},
+            {"previous_token", s.eagle() && s.spec.eagle.previous_token},
             {"draft_vocab", o.draft_vocab},
             {"threads", s.threads},
             {"max_positions", o.max_positions},
@@ -415,6 +417,7 @@ nlohmann::json provenance(const TrainSetup& s, const TrainResult& result, const 
         {"draft_steps", s.steps},
         {"num_layers", s.spec.layers},
         {"ffn_size", eagle ? s.spec.eagle.n_ff : 0},
+        {"previous_token", eagle && s.spec.eagle.previous_token},
         {"warmup", o.warmup},
         {"weight_decay", o.weight_decay},
         {"grad_clip", s.spec.grad_clip},

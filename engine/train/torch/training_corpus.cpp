@@ -108,6 +108,7 @@ void TrainingCorpus::fill(std::span<const uint32_t> picked, int64_t max_length, 
   const int64_t E = n_embd_;
   b.n_embd = E;
   b.lengths.clear();
+  b.tokens.clear();
   b.next_tokens.clear();
   b.trained.clear();
   int64_t total = 0;
@@ -127,6 +128,7 @@ void TrainingCorpus::fill(std::span<const uint32_t> picked, int64_t max_length, 
       if (i == 0) hidden_row(s.shard, t, b.features.data() + row * E);
       else std::copy_n(b.target_features.data() + (row - 1) * E, E, b.features.data() + row * E);
       hidden_row(s.shard, t + 1, b.target_features.data() + row * E);
+      b.tokens.push_back(shard.tokens()[t]);
       b.next_tokens.push_back(shard.tokens()[t + 1]);
       b.trained.push_back(shard.trained()[t]);
     }

@@ -50,6 +50,7 @@ struct SequenceBatch {
   int64_t n_embd = 0;
   std::vector<int64_t> lengths;        // [n_sequences] pairs per sequence (= its positions - 1)
   std::vector<float> features;         // [pairs][n_embd]   f_i
+  std::vector<int32_t> tokens;         // [pairs]           x_i
   std::vector<int32_t> next_tokens;    // [pairs]           x_{i+1}
   std::vector<float> target_features;  // [pairs][n_embd]   f_{i+1}
   std::vector<uint8_t> trained;        // [pairs]           loss here
