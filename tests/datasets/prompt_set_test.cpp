@@ -426,6 +426,13 @@ TEST_CASE("the shipped prompt sets share no prompt and no 8-word run with the dr
   CHECK(first_overlap(mt_bench, code_train) == "");
   CHECK(first_overlap(alpaca, code_train) == "");
   for (const PromptItem& item : code_train) CHECK(item.split == "train");
+  // The passage prompts (real text to copy), likewise.
+  const std::vector<PromptItem> passages = load_prompt_set(source_path("datasets/corpus/passages.jsonl"), PromptFormat::corpus);
+  REQUIRE(passages.size() >= 600);
+  CHECK(first_overlap(mt_bench, passages) == "");
+  CHECK(first_overlap(alpaca, passages) == "");
+  CHECK(first_overlap(code, passages) == "");
+  for (const PromptItem& item : passages) CHECK(item.split == "train");
   std::set<std::string> corpus_texts;
   for (const PromptItem& item : corpus) corpus_texts.insert(item.turns.at(0));
   for (const PromptItem& item : extra) {
