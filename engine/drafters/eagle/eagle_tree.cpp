@@ -105,7 +105,10 @@ void EagleDrafter::fc_inputs(std::span<const int32_t> tokens, std::span<const in
     float* row = fc_in_.data() + i * width;
     embed_tokens(target_.config(), target_.weights(), tokens.subspan(static_cast<size_t>(i), 1), row);  // embedding first
     std::memcpy(row + E, features[i], static_cast<size_t>(E) * sizeof(float));
-    if (parts_.previous_token) embed_tokens(target_.config(), target_.weights(), previous.subspan(static_cast<size_t>(i), 1), row + 2 * E);
+    if (!parts_.previous_token) continue;
+    // No token before the first one (a propose without begin): zeros, as the trainer embeds -1.
+    if (previous[static_cast<size_t>(i)] < 0) std::fill_n(row + 2 * E, E, 0.0f);
+    else embed_tokens(target_.config(), target_.weights(), previous.subspan(static_cast<size_t>(i), 1), row + 2 * E);
   }
   linear(parts_.fc, parts_.fc_bias, fc_in_.data(), n, fc_out_.data(), pool_, fc_scratch_);
 }
