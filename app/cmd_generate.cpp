@@ -23,7 +23,7 @@ namespace draftbench::cli {
 namespace {
 struct GenerateArgs {
   std::string model = default_model_path(), chat_template;
-  std::string prompt, prompt_ids, prompts_file, first_logits_out;
+  std::string prompt, prompt_ids, prompts_file, first_logits_out, trace_file;
   bool chat = false, json = false, ignore_eos = false;
   int threads = 0, sampling_top_k = 0;
   float top_p = 1.0f;
@@ -31,6 +31,17 @@ struct GenerateArgs {
   PointSettings point;  // the drafter, temperature, length, seed and batch size (axis_table.h)
   std::string verification = "exact";
 };
+
+// One step of one sequence for --trace: the draft tree (node 0 the root), the accepted
+// nodes and the next root.
+nlohmann::json trace_line(const std::string& prompt_id, int step, const Draft& draft, std::span<const int32_t> accepted, int32_t next) {
+  return nlohmann::json{{"prompt", prompt_id},
+                        {"step", step},
+                        {"tokens", draft.tree.tokens},
+                        {"parents", draft.tree.parents},
+                        {"accepted", std::vector<int32_t>(accepted.begin(), accepted.end())},
+                        {"next", next}};
+}
 
 VerificationRule parse_rule(const std::string& name) {
   if (name == "exact") return VerificationRule::exact;
@@ -139,12 +150,24 @@ int run_generate(GenerateArgs a) {
   const bool stream = !a.json && a.point.batch_size == 1;
   TextStreamer streamer(tok);
   if (stream) opt.on_token = [&](int, int32_t t) { std::cout << streamer.push(t) << std::flush; };
+  std::ofstream trace;
+  size_t batch_first = 0;
+  std::vector<int> steps_taken;
+  if (!a.trace_file.empty()) {
+    trace.open(a.trace_file, std::ios::trunc);
+    if (!trace) throw InputError(a.trace_file, "", "cannot write the trace (--trace)");
+    opt.on_step = [&](int s, const Draft& draft, std::span<const int32_t> path, int32_t next) {
+      trace << json_line(trace_line(entries[batch_first + static_cast<size_t>(s)].id, steps_taken[static_cast<size_t>(s)]++, draft, path, next)) << "\n";
+    };
+  }
 
   GenerateTotals totals;
   for (size_t first = 0; first < prompts.size(); first += static_cast<size_t>(a.point.batch_size)) {
     const size_t n = std::min(prompts.size() - first, static_cast<size_t>(a.point.batch_size));
     const std::span<const std::vector<int32_t>> batch(prompts.data() + first, n);
     opt.first_request = first;
+    batch_first = first;
+    steps_taken.assign(n, 0);
     const std::vector<SequenceResult> results = decoder.generate(batch, opt);
     for (size_t i = 0; i < n; ++i) {
       const SequenceResult& r = results[i];
@@ -198,6 +221,9 @@ Run add_generate(CLI::App& app) {
   add_device_option(*sub, a->device);
   sub->add_flag("--json", a->json, "Print one JSON object per prompt (tokens, text, metrics) instead of text");
   sub->add_flag("--ignore-eos", a->ignore_eos, "Do not stop at end-of-sequence tokens");
+  sub->add_option("--trace", a->trace_file,
+                  "Write every step's draft tree and accepted path as JSON lines to this file ({\"prompt\", \"step\", \"tokens\", \"parents\", "
+                  "\"accepted\", \"next\"}; node 0 is the root)");
   sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file (autoregressive, one prompt)");
   sub->add_option("--drafter", a->point.drafter.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
   sub->add_option("--drafter-weights", a->point.drafter.weights_dir,

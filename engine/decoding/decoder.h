@@ -57,6 +57,9 @@ struct DecodeOptions {
   std::shared_ptr<const CostModel> cost;
   // Called with (sequence, token) as each token is emitted, for streaming; may be empty.
   std::function<void(int, int32_t)> on_token;
+  // Called after each step's verification of a sequence with its draft (node 0 the root),
+  // the accepted nodes (root first) and the next root, for tracing drafters; may be empty.
+  std::function<void(int, const Draft&, std::span<const int32_t>, int32_t)> on_step;
 };
 
 // One verification step of one sequence.

@@ -394,3 +394,46 @@ TEST_CASE("medusa: bad weights and trees are one-line errors", "[medusa]") {
     REQUIRE_THROWS_WITH(f.load("bad_head"), Contains("field 'head'") && Contains("expected \"own\" or \"target\""));
   }
 }
+
+TEST_CASE("decoder: the step trace (DecodeOptions::on_step) rebuilds every sequence's output", "[medusa][decoder]") {
+  Fixture f;
+  RandomDrafterSpec spec;
+  spec.kind = "medusa";
+  spec.seed = 6;
+  write_random_drafter(spec, *f.model, f.dir / "traced");
+  const auto ps = tiny_prompts(*f.model);
+  REQUIRE(ps.size() >= 3);
+  const std::vector<std::vector<int32_t>> batch(ps.begin(), ps.begin() + 3);
+  Transformer tf(f.model->config(), f.model->weights(), f.pool);
+  auto drafter = f.load("traced", "");
+  Decoder decoder(*f.model, tf, *drafter);
+  DecodeOptions opt;
+  opt.max_new_tokens = 24;
+  opt.ignore_eos = true;
+  std::vector<std::vector<int32_t>> rebuilt(batch.size());
+  std::vector<int32_t> root(batch.size(), -1);
+  size_t calls = 0;
+  opt.on_step = [&](int s, const Draft& draft, std::span<const int32_t> path, int32_t next) {
+    ++calls;
+    auto& out = rebuilt[static_cast<size_t>(s)];
+    REQUIRE(!path.empty());
+    REQUIRE(path[0] == 0);
+    if (out.empty()) out.push_back(draft.tree.tokens[0]);  // the prefill's token
+    REQUIRE(draft.tree.tokens[0] == out.back());           // each step starts at the last root
+    for (size_t k = 1; k < path.size(); ++k) {
+      REQUIRE(draft.tree.parents[static_cast<size_t>(path[k])] == path[k - 1]);  // a path down the tree
+      out.push_back(draft.tree.tokens[static_cast<size_t>(path[k])]);
+    }
+    out.push_back(next);
+  };
+  const auto results = decoder.generate(batch, opt);
+  size_t steps = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    INFO("sequence " << i);
+    steps += results[i].steps.size();
+    REQUIRE(rebuilt[i].size() >= results[i].tokens.size());
+    rebuilt[i].resize(results[i].tokens.size());  // the last step may overshoot the length limit
+    CHECK(rebuilt[i] == results[i].tokens);
+  }
+  CHECK(calls == steps);
+}
