@@ -166,7 +166,8 @@ std::vector<std::string> reference_answers(const std::string& path, const JsonRe
     std::string joined;
     for (size_t k = 0; k < item.size(); ++k) {
       if (!item[k].is_string()) throw InputError(path, fmt::format("{} element {}", where, k + 1), fmt::format("expected a string, got {}", type_of(item[k])));
-      joined += (k ? "\n" : "") + item[k].get<std::string>();
+      if (k) joined += '\n';
+      joined += item[k].get_ref<const std::string&>();
     }
     out.push_back(std::move(joined));
   }

@@ -73,7 +73,10 @@ TEST_CASE("axis table and registry: the axes each kind's points carry", "[regist
     const uint32_t reads = find_drafter_kind(kind)->reads(o);
     std::string out;
     for (const Setting& s : settings())
-      if (s.sweep_axis && (s.readers & reads)) out += (out.empty() ? "" : " ") + std::string(s.name);
+      if (s.sweep_axis && (s.readers & reads)) {
+        if (!out.empty()) out += ' ';
+        out += s.name;
+      }
     return out;
   };
   CHECK(axes("autoregressive") == "drafter temperature batch_size max_new_tokens seed");
