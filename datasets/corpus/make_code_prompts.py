@@ -17,8 +17,6 @@ Usage: python3 datasets/corpus/make_code_prompts.py [--out PATH]
 """
 
 import argparse
-import hashlib
-import json
 import random
 import sys
 from pathlib import Path
@@ -27,6 +25,7 @@ sys.dont_write_bytecode = True
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from corpus_files import write_jsonl  # noqa: E402
 from make_prompts import evaluation_shingles, shingles  # noqa: E402
 
 SEED = 4_2024
@@ -220,13 +219,9 @@ def main():
         seen.add(stub)
         records.append({"split": "train", "style": "code", "category": language, "prompt": prompt})
     random.Random(f"draftbench-code-prompts/{SEED}/order").shuffle(records)
-    with open(args.out, "w", encoding="utf-8", newline="\n") as out:
-        for index, r in enumerate(records, start=1):
-            out.write(json.dumps({"id": f"k{index:06d}", **r}, ensure_ascii=False) + "\n")
+    written = write_jsonl(args.out, ({"id": f"k{index:06d}", **r} for index, r in enumerate(records, start=1)))
     counts = {lang: sum(r["category"] == lang for r in records) for lang in INSTRUCTIONS}
-    digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
-    print(f"wrote {args.out}: {len(records)} prompts {counts}, {dropped} dropped "
-          f"({args.out.stat().st_size:,} bytes, sha256 {digest})")
+    print(f"wrote {args.out}: {len(records)} prompts {counts}, {dropped} dropped ({written})")
 
 
 if __name__ == "__main__":

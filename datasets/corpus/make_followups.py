@@ -15,10 +15,13 @@ Usage: python3 datasets/corpus/make_followups.py [--out PATH]
 """
 
 import argparse
-import hashlib
 import json
 import random
+import sys
 from pathlib import Path
+
+sys.dont_write_bytecode = True
+from corpus_files import write_jsonl  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SEED = 4_2024
@@ -117,17 +120,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=HERE / "followups.jsonl")
     args = parser.parse_args()
-    count = 0
-    with open(args.out, "w", encoding="utf-8", newline="\n") as out:
-        for name in ("prompts.jsonl", "prompts_extra.jsonl"):
-            with open(HERE / name, encoding="utf-8") as f:
-                for record in map(json.loads, f):
-                    if record["split"] != "train":
-                        continue
-                    out.write(json.dumps({"id": record["id"], "followup": followup(record)}, ensure_ascii=False) + "\n")
-                    count += 1
-    digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
-    print(f"wrote {args.out}: {count} follow-ups ({args.out.stat().st_size:,} bytes, sha256 {digest})")
+    rows = []
+    for name in ("prompts.jsonl", "prompts_extra.jsonl"):
+        with open(HERE / name, encoding="utf-8") as f:
+            rows += [{"id": r["id"], "followup": followup(r)} for r in map(json.loads, f) if r["split"] == "train"]
+    print(f"wrote {args.out}: {len(rows)} follow-ups ({write_jsonl(args.out, rows)})")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ from collections import Counter
 from pathlib import Path
 
 sys.dont_write_bytecode = True
+from corpus_files import write_jsonl  # noqa: E402  (before sys.path is narrowed to the standard library)
+
 HERE = Path(__file__).resolve().parent
 STDLIB = Path(sysconfig.get_path("stdlib")).resolve()
 # Import only from the standard library: drop the script's folder and site/dist-packages.
@@ -266,10 +268,7 @@ def main():
     parser.add_argument("--out", type=Path, default=HERE / "ground_truth.jsonl")
     args = parser.parse_args()
     records = build_records()
-    with open(args.out, "w", encoding="utf-8", newline="\n") as out:
-        for record in records:
-            row = {k: v for k, v in record.items() if not k.startswith("_")}
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    written = write_jsonl(args.out, ({k: v for k, v in record.items() if not k.startswith("_")} for record in records))
     kinds = Counter(r["_kind"] for r in records)
     modules = len({r["source"].split(": ")[1].split(".")[0] for r in records})
     words = sum(len(r["response"].split()) for r in records)
@@ -277,8 +276,7 @@ def main():
     print(f"records: {len(records)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}) "
           f"from {modules} top-level modules")
     print(f"response words: {words:,} total, {words / len(records):.0f} mean")
-    digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
-    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes, sha256 {digest})")
+    print(f"wrote {args.out} ({written})")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ Usage: /usr/bin/python3 datasets/corpus/make_passage_prompts.py [--out PATH]
 """
 
 import argparse
-import hashlib
 import json
 import random
 import re
@@ -33,6 +32,7 @@ sys.dont_write_bytecode = True
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from corpus_files import write_jsonl  # noqa: E402
 from make_prompts import evaluation_shingles, shingles  # noqa: E402
 import make_ground_truth as stdlib_docs  # noqa: E402  (last: it restricts sys.path to the standard library)
 
@@ -124,13 +124,10 @@ def main():
         seen.add(passage)
         records.append({"split": "train", "style": "passage", "category": "docstrings", "prompt": prompt})
     random.Random(f"draftbench-passages/{SEED}/order").shuffle(records)
-    with open(args.out, "w", encoding="utf-8", newline="\n") as out:
-        for index, r in enumerate(records, start=1):
-            out.write(json.dumps({"id": f"d{index:06d}", **r}, ensure_ascii=False) + "\n")
+    written = write_jsonl(args.out, ({"id": f"d{index:06d}", **r} for index, r in enumerate(records, start=1)))
     words = [len(r["prompt"].split()) for r in records]
-    digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
     print(f"wrote {args.out}: {len(records)} prompts from {len(docs)} docstrings, {dropped} dropped, words "
-          f"{min(words)}/{sum(words) // len(words)}/{max(words)} ({args.out.stat().st_size:,} bytes, sha256 {digest})")
+          f"{min(words)}/{sum(words) // len(words)}/{max(words)} ({written})")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ sys.path.insert(0, str(HERE))
 
 from alpaca_templates import ALPACA_CATEGORIES  # noqa: E402
 from coding_templates import CODING  # noqa: E402
+from corpus_files import write_jsonl  # noqa: E402
 from knowledge_templates import HUMANITIES, STEM  # noqa: E402
 from math_generators import MATH  # noqa: E402
 from passage_generators import EXTRACTION  # noqa: E402
@@ -211,7 +212,7 @@ def build_records():
     return finish_records(records, "p", ""), finish_records(extra, "x", "extra/")
 
 
-def print_summary(records, out_path):
+def print_summary(records, out_path, written):
     """Markdown tables (pasted into README.md) of counts per style, category and split."""
     counts = Counter((r["style"], r["category"], r["split"]) for r in records)
     words = {}
@@ -229,8 +230,7 @@ def print_summary(records, out_path):
         print(f"| **{style}** | all | {train} | {held} | {train + held} | |")
     held = sum(1 for r in records if r["split"] == "heldout")
     print(f"| **all** | all | {len(records) - held} | {held} | {len(records)} | |")
-    digest = hashlib.sha256(out_path.read_bytes()).hexdigest()
-    print(f"\nwrote {out_path} ({out_path.stat().st_size:,} bytes, sha256 {digest})")
+    print(f"\nwrote {out_path} ({written})")
 
 
 def main():
@@ -239,10 +239,7 @@ def main():
     parser.add_argument("--extra-out", type=Path, default=HERE / "prompts_extra.jsonl")
     args = parser.parse_args()
     for records, path in zip(build_records(), (args.out, args.extra_out)):
-        with open(path, "w", encoding="utf-8", newline="\n") as out:
-            for record in records:
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        print_summary(records, path)
+        print_summary(records, path, write_jsonl(path, records))
         print()
 
 
