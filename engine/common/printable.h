@@ -9,23 +9,40 @@
 
 namespace draftbench {
 
-// The length of the valid UTF-8 sequence at text[i] (no overlongs, no surrogates, nothing
-// past U+10FFFF), or 0 when there is none.
+// The UTF-8 sequence starting at text[i] (Unicode Table 3-7: no overlongs, no surrogates,
+// nothing above U+10FFFF): its length if it is complete and valid, 0 if the bytes present
+// are a valid but truncated prefix (a character still arriving, to a streaming decoder), -1
+// if it is invalid.
+inline int utf8_sequence_length(std::string_view text, size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  if (lead < 0x80) return 1;
+  int length;
+  unsigned char second_min = 0x80, second_max = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) second_min = 0xA0;
+    if (lead == 0xED) second_max = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) second_min = 0x90;
+    if (lead == 0xF4) second_max = 0x8F;
+  } else {
+    return -1;
+  }
+  for (int k = 1; k < length; ++k) {
+    if (i + static_cast<size_t>(k) >= text.size()) return 0;
+    const auto byte = static_cast<unsigned char>(text[i + static_cast<size_t>(k)]);
+    if (byte < (k == 1 ? second_min : 0x80) || byte > (k == 1 ? second_max : 0xBF)) return -1;
+  }
+  return length;
+}
+
+// The length of the complete, valid UTF-8 sequence at text[i], or 0 when there is none.
 inline size_t valid_utf8_length(std::string_view text, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  const auto cont = [&](size_t k) { return i + k < text.size() && (b(k) & 0xC0) == 0x80; };
-  const unsigned char c = b(0);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2) || (c == 0xE0 && b(1) < 0xA0) || (c == 0xED && b(1) > 0x9F)) return 0;
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3) || (c == 0xF0 && b(1) < 0x90) || (c == 0xF4 && b(1) > 0x8F)) return 0;
-    return 4;
-  }
-  return 0;
+  const int n = utf8_sequence_length(text, i);
+  return n > 0 ? static_cast<size_t>(n) : 0;
 }
 
 // `text` with every byte that starts no valid UTF-8 sequence replaced by U+FFFD, as a

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "engine/common/error.h"
+#include "engine/common/printable.h"
 #include "engine/tokenizer/bpe_tokenizer.h"
 #include "engine/tokenizer/sentencepiece_model_proto.h"
 
@@ -42,37 +43,6 @@ std::string unreachable_piece(std::string_view what, size_t id) {
   return "\xFF"
          "draftbench:" +
          std::string(what) + ":" + std::to_string(id);
-}
-
-// Length of the UTF-8 sequence starting at text[pos] (Unicode Table 3-7: no overlongs,
-// no surrogates, nothing above U+10FFFF). Returns the length if the sequence is complete
-// and valid, 0 if the bytes present are a valid but truncated prefix, -1 if invalid.
-int utf8_sequence_length(std::string_view text, size_t pos) {
-  const auto lead = static_cast<uint8_t>(text[pos]);
-  if (lead < 0x80) return 1;
-  int length;
-  uint8_t second_min = 0x80, second_max = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) second_min = 0xA0;
-    if (lead == 0xED) second_max = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) second_min = 0x90;
-    if (lead == 0xF4) second_max = 0x8F;
-  } else {
-    return -1;
-  }
-  for (int i = 1; i < length; ++i) {
-    if (pos + i >= text.size()) return 0;
-    const auto byte = static_cast<uint8_t>(text[pos + i]);
-    const uint8_t lo = i == 1 ? second_min : 0x80;
-    const uint8_t hi = i == 1 ? second_max : 0xBF;
-    if (byte < lo || byte > hi) return -1;
-  }
-  return length;
 }
 
 void require_valid_utf8(std::string_view text) {
