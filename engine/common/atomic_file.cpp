@@ -10,10 +10,8 @@
 #include "engine/common/error.h"
 
 namespace draftbench {
-namespace {
 
-// Writes all of `text` to `fd` and flushes it to the disk; false on any failure.
-bool write_and_sync(int fd, std::string_view text) {
+bool write_all_and_sync(int fd, std::string_view text) {
   while (!text.empty()) {
     const ssize_t n = ::write(fd, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;
@@ -22,6 +20,8 @@ bool write_and_sync(int fd, std::string_view text) {
   }
   return ::fsync(fd) == 0;
 }
+
+namespace {
 
 // Makes a rename inside `dir` durable. Filesystems that cannot sync a directory say EINVAL;
 // there the rename is as durable as that filesystem makes it.
@@ -41,7 +41,7 @@ void write_file_atomically(const std::string& path, std::string_view text) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError(tmp, "", std::string("cannot write: ") + std::strerror(errno));
-  bool ok = write_and_sync(fd, text);
+  bool ok = write_all_and_sync(fd, text);
   int error = ok ? 0 : errno;
   if (::close(fd) != 0 && ok) {
     ok = false;

@@ -11,4 +11,9 @@ namespace draftbench {
 // Throws InputError naming `path` when it cannot be written.
 void write_file_atomically(const std::string& path, std::string_view text);
 
+// Writes all of `text` to the open file `fd` (retrying short writes and EINTR) and fsyncs
+// it; false on any failure, with errno saying why. What a durable append or a durable
+// replacement writes with.
+bool write_all_and_sync(int fd, std::string_view text);
+
 }  // namespace draftbench

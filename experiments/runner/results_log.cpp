@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
 #include "engine/common/input_file.h"
 #include "engine/common/sha256.h"
@@ -83,9 +84,10 @@ ResultsLog::ResultsLog(std::string path) : path_(std::move(path)) {
   Parsed p = parse(path_);
   if (p.lacks_final_newline) {
     const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    const bool ok = fd >= 0 && ::write(fd, "\n", 1) == 1 && ::fsync(fd) == 0;
+    const bool ok = fd >= 0 && write_all_and_sync(fd, "\n");
+    const int err = errno;
     if (fd >= 0) ::close(fd);
-    if (!ok) throw InputError(path_, "", fmt::format("cannot restore the newline after the last record: {}", std::strerror(errno)));
+    if (!ok) throw InputError(path_, "", fmt::format("cannot restore the newline after the last record: {}", std::strerror(err)));
     p.valid_bytes += 1;
   }
   if (std::filesystem::exists(path_) && std::filesystem::file_size(path_) != p.valid_bytes) {
@@ -107,20 +109,10 @@ void ResultsLog::append(const nlohmann::json& record) {
   const std::string line = nlohmann::json{{"sha256", sha256_hex(record.dump())}, {"record", record}}.dump() + "\n";
   const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError(path_, "", fmt::format("cannot open for appending: {}", std::strerror(errno)));
-  size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      throw InputError(path_, "", fmt::format("cannot append a record: {}", std::strerror(err)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  const bool synced = ::fsync(fd) == 0;
+  const bool ok = write_all_and_sync(fd, line);
+  const int err = errno;
   ::close(fd);
-  if (!synced) throw InputError(path_, "", "cannot flush a record to disk");
+  if (!ok) throw InputError(path_, "", fmt::format("cannot append a record and flush it to disk: {}", std::strerror(err)));
   keep_latest(records_, by_key_, record);
 }
 
