@@ -102,7 +102,7 @@ class EagleDrafter final : public Drafter {
   struct SequenceState {
     std::vector<int32_t> tokens;
     std::vector<float> features;  // [n][n_embd]
-    int32_t previous = -1;        // the token before tokens[0] (x_i of the first pending pair)
+    int32_t previous = -1;        // the token before tokens[0]: x_i of the first pending pair, or the root once committed
   };
   // A node of the candidate pool (EAGLE-2: top_k + depth * top_k^2 of them).
   struct Candidate {
@@ -141,7 +141,6 @@ class EagleDrafter final : public Drafter {
   std::vector<const float*> feature_ptrs_;
   std::vector<uint8_t> fc_scratch_;
   std::vector<int32_t> top_, frontier_, selected_, tree_node_, scratch_parents_, scratch_tokens_, feed_tokens_, previous_tokens_;
-  int32_t root_token_ = -1;  // the last committed pair's token: the root (the depth-1 nodes' previous token)
   std::vector<Candidate> candidates_;
   int32_t depth_limit_ = 0, width_limit_ = 0;      // limit_draft's hints; 0 = none
   std::vector<std::pair<int32_t, int32_t>> work_;  // the last propose's forwards: (tokens, logit rows)

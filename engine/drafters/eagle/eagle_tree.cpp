@@ -106,8 +106,11 @@ void EagleDrafter::fc_inputs(std::span<const int32_t> tokens, std::span<const in
     embed_tokens(target_.config(), target_.weights(), tokens.subspan(static_cast<size_t>(i), 1), row);  // embedding first
     std::memcpy(row + E, features[i], static_cast<size_t>(E) * sizeof(float));
     if (!parts_.previous_token) continue;
+    const int32_t p = previous[static_cast<size_t>(i)];
     // No token before the first one (a propose without begin): zeros, as the trainer embeds -1.
-    if (previous[static_cast<size_t>(i)] < 0) std::fill_n(row + 2 * E, E, 0.0f);
+    // In a chain, row i's own token is the one row i - 1 read: its embedding is already there.
+    if (p < 0) std::fill_n(row + 2 * E, E, 0.0f);
+    else if (i > 0 && tokens[static_cast<size_t>(i - 1)] == p) std::memcpy(row + 2 * E, row - width, static_cast<size_t>(E) * sizeof(float));
     else embed_tokens(target_.config(), target_.weights(), previous.subspan(static_cast<size_t>(i), 1), row + 2 * E);
   }
   linear(parts_.fc, parts_.fc_bias, fc_in_.data(), n, fc_out_.data(), pool_, fc_scratch_);
@@ -121,8 +124,11 @@ void EagleDrafter::run_pending(int seq) {
   ensure_cache_capacity(cache_->committed(seq) + n + max_scratch_nodes());  // the pairs, then the tree on top
   feature_ptrs_.resize(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) feature_ptrs_[static_cast<size_t>(i)] = s.features.data() + i * E;
-  previous_tokens_.assign(1, s.previous);  // pair k's own token: the one pair k - 1 reads
-  previous_tokens_.insert(previous_tokens_.end(), s.tokens.begin(), s.tokens.end() - 1);
+  previous_tokens_.clear();
+  if (parts_.previous_token) {  // pair k's own token: the one pair k - 1 reads
+    previous_tokens_.push_back(s.previous);
+    previous_tokens_.insert(previous_tokens_.end(), s.tokens.begin(), s.tokens.end() - 1);
+  }
   fc_inputs(s.tokens, previous_tokens_, feature_ptrs_.data(), n);
 
   SequenceInput& in = batch_.sequences[0];
@@ -136,7 +142,7 @@ void EagleDrafter::run_pending(int seq) {
   transformer_.forward(batch_, *cache_, result_);
   work_.emplace_back(n, 1);
   cache_->commit_prefix(seq, n);
-  s.previous = root_token_ = s.tokens.back();
+  s.previous = s.tokens.back();  // the root: the depth-1 nodes' own token (feed)
   s.tokens.clear();
   s.features.clear();
 
@@ -153,7 +159,7 @@ void EagleDrafter::feed(int seq, std::span<const int32_t> candidates) {
   const auto n = static_cast<int32_t>(candidates.size());
   const auto n_cached = static_cast<int32_t>(scratch_parents_.size());
   feed_tokens_.resize(static_cast<size_t>(n));
-  previous_tokens_.resize(static_cast<size_t>(n));
+  previous_tokens_.clear();
   feature_ptrs_.resize(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) {
     Candidate& c = candidates_[static_cast<size_t>(candidates[static_cast<size_t>(i)])];
@@ -163,7 +169,8 @@ void EagleDrafter::feed(int seq, std::span<const int32_t> candidates) {
     scratch_parents_.push_back(parent_slot);
     scratch_tokens_.push_back(c.token);
     feed_tokens_[static_cast<size_t>(i)] = c.token;
-    previous_tokens_[static_cast<size_t>(i)] = c.parent < 0 ? root_token_ : candidates_[static_cast<size_t>(c.parent)].token;
+    if (parts_.previous_token)  // a node's own token is its parent's (the root's children: the root)
+      previous_tokens_.push_back(c.parent < 0 ? sequences_[static_cast<size_t>(seq)].previous : candidates_[static_cast<size_t>(c.parent)].token);
     // A child's feature is its parent's predicted one (the root's children: the last pair's).
     feature_ptrs_[static_cast<size_t>(i)] = parent_slot < 0 ? root_feature_.data() : scratch_features_.data() + parent_slot * E;
   }
