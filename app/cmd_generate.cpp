@@ -34,13 +34,13 @@ struct GenerateArgs {
 
 // One step of one sequence for --trace: the draft tree (node 0 the root), the accepted
 // nodes and the next root.
-nlohmann::json trace_line(const std::string& prompt_id, int step, const Draft& draft, std::span<const int32_t> accepted, int32_t next) {
+nlohmann::json trace_line(const std::string& prompt_id, const StepTrace& t) {
   return nlohmann::json{{"prompt", prompt_id},
-                        {"step", step},
-                        {"tokens", draft.tree.tokens},
-                        {"parents", draft.tree.parents},
-                        {"accepted", std::vector<int32_t>(accepted.begin(), accepted.end())},
-                        {"next", next}};
+                        {"step", t.step},
+                        {"tokens", t.draft.tree.tokens},
+                        {"parents", t.draft.tree.parents},
+                        {"accepted", std::vector<int32_t>(t.accepted.begin(), t.accepted.end())},
+                        {"next", t.next}};
 }
 
 VerificationRule parse_rule(const std::string& name) {
@@ -152,13 +152,10 @@ int run_generate(GenerateArgs a) {
   if (stream) opt.on_token = [&](int, int32_t t) { std::cout << streamer.push(t) << std::flush; };
   std::ofstream trace;
   size_t batch_first = 0;
-  std::vector<int> steps_taken;
   if (!a.trace_file.empty()) {
     trace.open(a.trace_file, std::ios::trunc);
     if (!trace) throw InputError(a.trace_file, "", "cannot write the trace (--trace)");
-    opt.on_step = [&](int s, const Draft& draft, std::span<const int32_t> path, int32_t next) {
-      trace << json_line(trace_line(entries[batch_first + static_cast<size_t>(s)].id, steps_taken[static_cast<size_t>(s)]++, draft, path, next)) << "\n";
-    };
+    opt.on_step = [&](const StepTrace& t) { trace << json_line(trace_line(entries[batch_first + static_cast<size_t>(t.sequence)].id, t)) << "\n"; };
   }
 
   GenerateTotals totals;
@@ -167,7 +164,6 @@ int run_generate(GenerateArgs a) {
     const std::span<const std::vector<int32_t>> batch(prompts.data() + first, n);
     opt.first_request = first;
     batch_first = first;
-    steps_taken.assign(n, 0);
     const std::vector<SequenceResult> results = decoder.generate(batch, opt);
     for (size_t i = 0; i < n; ++i) {
       const SequenceResult& r = results[i];

@@ -207,7 +207,7 @@ class DecodeRun {
     const RngKey key{options_.seed, options_.first_request + static_cast<uint64_t>(s), results_[s].steps.size() + 1, 0};
     draftbench::verify(q.draft, in.tree, target, options_, key, verify_scratch_, q.acceptance);
     const std::vector<int32_t>& path = q.acceptance.path;
-    if (options_.on_step) options_.on_step(s, q.draft, path, q.acceptance.next_token);
+    if (options_.on_step) options_.on_step(StepTrace{s, static_cast<int>(results_[s].steps.size()), q.draft, path, q.acceptance.next_token});
     node_logits_.observe_path(static_cast<int>(a), path);
     cache_.commit(s, path);
     q.path_tokens.clear();

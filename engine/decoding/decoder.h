@@ -38,6 +38,15 @@ enum class VerificationRule {
 const char* verification_rule_name(VerificationRule rule);
 bool is_lossy(VerificationRule rule);
 
+// One verification step of one sequence, as DecodeOptions::on_step reports it.
+struct StepTrace {
+  int sequence;                       // index in the batch
+  int step;                           // 0 = the sequence's first verification
+  const Draft& draft;                 // node 0 is the root
+  std::span<const int32_t> accepted;  // accepted nodes, root first
+  int32_t next;                       // the next root
+};
+
 struct DecodeOptions {
   int max_new_tokens = 128;
   SamplingParams sampling;  // temperature 0 = greedy verification
@@ -57,9 +66,8 @@ struct DecodeOptions {
   std::shared_ptr<const CostModel> cost;
   // Called with (sequence, token) as each token is emitted, for streaming; may be empty.
   std::function<void(int, int32_t)> on_token;
-  // Called after each step's verification of a sequence with its draft (node 0 the root),
-  // the accepted nodes (root first) and the next root, for tracing drafters; may be empty.
-  std::function<void(int, const Draft&, std::span<const int32_t>, int32_t)> on_step;
+  // Called after each step's verification of each sequence, for tracing drafters; may be empty.
+  std::function<void(const StepTrace&)> on_step;
 };
 
 // One verification step of one sequence.

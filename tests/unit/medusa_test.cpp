@@ -411,11 +411,14 @@ TEST_CASE("decoder: the step trace (DecodeOptions::on_step) rebuilds every seque
   opt.max_new_tokens = 24;
   opt.ignore_eos = true;
   std::vector<std::vector<int32_t>> rebuilt(batch.size());
-  std::vector<int32_t> root(batch.size(), -1);
+  std::vector<int> steps_seen(batch.size(), 0);
   size_t calls = 0;
-  opt.on_step = [&](int s, const Draft& draft, std::span<const int32_t> path, int32_t next) {
+  opt.on_step = [&](const StepTrace& t) {
     ++calls;
-    auto& out = rebuilt[static_cast<size_t>(s)];
+    const Draft& draft = t.draft;
+    const std::span<const int32_t> path = t.accepted;
+    REQUIRE(t.step == steps_seen[static_cast<size_t>(t.sequence)]++);  // steps counted from 0, one at a time
+    auto& out = rebuilt[static_cast<size_t>(t.sequence)];
     REQUIRE(!path.empty());
     REQUIRE(path[0] == 0);
     if (out.empty()) out.push_back(draft.tree.tokens[0]);  // the prefill's token
@@ -424,7 +427,7 @@ TEST_CASE("decoder: the step trace (DecodeOptions::on_step) rebuilds every seque
       REQUIRE(draft.tree.parents[static_cast<size_t>(path[k])] == path[k - 1]);  // a path down the tree
       out.push_back(draft.tree.tokens[static_cast<size_t>(path[k])]);
     }
-    out.push_back(next);
+    out.push_back(t.next);
   };
   const auto results = decoder.generate(batch, opt);
   size_t steps = 0;
