@@ -9,7 +9,7 @@
 #include <set>
 
 #include "engine/common/error.h"
-#include "reports/render/table.h"
+#include "reports/render/report_tables.h"
 
 namespace draftbench {
 namespace {
@@ -341,8 +341,6 @@ constexpr UnrunnableSpec kUnrunnable[] = {
      "than TensorRT-LLM's; the TP 2 and TP 4 columns have no counterpart"},
 };
 
-std::string number_text(const nlohmann::json& v) { return v.is_number() ? fmt::format("{:g}", v.get<double>()) : "–"; }
-
 }  // namespace
 
 std::vector<UnrunnableTable> unrunnable_tables(const nlohmann::json& paper_tables) {
@@ -366,7 +364,7 @@ std::vector<UnrunnableTable> unrunnable_tables(const nlohmann::json& paper_table
         throw bad(fmt::format("expected each row to have '{}' and 'speedup' with {} values", spec.first_metric, n));
       std::vector<std::string> cells{row.value("model", std::string("?"))};
       for (const char* metric : {spec.first_metric, "speedup"})
-        for (const nlohmann::json& v : row[metric]) cells.push_back(number_text(v));
+        for (const nlohmann::json& v : row[metric]) cells.push_back(number_cell(v, "{:g}"));
       u.paper.rows.push_back(std::move(cells));
     }
     u.needs = spec.needs;

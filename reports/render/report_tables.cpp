@@ -14,8 +14,6 @@ namespace draftbench {
 
 namespace {
 
-std::string number(const nlohmann::json& v, const char* format = "{:.2f}") { return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>()) : "–"; }
-
 const nlohmann::json& metric(const nlohmann::json& point, const char* name) {
   static const nlohmann::json none;
   return point.contains("metrics") && point["metrics"].contains(name) ? point["metrics"][name] : none;
@@ -25,7 +23,7 @@ const nlohmann::json& metric(const nlohmann::json& point, const char* name) {
 std::string cell(const nlohmann::json* point, const char* name, const char* format = "{:.2f}") {
   if (!point) return "";
   if ((*point)["status"] != "ok") return (*point)["status"] == "oom" ? "OOM" : (*point)["status"].get<std::string>();
-  return number(metric(*point, name), format);
+  return number_cell(metric(*point, name), format);
 }
 
 Table points_table(const nlohmann::json& report) {
@@ -108,8 +106,8 @@ std::optional<Table> table1(const nlohmann::json& report, const nlohmann::json& 
           const nlohmann::json* found = nullptr;
           for (const nlohmann::json& r : paper["table1"]["rows"])
             if (r["dataset"] == paper_dataset(ds) && r["temperature"].get<double>() == temp && r["drafter"] == drafter) found = &r;
-          row.push_back(found ? number((*found)["speedup"][0], "{:.2f}x") : "");
-          row.push_back(found ? number((*found)["tokens_per_step"][0]) : "");
+          row.push_back(found ? number_cell((*found)["speedup"][0], "{:.2f}x") : "");
+          row.push_back(found ? number_cell((*found)["tokens_per_step"][0]) : "");
         }
       t.rows.push_back(std::move(row));
     }
@@ -185,7 +183,7 @@ std::optional<Table> table4(const nlohmann::json& report, const nlohmann::json& 
         std::vector<std::string> row = {fmt::format("paper: {} {}", r["chip"].get<std::string>(), r["model"].get<std::string>()), name};
         for (double bw : s.xs) {
           const size_t i = static_cast<size_t>(bw) - 1;  // the paper's columns are BW 1..4
-          row.push_back(bw >= 1 && i < r[key].size() ? number(r[key][i], format) : "");
+          row.push_back(bw >= 1 && i < r[key].size() ? number_cell(r[key][i], format) : "");
         }
         t.rows.push_back(std::move(row));
       }
@@ -222,7 +220,7 @@ std::vector<Table> table5(const nlohmann::json& report, const nlohmann::json& pa
       for (const nlohmann::json& bw : p5["beam_widths"]) pt.header.push_back("BW " + bw.dump());
       for (size_t b = 0; b < p5["batch_sizes"].size(); ++b) {
         std::vector<std::string> row = {p5["batch_sizes"][b].dump()};
-        for (const nlohmann::json& v : p5[paper_key][b]) row.push_back(v.is_string() ? v.get<std::string>() : number(v, "{:.1f}"));
+        for (const nlohmann::json& v : p5[paper_key][b]) row.push_back(v.is_string() ? v.get<std::string>() : number_cell(v, "{:.1f}"));
         pt.rows.push_back(std::move(row));
       }
       out.push_back(std::move(pt));
@@ -254,7 +252,7 @@ std::optional<Table> table6(const nlohmann::json& report, const nlohmann::json& 
         for (double bw : s.xs) {
           std::string v;
           for (size_t i = 0; i < p6["beam_widths"].size(); ++i)
-            if (p6["beam_widths"][i].get<double>() == bw) v = number(r[key][i], format);
+            if (p6["beam_widths"][i].get<double>() == bw) v = number_cell(r[key][i], format);
           row.push_back(v);
         }
         t.rows.push_back(std::move(row));
@@ -265,6 +263,8 @@ std::optional<Table> table6(const nlohmann::json& report, const nlohmann::json& 
 }
 
 }  // namespace
+
+std::string number_cell(const nlohmann::json& v, const char* format) { return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>()) : "–"; }
 
 std::vector<Table> report_tables(const nlohmann::json& report, const nlohmann::json& paper) {
   std::vector<Table> out;

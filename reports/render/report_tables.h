@@ -21,4 +21,8 @@ namespace draftbench {
 // `paper`: the contents of paper_tables.json (null = no paper columns).
 std::vector<Table> report_tables(const nlohmann::json& report, const nlohmann::json& paper);
 
+// A table cell for a JSON number in `format` (fmt syntax); "–" for anything else (a value
+// the paper left illegible, a metric a point lacks).
+std::string number_cell(const nlohmann::json& value, const char* format = "{:.2f}");
+
 }  // namespace draftbench
