@@ -76,14 +76,12 @@ def main():
     args = parser.parse_args()
     if not args.index.is_file():
         sys.exit(f"check_report_pages: {args.index}: no such page")
-    failures, pages, queue, seen = [], [], [args.index.resolve()], set()
+    failures, pages, queue = [], {}, [args.index.resolve()]  # pages: path -> its parse
     while queue:
         page = queue.pop()
-        if page in seen:
+        if page in pages:
             continue
-        seen.add(page)
-        pages.append(page)
-        info = parse(page)
+        info = pages[page] = parse(page)
         if not info.h1:
             failures.append(f"{page}: no <h1>")
         for target in info.targets:
@@ -100,8 +98,7 @@ def main():
         else:
             print(f"check_report_pages: {note}: rendering not checked", file=sys.stderr)
     else:
-        for page in pages:
-            info = parse(page)
+        for page, info in pages.items():
             try:
                 dom = rendered_dom(binary, page)
             except (RuntimeError, subprocess.TimeoutExpired) as e:
