@@ -412,32 +412,26 @@ TEST_CASE("the shipped prompt sets share no prompt and no 8-word run with the dr
   CHECK(first_overlap(mt_bench, corpus) == "");
   CHECK(first_overlap(alpaca, corpus) == "");
   CHECK(first_overlap(code, corpus) == "");
-  // The extra training prompts: train only, and apart from the shipped sets and from every
-  // prompt of the main file (held-out ones included).
-  const std::vector<PromptItem> extra = load_prompt_set(source_path("datasets/corpus/prompts_extra.jsonl"), PromptFormat::corpus);
-  REQUIRE(extra.size() >= 5000);
-  CHECK(first_overlap(mt_bench, extra) == "");
-  CHECK(first_overlap(alpaca, extra) == "");
-  CHECK(first_overlap(code, extra) == "");
-  // The code-completion training prompts, likewise.
-  const std::vector<PromptItem> code_train = load_prompt_set(source_path("datasets/corpus/code_completions.jsonl"), PromptFormat::corpus);
-  REQUIRE(code_train.size() >= 400);
-  CHECK(first_overlap(code, code_train) == "");
-  CHECK(first_overlap(mt_bench, code_train) == "");
-  CHECK(first_overlap(alpaca, code_train) == "");
-  for (const PromptItem& item : code_train) CHECK(item.split == "train");
-  // The passage prompts (real text to copy), likewise.
-  const std::vector<PromptItem> passages = load_prompt_set(source_path("datasets/corpus/passages.jsonl"), PromptFormat::corpus);
-  REQUIRE(passages.size() >= 600);
-  CHECK(first_overlap(mt_bench, passages) == "");
-  CHECK(first_overlap(alpaca, passages) == "");
-  CHECK(first_overlap(code, passages) == "");
-  for (const PromptItem& item : passages) CHECK(item.split == "train");
+  // Every training-only corpus file: at least `min_size` prompts, all "train", and apart from
+  // the three shipped sets.
+  const auto training_file = [&](const char* path, size_t min_size) {
+    INFO(path);
+    const std::vector<PromptItem> items = load_prompt_set(source_path(path), PromptFormat::corpus);
+    REQUIRE(items.size() >= min_size);
+    CHECK(first_overlap(mt_bench, items) == "");
+    CHECK(first_overlap(alpaca, items) == "");
+    CHECK(first_overlap(code, items) == "");
+    for (const PromptItem& item : items) CHECK(item.split == "train");
+    return items;
+  };
+  training_file("datasets/corpus/code_completions.jsonl", 400);  // code-completion prompts
+  training_file("datasets/corpus/passages.jsonl", 600);          // real text to copy
+  // The extra prompts are also apart from every prompt of the main file (held-out ones included).
+  const std::vector<PromptItem> extra = training_file("datasets/corpus/prompts_extra.jsonl", 5000);
   std::set<std::string> corpus_texts;
   for (const PromptItem& item : corpus) corpus_texts.insert(item.turns.at(0));
   for (const PromptItem& item : extra) {
     INFO("extra prompt " << item.id);
-    CHECK(item.split == "train");
     CHECK(corpus_texts.count(item.turns.at(0)) == 0);
   }
 
