@@ -4,8 +4,10 @@ changed, nothing is run twice, and the resumed results equal an uninterrupted ru
 (tokens, at temperature 0 and 1). Also: rerunning without --resume is refused, a resumed
 run must use the spec it started with, the report fits its JSON Schema, two shards run as
 local processes merge into the uninterrupted run's results, and --emit-slurm writes a
-job-array script, and --retry-errors runs again only the points that ended in error."""
-import argparse, json, os, signal, subprocess, sys, tempfile, time
+job-array script, --retry-errors runs again only the points that ended in error, and the
+uninterrupted run's tables rebuild byte for byte from its results (the committed-reports
+check, with its tamper self-test)."""
+import argparse, json, os, pathlib, signal, subprocess, sys, tempfile, time
 
 import jsonschema  # scripts/requirements-reference.txt, in the project venv
 
@@ -153,6 +155,15 @@ def main():
     listed = environment(mixed_dir)["shards"]
     assert [s["environment"]["git"]["commit"] for s in listed] == [environment(shards[0])["git"]["commit"], "0" * 40], listed
     jsonschema.validate(json.load(open(os.path.join(mixed_dir, "report.json"))), schema)
+    # The committed-reports check (tests/reports/committed_reports_test.py) on a real report:
+    # the uninterrupted run's tables rebuild byte for byte from its results, and a changed
+    # point changes them (no report is committed yet for that test to find).
+    sys.path.insert(0, os.path.join(a.root, "tests", "reports"))
+    import committed_reports_test as committed
+    scratch, root = pathlib.Path(tmp) / "rederive", pathlib.Path(a.root).resolve()
+    rebuilt = committed.rebuild(a.draftbench, root, pathlib.Path(fresh), scratch / "rebuilt")
+    assert committed.differences(pathlib.Path(fresh), rebuilt) == [], committed.differences(pathlib.Path(fresh), rebuilt)
+    assert committed.tamper_is_caught(a.draftbench, root, pathlib.Path(fresh), scratch)
     slurm = run([a.draftbench, "run", spec, "--emit-slurm", "--slurm-shards", "2", "--out", os.path.join(tmp, "slurm")])
     assert slurm.returncode == 0, slurm.stderr
     script = open(os.path.join(tmp, "slurm", "slurm.sh")).read()
