@@ -76,18 +76,21 @@ int run_first_logits(const GenerateArgs& a, const Model& model, const std::vecto
   return 0;
 }
 
-// The drafter's options completed for this machine and model: the cost model and the
-// drafter's timing when it sizes itself, and the weights shipped for the model.
-void complete_drafter_options(GenerateArgs& a, ForwardPass& target, const Model& model, const ThreadPool& pool) {
+// The drafter for this machine and model: the weights shipped for the model unless others
+// are given, read and checked first (bad weights are refused before any calibration); then
+// the cost model and the drafter's timing when it sizes itself.
+std::unique_ptr<Drafter> drafter_for(GenerateArgs& a, ForwardPass& target, const Model& model, ThreadPool& pool) {
+  // A shipped drafter serves the model it was trained for.
+  if (a.point.drafter.weights_dir.empty() && a.point.drafter.kind != "autoregressive")
+    a.point.drafter.weights_dir = shipped_drafter_dir(a.model, drafter_weights_kind(a.point.drafter.kind));
+  std::unique_ptr<Drafter> loaded = load_drafter_weights(a.point.drafter, model, pool);
   if (drafter_wants_cost_model(a.point.drafter)) {
     const auto note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
     const CostKey key = cost_key(target, a.model, pool.size());
     a.point.drafter.cost = obtain_cost_model(target, model.config(), key, false, note);
     a.point.drafter.time_drafter = cached_draft_timer(key, a.point.drafter.cost, model.config(), note);
   }
-  // A shipped drafter serves the model it was trained for.
-  if (a.point.drafter.weights_dir.empty() && a.point.drafter.kind != "autoregressive")
-    a.point.drafter.weights_dir = shipped_drafter_dir(a.model, drafter_weights_kind(a.point.drafter.kind));
+  return make_drafter(a.point.drafter, model, pool, std::move(loaded));
 }
 
 // Sums over every prompt for the closing line on stderr.
@@ -135,8 +138,7 @@ int run_generate(GenerateArgs a) {
   a.point.drafter.keep_draft_distributions = opt.rule == VerificationRule::redrafter_lossy;
   ThreadPool pool(a.threads > 0 ? a.threads : ThreadPool::default_threads());
   const auto target = make_forward_pass(a.device, model->config(), model->weights(), pool);
-  complete_drafter_options(a, *target, *model, pool);
-  auto drafter = make_drafter(a.point.drafter, *model, pool);
+  auto drafter = drafter_for(a, *target, *model, pool);
   Decoder decoder(*model, *target, *drafter);
   opt.max_new_tokens = a.point.decode.max_new_tokens;
   opt.sampling = SamplingParams{a.point.decode.sampling.temperature, a.sampling_top_k, a.top_p};

@@ -58,7 +58,22 @@ bool drafter_wants_cost_model(const DrafterOptions& o) {
   return k && k->sizes_automatically && k->sizes_automatically(o);
 }
 
-std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model& target, ThreadPool& pool) {
+std::unique_ptr<Drafter> load_drafter_weights(const DrafterOptions& options, const Model& target, ThreadPool& pool) {
+  const DrafterKind* k = find_drafter_kind(options.kind);
+  if (!k) throw InputError("drafter", fmt::format("'{}'", options.kind), fmt::format("unknown (expected one of {})", known_drafters()));
+  if (!k->needs_weights) return nullptr;
+  if (options.weights_dir.empty())
+    throw InputError("drafter", options.kind, "needs its weights directory (--drafter-weights DIR; `draftbench drafter init` writes random ones)");
+  auto owned = std::make_unique<DrafterCheckpoint>(options.weights_dir);
+  DrafterCheckpoint& checkpoint = *owned;
+  if (checkpoint.kind() != k->weights_of)
+    throw InputError(checkpoint.config_path(), "", fmt::format("holds a {} drafter (expected {})", checkpoint.kind(), k->weights_of));
+  std::unique_ptr<Drafter> drafter = k->make(&checkpoint, options, target, pool);
+  checkpoint.reject_unused();
+  return std::make_unique<CheckpointedDrafter>(std::move(owned), std::move(drafter));
+}
+
+std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model& target, ThreadPool& pool, std::unique_ptr<Drafter> loaded) {
   const std::string& kind = options.kind;
   const DrafterKind* k = find_drafter_kind(kind);
   if (!k) throw InputError("drafter", fmt::format("'{}'", kind), fmt::format("unknown (expected one of {})", known_drafters()));
@@ -69,15 +84,7 @@ std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model
   if (drafter_wants_cost_model(options) && !options.cost)
     throw InputError("drafter", kind, "sizes drafts automatically but was given no cost model (draftbench calibrate measures one)");
   if (!k->needs_weights) return k->make(nullptr, options, target, pool);
-  if (options.weights_dir.empty())
-    throw InputError("drafter", kind, "needs its weights directory (--drafter-weights DIR; `draftbench drafter init` writes random ones)");
-  auto owned = std::make_unique<DrafterCheckpoint>(options.weights_dir);
-  DrafterCheckpoint& checkpoint = *owned;
-  if (checkpoint.kind() != k->weights_of)
-    throw InputError(checkpoint.config_path(), "", fmt::format("holds a {} drafter (expected {})", checkpoint.kind(), k->weights_of));
-  std::unique_ptr<Drafter> drafter = k->make(&checkpoint, options, target, pool);
-  checkpoint.reject_unused();
-  drafter = std::make_unique<CheckpointedDrafter>(std::move(owned), std::move(drafter));
+  std::unique_ptr<Drafter> drafter = loaded ? std::move(loaded) : load_drafter_weights(options, target, pool);
   if (!k->sizes_automatically || !k->sizes_automatically(options)) return drafter;
   return make_sized_drafter(k->with_lookup, std::move(drafter), options);
 }

@@ -52,8 +52,16 @@ bool drafter_wants_cost_model(const DrafterOptions& options);
 
 // Throws InputError for an unknown kind (naming the known ones), a missing or malformed
 // weights directory, weights that do not fit the target (hidden size, vocabulary), or
-// option values out of range.
-std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model& target, ThreadPool& pool);
+// option values out of range. `loaded`: what load_drafter_weights gave for these options,
+// or null to load the weights here.
+std::unique_ptr<Drafter> make_drafter(const DrafterOptions& options, const Model& target, ThreadPool& pool, std::unique_ptr<Drafter> loaded = nullptr);
+
+// The first part of make_drafter, for a kind with weights: the weights read and checked
+// against the target and the config, before automatic sizing wraps the drafter. Callers
+// that must measure a cost model first load the weights before it, so that bad weights are
+// refused at once rather than after seconds of calibration. Null for kinds without weights.
+// Throws as make_drafter does.
+std::unique_ptr<Drafter> load_drafter_weights(const DrafterOptions& options, const Model& target, ThreadPool& pool);
 
 // Untrained drafter weights for a target, in draftbench's own format (drafter.json +
 // model.safetensors, F32), written by `draftbench drafter init`: what the losslessness

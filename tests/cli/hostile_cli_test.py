@@ -122,8 +122,10 @@ def main():
 
 def drafter_config_errors(db, tmp):
     """drafter.json: an unknown key and a layer count the weights disagree with are one line blaming
-    the key and the field (NaN weights: tests/hostile/drafter_config_test.cpp)."""
+    the key and the field (NaN weights: tests/hostile/drafter_config_test.cpp). With an empty cost
+    cache: the weights are refused before any calibration would print its progress."""
     gen = [db, "generate", "--prompt", "hi", "--max-new-tokens", "2", "--drafter", "redrafter"]
+    empty_cache = dict(os.environ, DRAFTBENCH_CACHE=os.path.join(tmp, "empty_cost_cache"))
     for name, edit, needles in [("typo", lambda c: c.update(num_draft_layer=2), ["drafter.json: key 'num_draft_layer': unknown"]),
                                 ("zero", lambda c: c.update(num_draft_layers=0), ["drafter.json: field 'num_draft_layers': 0 does not match the weights"])]:
         d = os.path.join(tmp, "redrafter_" + name)
@@ -133,7 +135,7 @@ def drafter_config_errors(db, tmp):
         config = json.load(open(path))
         edit(config)
         json.dump(config, open(path, "w"))
-        r = run(gen + ["--drafter-weights", d])
+        r = run(gen + ["--drafter-weights", d], env=empty_cache)
         refused(r, *needles)
         assert r.stderr.count("\n") == 1, r.stderr
 
