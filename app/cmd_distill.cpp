@@ -1,11 +1,28 @@
 // draftbench distill: the frozen target over a corpus -> drafter training shards (see
 // engine/train/distill.h). Resumable: rerun the same command after an interruption.
+// --restore and --archive turn a directory into its replies-only archive and back
+// (engine/train/distill_archive.h).
 #include <fmt/format.h>
 
 #include "app/commands.h"
+#include "engine/common/error.h"
 #include "engine/train/distill.h"
+#include "engine/train/distill_archive.h"
 
 namespace draftbench::cli {
+namespace {
+
+// With an archive path, the archive is rewritten after every shard, so that a run killed
+// part-way keeps what it generated.
+void distill_and_report(const DistillOptions& o, const std::function<void(const std::string&)>& progress, const std::string& archive) {
+  std::function<void()> shard_written;
+  if (!archive.empty()) shard_written = [&] { write_distill_archive(o.out_dir, archive, false); };
+  const DistillSummary s = run_distill(o, progress, shard_written);
+  fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n", s.items, s.sequences,
+             s.tokens, s.trained, s.shards_written, s.shards_skipped, s.seconds);
+}
+
+}  // namespace
 
 Run add_distill(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<DistillOptions>();
@@ -40,12 +57,22 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   sub->add_option("--shard-items", o->shard_items, "Work items per shard (the resume granularity)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   sub->add_option("--seed", o->seed, "Seed of the sampled replies")->capture_default_str()->check(seed_value());
   sub->add_option("--threads", o->threads, "Worker threads (default: all cores)")->check(thread_count());
-  return [sub, o, command_line]() -> int {
+  auto restore = std::make_shared<std::string>(), archive = std::make_shared<std::string>();
+  sub->add_option("--restore", *restore,
+                  "First rebuild --out from this archive of a distillation (its replies without hidden states; engine/train/distill_archive.h)");
+  sub->add_option("--archive", *archive, "Write --out's archive (finished or not) to this file: after every shard distilled, and at the end");
+  return [sub, o, command_line, restore, archive]() -> int {
     if (!sub->parsed()) return -1;
     o->command_line = command_line;
-    const DistillSummary s = run_distill(*o, [](const std::string& line) { fmt::print(stderr, "distill: {}\n", line); });
-    fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n", s.items, s.sequences,
-               s.tokens, s.trained, s.shards_written, s.shards_skipped, s.seconds);
+    const auto progress = [](const std::string& line) { fmt::print(stderr, "distill: {}\n", line); };
+    if (!restore->empty()) {
+      const RestoreSummary r = restore_distill_archive(*restore, o->model_path, o->out_dir, o->threads, progress);
+      fmt::print("restored {} shards ({} sequences) from {}, {} already there, {} not byte-identical to the archived ones, {:.1f} s\n", r.shards_restored,
+                 r.sequences, *restore, r.shards_skipped, r.shards_differing, r.seconds);
+    }
+    if (!o->prompts_path.empty() || !o->texts_path.empty()) distill_and_report(*o, progress, *archive);
+    else if (restore->empty() && archive->empty()) throw InputError("distill", "--prompts/--texts", "give a corpus file to distil (or --restore/--archive)");
+    if (!archive->empty()) fmt::print("archived {} sequences of {} in {}\n", write_distill_archive(o->out_dir, *archive), o->out_dir, *archive);
     return 0;
   };
 }

@@ -6,6 +6,9 @@
 #      and sampled-extra (one sampled reply per prompt at T 1.0 and 0.7, labelled by its own
 #      tokens), second (the greedy reply to datasets/corpus/followups.jsonl's follow-up after
 #      the target's own first reply, for prompts.jsonl's 3,136)
+#      Each directory's replies are archived in datasets/distill/<alias>/ (tokens only,
+#      engine/train/distill_archive.h); a later run restores from them instead of
+#      generating again, which is most of distillation's time.
 #   2. draftbench train: ReDrafter, Medusa and EAGLE on all five together (distilled
 #      labels), one epoch
 #   3. the ground-truth ReDrafter for Table 6: distill the human-written
@@ -47,7 +50,7 @@ case $model_name in
   gemma3-270m)
     # EAGLE with the copy input (engine/drafters/eagle/eagle.h): +15% tokens/step on the
     # held-out slice, +5% on mt_bench_style in the one-epoch probe (README, "Recipes tried").
-    MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf} ship_root=models/drafters data_default=data eagle_args=(--previous-token) ground_truth=1
+    MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf} ship_root=models/drafters archive_root=datasets/distill/gemma3-270m data_default=data eagle_args=(--previous-token) ground_truth=1
     distill_corpus() {
       distill greedy prompts.jsonl --sampled-every 0
       distill greedy-extra prompts_extra.jsonl --sampled-every 0
@@ -61,6 +64,7 @@ case $model_name in
   qwen2.5-coder-1.5b)
     # The target's n_ff (8960) would make an f16 EAGLE of about 100 MB; 2048 keeps it near 40.
     MODEL=${MODEL:-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf} ship_root=models/drafters/qwen2.5-coder-1.5b
+    archive_root=datasets/distill/qwen2.5-coder-1.5b
     data_default=data/qwen2.5-coder-1.5b eagle_args=(--ffn-size 2048 --previous-token) ground_truth=0
     # A 1.5B target runs ~6x slower a token here: its own code prompts, greedy and sampled,
     # the main prompts and their second turns.
@@ -83,6 +87,7 @@ PYTHON=${PYTHON:-.venv/bin/python}  # the project venv has matplotlib (scripts/s
 if ((smoke)); then
   work=$DATA
   install_root=$work/drafters
+  archives=$work/archives
   distill_args=(--max-new-tokens 24 --batch-size 3 --shard-items 4)
   prompt_limit=(--max-prompts 6)
   text_args=(--max-texts 3 --max-text-tokens 96)
@@ -91,6 +96,7 @@ if ((smoke)); then
 else
   work=$DATA
   install_root=$ship_root
+  archives=$archive_root
   # Gemma: 19,682 replies; about 380 trained positions a second on 2 cores (greedy; sampled
   # replies about 250), some 2 hours in all. One epoch over some 2.4 million positions:
   # about 27 minutes for EAGLE at 1,530 positions a second on 2 otherwise idle cores.
@@ -100,17 +106,29 @@ else
   train_args=(--epochs 1)
   record_prompts=8
 fi
-mkdir -p "$work"
+mkdir -p "$work" "$archives"
 log() { echo "train_drafters: $*" >&2; }
 run() { log "$*"; "$@"; }
 
-# 1. Replies to the training prompts (held-out prompts are never distilled).
+# 1. Replies to the training prompts (held-out prompts are never distilled). A directory
+# not yet begun starts from its archive in $archives when there is one (the replies of an
+# earlier run, committed: restoring skips generating them), and every directory's archive
+# is written back there, so that committing it keeps this run's replies.
 distill() {
   local out=$1 prompts=$2; shift 2
+  local restore=()
+  [[ -f $archives/$out.jsonl && ! -f $work/distill/$out/manifest.json ]] && restore=(--restore "$archives/$out.jsonl")
   run "$DRAFTBENCH" distill --model "$MODEL" --prompts "datasets/corpus/$prompts" --split train "${prompt_limit[@]}" \
-    "${distill_args[@]}" --seed "$SEED" "$@" --out "$work/distill/$out"
+    "${distill_args[@]}" --seed "$SEED" "$@" "${restore[@]}" --archive "$archives/$out.jsonl" --out "$work/distill/$out"
 }
 distill_corpus
+if ((smoke)); then
+  restored=$work/restored-greedy
+  rm -rf "$restored"
+  run "$DRAFTBENCH" distill --model "$MODEL" --restore "$archives/greedy.jsonl" --out "$restored"
+  diff -r "$work/distill/greedy" "$restored" >&2 || { log "the greedy directory restored from its archive differs"; exit 1; }
+  log "greedy restored from its archive: byte-identical"
+fi
 response_dirs=("${sets[@]/#/$work/distill/}")
 responses=$(IFS=,; echo "${response_dirs[*]}")
 

@@ -321,7 +321,6 @@ size_t resume_shards(const DistillOptions& o, const std::string& manifest_path, 
 // learn from are left out.
 std::vector<DistillSequence> distill_items(const Model& model, Transformer& transformer, ContinuationTree& tree, std::span<const WorkItem> shard_items,
                                            const DistillOptions& o) {
-  const int64_t E = model.config().n_embd, C = o.draft_steps + 1;
   std::vector<WorkItem> greedy, sampled;
   for (const WorkItem& it : shard_items) {
     if (it.kind == SequenceKind::greedy_response || it.kind == SequenceKind::second_turn) greedy.push_back(it);
@@ -330,13 +329,14 @@ std::vector<DistillSequence> distill_items(const Model& model, Transformer& tran
   std::vector<Reply> replies;
   generate_replies(model, transformer, greedy, o, replies);
   generate_replies(model, transformer, sampled, o, replies);
+  const LabelRules rules{o.draft_steps + 1, o.sampled_continuations, o.text_continuations};
   std::vector<DistillSequence> sequences;
   size_t g = 0, s = greedy.size();
   for (const WorkItem& it : shard_items) {
     if (it.kind == SequenceKind::text) {
       std::optional<DistillSequence> seq = text_sequence(model, o.texts_path, it, o.max_text_tokens);
       if (!seq) continue;
-      tree.run(*seq, o.text_continuations);
+      label_sequence(*seq, rules, model, tree, nullptr);
       sequences.push_back(std::move(*seq));
       continue;
     }
@@ -345,17 +345,7 @@ std::vector<DistillSequence> distill_items(const Model& model, Transformer& tran
     std::vector<int32_t> tokens = r.prompt;
     tokens.insert(tokens.end(), r.reply.begin(), r.reply.end());
     DistillSequence seq = make_sequence(std::move(tokens), r.prompt.size(), it);
-    if (it.kind == SequenceKind::sampled_response && o.sampled_continuations) {
-      tree.run(seq, true);
-    } else {
-      // The reply is its own label. The recorded hidden states are bit-identical to a
-      // prefill's (batch-invariant kernels); the last token's was never computed, so the
-      // last position is not trained: EAGLE would regress onto it.
-      seq.hidden = std::move(r.hidden);
-      seq.hidden.resize(seq.tokens.size() * static_cast<size_t>(E), 0.0f);
-      seq.trained[seq.tokens.size() - 2] = 0;
-      continuation_from_text(seq, C, model.tokenizer());
-    }
+    label_sequence(seq, rules, model, tree, &r.hidden);
     sequences.push_back(std::move(seq));
   }
   return sequences;
@@ -400,7 +390,27 @@ void finish_manifest(const DistillOptions& o, size_t n_items, nlohmann::json& ma
 
 }  // namespace
 
-DistillSummary run_distill(const DistillOptions& o, const std::function<void(const std::string&)>& progress) {
+void label_sequence(DistillSequence& seq, const LabelRules& rules, const Model& model, ContinuationTree& tree, std::vector<float>* recorded_hidden) {
+  if (seq.kind == SequenceKind::text) return tree.run(seq, rules.text_continuations);
+  if (seq.kind == SequenceKind::sampled_response && rules.sampled_continuations) return tree.run(seq, true);
+  // A generated reply is its own label. Its last token was never run while generating, so
+  // that row of hidden states is zero and the position before it is not trained (EAGLE
+  // would regress onto the zero row). Rows recorded while generating are bit-identical to
+  // a prefill's (batch-invariant kernels).
+  const size_t n = seq.tokens.size(), E = static_cast<size_t>(model.config().n_embd);
+  if (n < 2) throw InputError("distill", "sequence", "a generated reply needs at least two tokens in its sequence");
+  seq.trained[n - 2] = 0;
+  if (recorded_hidden) {
+    seq.hidden = std::move(*recorded_hidden);
+    seq.hidden.resize(n * E, 0.0f);
+    continuation_from_text(seq, rules.continuation_length, model.tokenizer());
+  } else {
+    tree.run(seq, false);
+    std::fill(seq.hidden.end() - static_cast<std::ptrdiff_t>(E), seq.hidden.end(), 0.0f);
+  }
+}
+
+DistillSummary run_distill(const DistillOptions& o, const std::function<void(const std::string&)>& progress, const std::function<void()>& shard_written) {
   const auto t_start = Clock::now();
   if (o.prompts_path.empty() && o.texts_path.empty()) throw InputError("distill", "--prompts/--texts", "give at least one corpus file");
   if (o.draft_steps < 1 || o.batch_size < 1 || o.shard_items < 1 || o.max_new_tokens < 1)
@@ -443,6 +453,7 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
     manifest["complete"] = next_item == items.size();
     write_manifest(o.out_dir, manifest);
     ++summary.shards_written;
+    if (shard_written) shard_written();
     const double secs = std::chrono::duration<double>(Clock::now() - t_shard).count();
     progress(fmt::format("{}: items {}..{} of {}, {} sequences, {} tokens ({} trained) in {:.1f} s", shard["file"].get<std::string>(), first, last,
                          items.size(), sequences.size(), shard["tokens"].get<int64_t>(), shard["trained"].get<int64_t>(), secs));

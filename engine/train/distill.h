@@ -27,6 +27,11 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "engine/model/model.h"
+#include "engine/train/continuation_tree.h"
+#include "engine/train/distill_data.h"
 
 namespace draftbench {
 
@@ -64,7 +69,30 @@ struct DistillSummary {
 };
 
 // Throws InputError naming the file and field for bad input (missing or malformed corpus,
-// a directory made with other options). `progress` gets one line per shard.
-DistillSummary run_distill(const DistillOptions& options, const std::function<void(const std::string&)>& progress);
+// a directory made with other options). `progress` gets one line per shard;
+// `shard_written`, when set, runs after each shard and its manifest are on disk (the CLI
+// rewrites the directory's archive there, so a killed run keeps its replies).
+DistillSummary run_distill(const DistillOptions& options, const std::function<void(const std::string&)>& progress,
+                           const std::function<void()>& shard_written = {});
+
+// How distillation labels a sequence of each kind: the one rule run_distill and the
+// restore of an archive (distill_archive.h) share.
+//   - text: hidden states by a prefill; the target's greedy continuations when
+//     `text_continuations`, else its own tokens;
+//   - sampled reply with `sampled_continuations`: hidden states and greedy continuations
+//     from the continuation tree;
+//   - any other generated reply (greedy, second turn, sampled without continuations): its
+//     own tokens are its labels; its last token's hidden row is zero (generation never runs
+//     it) and the position before it is not trained.
+struct LabelRules {
+  int64_t continuation_length = 0;  // C
+  bool sampled_continuations = true;
+  bool text_continuations = true;
+};
+
+// Fills seq.hidden and seq.continuation (seq.tokens, trained and kind set). For a generated
+// reply, `recorded_hidden` holds the rows generation recorded (prompt + reply - 1; moved
+// from), or is null to compute them by a prefill, which gives the same bits.
+void label_sequence(DistillSequence& seq, const LabelRules& rules, const Model& model, ContinuationTree& tree, std::vector<float>* recorded_hidden);
 
 }  // namespace draftbench

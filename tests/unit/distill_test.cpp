@@ -2,11 +2,13 @@
 // exactly the tokens autoregressive greedy decoding from there gives, and the hidden states
 // a plain prefill gives; `run_distill` writes checksummed shards, resumes after an
 // interruption without redoing or changing finished shards, and refuses a directory made
-// with other options.
+// with other options; an archive of a directory (its replies without hidden states)
+// restores it byte for byte.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "engine/common/error.h"
@@ -17,6 +19,7 @@
 #include "engine/tokenizer/chat_template.h"
 #include "engine/train/continuation_tree.h"
 #include "engine/train/distill.h"
+#include "engine/train/distill_archive.h"
 #include "tests/support/greedy_reference.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/tiny_llama.h"
@@ -357,4 +360,122 @@ TEST_CASE("distill: second turns follow the target's own first reply, only the s
   write_lines(dir / "followups.jsonl", {R"({"id": "b", "followup": ""})"});
   o.prompts_path = dir / "prompts.jsonl";
   REQUIRE_THROWS_WITH(run_distill(o, [](const std::string&) {}), Catch::Contains("followups.jsonl:1") && Catch::Contains("'followup'"));
+}
+
+namespace {
+
+// The directory's manifest and shards, as bytes, by file name.
+std::map<std::string, std::string> directory_bytes(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    files[entry.path().filename().string()] = std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("distill archive: every kind of sequence restores to the same bytes, and bad archives are named", "[distill]") {
+  TinyTarget target("distill_archive");
+  const TempDir& dir = target.dir;
+  write_lines(dir / "prompts.jsonl", {R"({"id": "a", "prompt": "the cat and the dog"})", R"({"id": "b", "prompt": "once upon a time"})",
+                                      R"({"id": "c", "prompt": "in the end, the answer is"})"});
+  write_lines(dir / "texts.jsonl", {R"({"prompt": "what is it?", "response": "it is the cat and the dog, once upon a time."})"});
+  write_lines(dir / "followups.jsonl", {R"({"id": "b", "followup": "and the dog?"})", R"({"id": "a", "followup": "say it again"})"});
+  const auto quiet = [](const std::string&) {};
+  DistillOptions o;
+  o.model_path = dir / "tiny.gguf";
+  o.max_new_tokens = 10;
+  o.draft_steps = static_cast<int>(kC) - 1;
+  o.shard_items = 2;
+  o.threads = 2;
+  auto distill = [&](const std::string& name, auto&& configure) {
+    DistillOptions d = o;
+    d.out_dir = dir / name;
+    configure(d);
+    int64_t hook_calls = 0;  // the hook runs once per shard written
+    REQUIRE(run_distill(d, quiet, [&] { ++hook_calls; }).shards_written == hook_calls);
+    return d.out_dir;
+  };
+  // Greedy and sampled replies (continuation tree), texts (tree), sampled replies labelled
+  // by themselves, second turns.
+  const std::vector<std::string> dirs{
+      distill("greedy", [&](DistillOptions& d) { d.prompts_path = dir / "prompts.jsonl", d.sampled_every = 2; }),
+      distill("texts", [&](DistillOptions& d) { d.texts_path = dir / "texts.jsonl"; }),
+      distill(
+          "sampled",
+          [&](DistillOptions& d) { d.prompts_path = dir / "prompts.jsonl", d.sampled_every = 1, d.greedy_replies = false, d.sampled_continuations = false; }),
+      distill("second", [&](DistillOptions& d) {
+        d.prompts_path = dir / "prompts.jsonl", d.sampled_every = 0, d.followups_path = dir / "followups.jsonl", d.first_turns_dir = dir / "greedy";
+      })};
+  for (const std::string& original : dirs) {
+    INFO(original);
+    const std::string archive = original + ".archive.jsonl", restored = original + ".restored";
+    REQUIRE(write_distill_archive(original, archive) > 0);
+    const RestoreSummary r = restore_distill_archive(archive, o.model_path, restored, 2, quiet);
+    REQUIRE(r.shards_restored == static_cast<int64_t>(DistillData(original, true).shard_paths().size()));
+    REQUIRE(r.shards_differing == 0);
+    REQUIRE(directory_bytes(restored) == directory_bytes(original));
+    // Rerun: every shard is already there.
+    REQUIRE(restore_distill_archive(archive, o.model_path, restored, 2, quiet).shards_skipped == r.shards_restored);
+  }
+
+  // A restored shard whose bytes differ (another machine's rounding) is kept under its own
+  // checksum, and the manifest says so.
+  const std::string archive = dir / "greedy.archive.jsonl";
+  std::vector<std::string> lines;
+  std::ifstream archive_in(archive);
+  for (std::string line; std::getline(archive_in, line);) lines.push_back(line);
+  auto write_archive = [&](const std::string& path, std::vector<std::string> edited) {
+    write_lines(path, edited);
+    return path;
+  };
+  nlohmann::json header = nlohmann::json::parse(lines[0]);
+  nlohmann::json manifest = nlohmann::json::parse(header["manifest"].get<std::string>());
+  manifest["shards"][0]["sha256"] = std::string(64, '0');
+  header["manifest"] = manifest.dump(2) + "\n";
+  std::vector<std::string> edited = lines;
+  edited[0] = header.dump();
+  const RestoreSummary differing = restore_distill_archive(write_archive(dir / "differing.jsonl", edited), o.model_path, dir / "differing", 2, quiet);
+  REQUIRE(differing.shards_differing == 1);
+  const DistillData data(dir / "differing", true);
+  REQUIRE(data.manifest()["restored"]["shards_differing"] == 1);
+  REQUIRE(data.manifest()["shards"][0]["sha256"] == sha256_file(dir / "greedy/shard-00000.safetensors"));
+
+  // Malformed or mismatched archives: one line naming the file, line and field.
+  auto fails = [&](const std::string& name, std::vector<std::string> bad, const std::string& message) {
+    INFO(name);
+    REQUIRE_THROWS_WITH(restore_distill_archive(write_archive(dir / name, std::move(bad)), o.model_path, dir / (name + ".out"), 2, quiet),
+                        Catch::Contains(name) && Catch::Contains(message));
+  };
+  edited = lines;
+  edited.pop_back();
+  fails("truncated.jsonl", edited, "ends after");
+  // `text` with `insert` written in after the first `after` (string concatenation: GCC 12's
+  // -Wrestrict misfires on an inlined std::string::replace).
+  auto inserted = [](const std::string& text, const std::string& after, const std::string& insert) {
+    const size_t at = text.find(after) + after.size();
+    return text.substr(0, at) + insert + text.substr(at);
+  };
+  edited = lines;
+  edited[1] = inserted(lines[1], R"("tokens": [)", "99999999,");
+  fails("token.jsonl", edited, "expected token ids in");
+  edited = lines;
+  edited[1] = inserted(lines[1], R"("trained": [[)", "-");
+  fails("trained.jsonl", edited, "sequences[0].trained");
+  edited = lines;
+  edited[2] = lines[1];
+  fails("order.jsonl", edited, "field 'file'");
+  edited = lines;
+  edited.push_back(lines[1]);
+  fails("extra.jsonl", edited, "more shard lines");
+  fails("notjson.jsonl", {"{"}, "expected one JSON object per line");
+  header = nlohmann::json::parse(lines[0]);
+  manifest = nlohmann::json::parse(header["manifest"].get<std::string>());
+  manifest["target"]["sha256"] = std::string(64, 'f');
+  header["manifest"] = manifest.dump();
+  edited = lines;
+  edited[0] = header.dump();
+  fails("model.jsonl", edited, "another model file");
 }
