@@ -12,6 +12,7 @@
 #include "engine/common/error.h"
 #include "engine/common/sha256.h"
 #include "engine/model/model.h"
+#include "engine/model/safetensors_checkpoint.h"
 #include "engine/train/continuation_tree.h"
 #include "engine/train/distill.h"
 #include "engine/train/distill_data.h"
@@ -70,9 +71,7 @@ class ArchiveReader {
   int64_t line_no_ = 0;
 };
 
-bool is_int_in(const nlohmann::json& v, int64_t lo, int64_t hi) {
-  return v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
-}
+bool is_int_in(const nlohmann::json& v, int64_t lo, int64_t hi) { return v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi; }
 
 // One archived sequence, checked: record >= 0, a known kind, at least two tokens of the
 // vocabulary, trained runs ascending inside [0, n - 1).
@@ -111,7 +110,8 @@ nlohmann::json parse_manifest(const nlohmann::json& header, const std::string& w
   const nlohmann::json m = nlohmann::json::parse(header["manifest"].get<std::string>(), nullptr, false);
   const auto bad = [&](const char* field, const char* expected) { return InputError(where, fmt::format("field 'manifest.{}'", field), expected); };
   if (m.is_discarded() || !m.is_object()) throw bad("", "expected a JSON object");
-  if (m.value("format", "") != kDistillFormat || m.value("version", 0) != kDistillFormatVersion) throw bad("format", "expected a draftbench-distill manifest, version 1");
+  if (m.value("format", "") != kDistillFormat || m.value("version", 0) != kDistillFormatVersion)
+    throw bad("format", "expected a draftbench-distill manifest, version 1");
   if (!m.contains("target") || !m["target"].is_object() || !m["target"].contains("sha256") || !m["target"]["sha256"].is_string())
     throw bad("target.sha256", "expected the target model's SHA-256");
   if (!m["target"].contains("n_vocab") || !is_int_in(m["target"]["n_vocab"], 1, INT32_MAX)) throw bad("target.n_vocab", "expected a positive integer");
@@ -183,10 +183,19 @@ RestoreSummary restore_distill_archive(const std::string& archive_path, const st
   if (model->config().n_vocab != manifest["target"]["n_vocab"].get<int64_t>())
     throw InputError(where, "field 'manifest.target.n_vocab'", fmt::format("expected {}, the vocabulary of {}", model->config().n_vocab, model_path));
   const nlohmann::json& settings = manifest["settings"];
-  const LabelRules rules{settings["continuation_length"].get<int64_t>(), settings.value("sampled_continuations", true), settings.value("text_continuations", true)};
+  const LabelRules rules{settings["continuation_length"].get<int64_t>(), settings.value("sampled_continuations", true),
+                         settings.value("text_continuations", true)};
   ThreadPool pool(threads > 0 ? threads : ThreadPool::default_threads());
   Transformer transformer(model->config(), model->weights(), pool);
   ContinuationTree tree(*model, transformer, rules.continuation_length);
+  // A directory may hold this archive's restore, finished or not; never another distillation.
+  const std::string manifest_path = (fs::path(out_dir) / kDistillManifest).string();
+  if (fs::exists(manifest_path)) {
+    const nlohmann::json there = read_json_file(manifest_path, "distill manifest");
+    const bool this_restore = there == nlohmann::json::parse(archive.manifest_text) ||
+                              (there.contains("restored") && there["restored"].value("archive_sha256", "") == sha256_file(archive_path));
+    if (!this_restore) throw InputError(manifest_path, "", "another distillation is already here (not this archive's): restore into a new --out");
+  }
   fs::create_directories(out_dir);
 
   RestoreSummary summary;
@@ -213,7 +222,6 @@ RestoreSummary restore_distill_archive(const std::string& archive_path, const st
     progress(fmt::format("{} ({} of {}): {:.1f} s{}", file, k + 1, archive.shards.size(), std::chrono::duration<double>(Clock::now() - t_shard).count(),
                          differs ? " (not the archived bytes: this machine's kernels round differently)" : ""));
   }
-  const std::string manifest_path = (fs::path(out_dir) / kDistillManifest).string();
   if (summary.shards_differing == 0) {
     write_file_atomically(manifest_path, archive.manifest_text);
   } else {

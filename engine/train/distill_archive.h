@@ -64,7 +64,8 @@ struct RestoreSummary {
 
 // Rebuilds `out_dir` from the archive with the model at `model_path` (the archive's target:
 // its SHA-256 must match). Shards already there with the listed checksum are kept, so an
-// interrupted restore resumes. The manifest is written last. Throws InputError naming the
+// interrupted restore resumes. The manifest is written last; a directory holding another
+// distillation's manifest is refused. Throws InputError naming the
 // archive, its line and the field for malformed or mismatched input. `progress` gets one
 // line per shard.
 RestoreSummary restore_distill_archive(const std::string& archive_path, const std::string& model_path, const std::string& out_dir, int threads,

@@ -24,7 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (int32_t t : s.tokens)
           if (t < 0 || t >= n_vocab) std::abort();
       }
-  } catch (const draftbench::InputError&) {
-  }
+  } catch (const draftbench::InputError&) {}
   return 0;
 }

@@ -420,6 +420,9 @@ TEST_CASE("distill archive: every kind of sequence restores to the same bytes, a
     // Rerun: every shard is already there.
     REQUIRE(restore_distill_archive(archive, o.model_path, restored, 2, quiet).shards_skipped == r.shards_restored);
   }
+  // Never over another distillation.
+  REQUIRE_THROWS_WITH(restore_distill_archive(dir / "greedy.archive.jsonl", o.model_path, dir / "texts", 2, quiet),
+                      Catch::Contains("texts/manifest.json") && Catch::Contains("another distillation"));
 
   // A restored shard whose bytes differ (another machine's rounding) is kept under its own
   // checksum, and the manifest says so.
