@@ -1,9 +1,6 @@
 #include "engine/model/model_aliases.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <ranges>
+#include "engine/common/table_names.h"
 
 namespace draftbench {
 namespace {
@@ -27,6 +24,6 @@ const ModelAlias* find_model_alias(std::string_view name) {
   return nullptr;
 }
 
-std::string model_alias_names() { return fmt::format("{}", fmt::join(std::views::transform(kAliases, &ModelAlias::name), ", ")); }
+std::string model_alias_names() { return table_names(kAliases, &ModelAlias::name); }
 
 }  // namespace draftbench

@@ -1,12 +1,11 @@
 #include "engine/model/model_config.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <cmath>
-#include <ranges>
 
 #include "engine/common/error.h"
+#include "engine/common/table_names.h"
 #include "engine/model/gguf_file.h"
 
 namespace draftbench {
@@ -36,8 +35,7 @@ ModelConfig model_config_from_gguf(const GgufFile& f) {
   const ArchitectureTraits* traits = find_architecture(a);
   if (!traits)
     throw InputError(f.path(), "key 'general.architecture'",
-                     fmt::format("architecture '{}' is not supported (expected one of {})", a,
-                                 fmt::join(std::views::transform(kArchitectures, &ArchitectureTraits::name), ", ")));
+                     fmt::format("architecture '{}' is not supported (expected one of {})", a, table_names(kArchitectures, &ArchitectureTraits::name)));
   c.arch = traits->arch;
 
   c.n_embd = f.get_int(a + ".embedding_length");

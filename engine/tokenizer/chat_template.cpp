@@ -1,14 +1,13 @@
 #include "engine/tokenizer/chat_template.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iterator>
-#include <ranges>
 #include <vector>
 
 #include "engine/common/error.h"
+#include "engine/common/table_names.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace draftbench {
@@ -167,7 +166,7 @@ std::string render_chat(ChatTemplate chat_template, std::span<const ChatMessage>
 
 std::string_view chat_template_name(ChatTemplate chat_template) { return row_of(chat_template).name; }
 
-std::string chat_template_names() { return fmt::format("{}", fmt::join(std::views::transform(kTemplates, &TemplateRow::name), ", ")); }
+std::string chat_template_names() { return table_names(kTemplates, &TemplateRow::name); }
 
 ChatTemplate chat_template_from_name(std::string_view name, const std::string& where) {
   for (const TemplateRow& row : kTemplates)

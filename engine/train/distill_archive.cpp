@@ -71,6 +71,13 @@ class ArchiveReader {
   int64_t line_no_ = 0;
 };
 
+// Whether `j` is an object whose `key` holds `value` (a missing key or another type: no;
+// never throws, unlike json::value with a default).
+template <class T>
+bool has_value(const nlohmann::json& j, const char* key, const T& value) {
+  return j.is_object() && j.contains(key) && j[key] == value;
+}
+
 bool is_int_in(const nlohmann::json& v, int64_t lo, int64_t hi) { return v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi; }
 
 // One archived sequence, checked: record >= 0, a known kind, at least two tokens of the
@@ -104,13 +111,13 @@ DistillSequence parse_sequence(const nlohmann::json& j, const std::string& where
 
 // The archived manifest, checked as far as restoring needs it.
 nlohmann::json parse_manifest(const nlohmann::json& header, const std::string& where) {
-  if (header.value("format", "") != kDistillArchiveFormat) throw InputError(where, "field 'format'", fmt::format("expected \"{}\"", kDistillArchiveFormat));
-  if (header.value("version", 0) != kDistillArchiveVersion) throw InputError(where, "field 'version'", fmt::format("expected {}", kDistillArchiveVersion));
+  if (!has_value(header, "format", kDistillArchiveFormat)) throw InputError(where, "field 'format'", fmt::format("expected \"{}\"", kDistillArchiveFormat));
+  if (!has_value(header, "version", kDistillArchiveVersion)) throw InputError(where, "field 'version'", fmt::format("expected {}", kDistillArchiveVersion));
   if (!header.contains("manifest") || !header["manifest"].is_string()) throw InputError(where, "field 'manifest'", "expected the manifest's text as a string");
   const nlohmann::json m = nlohmann::json::parse(header["manifest"].get<std::string>(), nullptr, false);
   const auto bad = [&](const char* field, const char* expected) { return InputError(where, fmt::format("field 'manifest.{}'", field), expected); };
   if (m.is_discarded() || !m.is_object()) throw bad("", "expected a JSON object");
-  if (m.value("format", "") != kDistillFormat || m.value("version", 0) != kDistillFormatVersion)
+  if (!has_value(m, "format", kDistillFormat) || !has_value(m, "version", kDistillFormatVersion))
     throw bad("format", "expected a draftbench-distill manifest, version 1");
   if (!m.contains("target") || !m["target"].is_object() || !m["target"].contains("sha256") || !m["target"]["sha256"].is_string())
     throw bad("target.sha256", "expected the target model's SHA-256");
@@ -118,6 +125,8 @@ nlohmann::json parse_manifest(const nlohmann::json& header, const std::string& w
   if (!m.contains("settings") || !m["settings"].is_object() || !m["settings"].contains("continuation_length") ||
       !is_int_in(m["settings"]["continuation_length"], 2, 65))
     throw bad("settings.continuation_length", "expected an integer 2..65");
+  for (const char* flag : {"sampled_continuations", "text_continuations"})
+    if (m["settings"].contains(flag) && !m["settings"][flag].is_boolean()) throw bad("settings", "expected true or false in its continuation flags");
   if (!m.contains("shards") || !m["shards"].is_array()) throw bad("shards", "expected an array");
   for (const nlohmann::json& s : m["shards"])
     if (!s.is_object() || !s.contains("file") || !s["file"].is_string() || !s.contains("sha256") || !s["sha256"].is_string() ||
@@ -157,7 +166,7 @@ DistillArchive read_distill_archive(std::istream& in, const std::string& name) {
     nlohmann::json line;
     if (!reader.next(line)) throw InputError(name, "", fmt::format("ends after {} of the {} shards its manifest lists", k, shards.size()));
     const std::string file = shards[k]["file"].get<std::string>();
-    if (line.value("file", "") != file) throw InputError(reader.where(), "field 'file'", fmt::format("expected \"{}\", the manifest's shard {}", file, k));
+    if (!has_value(line, "file", file)) throw InputError(reader.where(), "field 'file'", fmt::format("expected \"{}\", the manifest's shard {}", file, k));
     if (!line.contains("sequences") || !line["sequences"].is_array()) throw InputError(reader.where(), "field 'sequences'", "expected an array");
     std::vector<DistillSequence>& sequences = archive.shards.emplace_back();
     for (const nlohmann::json& j : line["sequences"]) sequences.push_back(parse_sequence(j, reader.where(), static_cast<int64_t>(sequences.size()), n_vocab));
@@ -183,8 +192,8 @@ RestoreSummary restore_distill_archive(const std::string& archive_path, const st
   if (model->config().n_vocab != manifest["target"]["n_vocab"].get<int64_t>())
     throw InputError(where, "field 'manifest.target.n_vocab'", fmt::format("expected {}, the vocabulary of {}", model->config().n_vocab, model_path));
   const nlohmann::json& settings = manifest["settings"];
-  const LabelRules rules{settings["continuation_length"].get<int64_t>(), settings.value("sampled_continuations", true),
-                         settings.value("text_continuations", true)};
+  const LabelRules rules{settings["continuation_length"].get<int64_t>(), !has_value(settings, "sampled_continuations", false),
+                         !has_value(settings, "text_continuations", false)};
   ThreadPool pool(threads > 0 ? threads : ThreadPool::default_threads());
   Transformer transformer(model->config(), model->weights(), pool);
   ContinuationTree tree(*model, transformer, rules.continuation_length);
@@ -193,7 +202,7 @@ RestoreSummary restore_distill_archive(const std::string& archive_path, const st
   if (fs::exists(manifest_path)) {
     const nlohmann::json there = read_json_file(manifest_path, "distill manifest");
     const bool this_restore = there == nlohmann::json::parse(archive.manifest_text) ||
-                              (there.contains("restored") && there["restored"].value("archive_sha256", "") == sha256_file(archive_path));
+                              (there.contains("restored") && has_value(there["restored"], "archive_sha256", sha256_file(archive_path)));
     if (!this_restore) throw InputError(manifest_path, "", "another distillation is already here (not this archive's): restore into a new --out");
   }
   fs::create_directories(out_dir);

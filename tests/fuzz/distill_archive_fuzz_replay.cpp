@@ -1,10 +1,11 @@
 // Runs the distill archive fuzz target without libFuzzer, so every CI build exercises it:
-// the valid archive tests/fuzz/corpus/archive/two_shards.jsonl, then deterministic
-// mutations of its text (byte flips, digits and JSON punctuation written over it,
+// every file of tests/fuzz/corpus/archive, then deterministic mutations of the valid
+// archive two_shards.jsonl (byte flips, digits and JSON punctuation written over it,
 // truncations, splices). A crash or sanitizer report fails the test.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -25,7 +26,14 @@ int main(int argc, char** argv) {
   }
   std::istringstream seed_in(seed);  // the seed itself reads: mutations start from valid input
   if (draftbench::read_distill_archive(seed_in, "two_shards.jsonl").shards.size() != 2) return 1;
-  LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(seed.data()), seed.size());
+  // Every file of the corpus, inputs libFuzzer once crashed on among them (found_*.jsonl).
+  int corpus_files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(DRAFTBENCH_SOURCE_DIR "/tests/fuzz/corpus/archive")) {
+    std::ifstream file(entry.path(), std::ios::binary);
+    const std::string input(std::istreambuf_iterator<char>(file), {});
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+    ++corpus_files;
+  }
 
   std::mt19937_64 rng(2026);
   const std::string pieces[] = {"0", "-1", "9", "299", "300", "2147483648", "1e3", "[", "]", "{", "}", ",", "\"", ":", "null", "[[0,5]]", "\n"};
@@ -46,6 +54,6 @@ int main(int argc, char** argv) {
     }
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(b.data()), b.size());
   }
-  std::printf("distill archive fuzz replay: %d mutated inputs, no crash\n", iterations);
+  std::printf("distill archive fuzz replay: %d corpus files, %d mutated inputs, no crash\n", corpus_files, iterations);
   return 0;
 }
