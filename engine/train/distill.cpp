@@ -19,6 +19,7 @@
 #include "engine/model/safetensors_writer.h"
 #include "engine/tokenizer/chat_template.h"
 #include "engine/train/continuation_tree.h"
+#include "engine/train/distill_archive.h"
 
 namespace draftbench {
 namespace {
@@ -431,7 +432,10 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
   if (second_turns) {
     const std::string first_manifest = (fs::path(o.first_turns_dir) / kDistillManifest).string();
     manifest["inputs"].push_back({{"path", o.followups_path}, {"sha256", sha256_file(o.followups_path)}, {"records", followups.size()}});
-    manifest["inputs"].push_back({{"path", first_manifest}, {"sha256", sha256_file(first_manifest)}, {"records", items.size()}});
+    // The first turns by their replies, not their manifest's bytes: a directory restored on a
+    // machine whose kernels round differently has other hidden states and shard checksums,
+    // but the same replies, and second turns made from one may resume from the other.
+    manifest["inputs"].push_back({{"path", first_manifest}, {"replies_sha256", distill_replies_sha256(o.first_turns_dir)}, {"records", items.size()}});
   }
 
   fs::create_directories(o.out_dir);

@@ -137,6 +137,14 @@ nlohmann::json parse_manifest(const nlohmann::json& header, const std::string& w
 
 }  // namespace
 
+std::string distill_replies_sha256(const std::string& dir) {
+  const DistillData data(dir, false, true);
+  std::string lines;
+  for (const std::string& path : data.shard_paths())
+    lines += shard_line(fs::path(path).filename().string(), DistillShard(path, data.n_embd(), data.continuation_length()));
+  return sha256_hex(lines);
+}
+
 int64_t write_distill_archive(const std::string& dir, const std::string& archive_path, bool verify_checksums) {
   const DistillData data(dir, verify_checksums, true);
   std::ifstream manifest_in(fs::path(dir) / kDistillManifest, std::ios::binary);

@@ -57,6 +57,11 @@ struct DistillArchive {
 // runs inside their sequence. Throws InputError naming `name`, the line and the field.
 DistillArchive read_distill_archive(std::istream& in, const std::string& name);
 
+// SHA-256 (hex) of the directory's replies: its archive's shard lines (tokens, trained runs,
+// records, kinds), without the manifest. The same wherever the directory was made or
+// restored, whatever the hidden states' rounding.
+std::string distill_replies_sha256(const std::string& dir);
+
 struct RestoreSummary {
   int64_t shards_restored = 0, shards_skipped = 0, shards_differing = 0, sequences = 0;
   double seconds = 0;

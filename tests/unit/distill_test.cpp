@@ -445,6 +445,14 @@ TEST_CASE("distill archive: every kind of sequence restores to the same bytes, a
   const DistillData data(dir / "differing", true);
   REQUIRE(data.manifest()["restored"]["shards_differing"] == 1);
   REQUIRE(data.manifest()["shards"][0]["sha256"] == sha256_file(dir / "greedy/shard-00000.safetensors"));
+  // Second turns know their first turns by the replies: distilled from the original, they
+  // resume from the differing restore (another manifest, the same replies).
+  REQUIRE(distill_replies_sha256(dir / "differing") == distill_replies_sha256(dir / "greedy"));
+  DistillOptions second = o;
+  second.prompts_path = dir / "prompts.jsonl", second.sampled_every = 0, second.followups_path = dir / "followups.jsonl";
+  second.first_turns_dir = dir / "differing", second.out_dir = dir / "second";
+  const DistillSummary resumed = run_distill(second, quiet);
+  REQUIRE((resumed.shards_written == 0 && resumed.shards_skipped > 0));
 
   // Malformed or mismatched archives: one line naming the file, line and field.
   auto fails = [&](const std::string& name, std::vector<std::string> bad, const std::string& message) {
