@@ -4,6 +4,8 @@
 // (engine/train/distill_archive.h).
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "app/commands.h"
 #include "engine/common/error.h"
 #include "engine/train/distill.h"
@@ -12,12 +14,15 @@
 namespace draftbench::cli {
 namespace {
 
-// With an archive path, the archive is rewritten after every shard, so that a run killed
-// part-way keeps what it generated.
+// With an archive path, the archive is rewritten after every shard written and after the
+// finished manifest, so that a run killed part-way keeps what it generated, and never
+// otherwise: a run with nothing left to
+// distil leaves the archive as it is (after a restore on a machine that rounds differently,
+// rewriting it would only change its header).
 void distill_and_report(const DistillOptions& o, const std::function<void(const std::string&)>& progress, const std::string& archive) {
-  std::function<void()> shard_written;
-  if (!archive.empty()) shard_written = [&] { write_distill_archive(o.out_dir, archive, false); };
-  const DistillSummary s = run_distill(o, progress, shard_written);
+  std::function<void()> manifest_changed;
+  if (!archive.empty()) manifest_changed = [&] { write_distill_archive(o.out_dir, archive, false); };
+  const DistillSummary s = run_distill(o, progress, manifest_changed);
   fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n", s.items, s.sequences,
              s.tokens, s.trained, s.shards_written, s.shards_skipped, s.seconds);
 }
@@ -60,7 +65,9 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   auto restore = std::make_shared<std::string>(), archive = std::make_shared<std::string>();
   sub->add_option("--restore", *restore,
                   "First rebuild --out from this archive of a distillation (its replies without hidden states; engine/train/distill_archive.h)");
-  sub->add_option("--archive", *archive, "Write --out's archive (finished or not) to this file: after every shard distilled, and at the end");
+  sub->add_option("--archive", *archive,
+                  "Write --out's archive (finished or not) to this file: after every shard distilled, at the end if the file is not there yet, and at once "
+                  "without --prompts/--texts");
   return [sub, o, command_line, restore, archive]() -> int {
     if (!sub->parsed()) return -1;
     o->command_line = command_line;
@@ -70,9 +77,12 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
       fmt::print("restored {} shards ({} sequences) from {}, {} already there, {} not byte-identical to the archived ones, {:.1f} s\n", r.shards_restored,
                  r.sequences, *restore, r.shards_skipped, r.shards_differing, r.seconds);
     }
-    if (!o->prompts_path.empty() || !o->texts_path.empty()) distill_and_report(*o, progress, *archive);
+    const bool distilling = !o->prompts_path.empty() || !o->texts_path.empty();
+    if (distilling) distill_and_report(*o, progress, *archive);
     else if (restore->empty() && archive->empty()) throw InputError("distill", "--prompts/--texts", "give a corpus file to distil (or --restore/--archive)");
-    if (!archive->empty()) fmt::print("archived {} sequences of {} in {}\n", write_distill_archive(o->out_dir, *archive), o->out_dir, *archive);
+    // Asked for alone, or not written yet (a directory finished before this run).
+    if (!archive->empty() && (!distilling || !std::filesystem::exists(*archive)))
+      fmt::print("archived {} sequences of {} in {}\n", write_distill_archive(o->out_dir, *archive), o->out_dir, *archive);
     return 0;
   };
 }

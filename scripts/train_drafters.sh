@@ -128,6 +128,10 @@ if ((smoke)); then
   run "$DRAFTBENCH" distill --model "$MODEL" --restore "$archives/greedy.jsonl" --out "$restored"
   diff -r "$work/distill/greedy" "$restored" >&2 || { log "the greedy directory restored from its archive differs"; exit 1; }
   log "greedy restored from its archive: byte-identical"
+  # A rerun with nothing left to distil leaves the archive alone (the file is not replaced).
+  inode=$(stat -c %i "$archives/greedy.jsonl")
+  distill greedy prompts.jsonl --sampled-every 0
+  [[ $(stat -c %i "$archives/greedy.jsonl") == "$inode" ]] || { log "a run with nothing to distil rewrote the greedy archive"; exit 1; }
 fi
 response_dirs=("${sets[@]/#/$work/distill/}")
 responses=$(IFS=,; echo "${response_dirs[*]}")

@@ -399,7 +399,7 @@ void label_sequence(DistillSequence& seq, const LabelRules& rules, const Model& 
   // would regress onto the zero row). Rows recorded while generating are bit-identical to
   // a prefill's (batch-invariant kernels).
   const size_t n = seq.tokens.size(), E = static_cast<size_t>(model.config().n_embd);
-  if (n < 2) throw InputError("distill", "sequence", "a generated reply needs at least two tokens in its sequence");
+  DB_CHECK(n >= 2);  // generated replies keep three tokens or more; archives two or more
   seq.trained[n - 2] = 0;
   if (recorded_hidden) {
     seq.hidden = std::move(*recorded_hidden);
@@ -411,7 +411,7 @@ void label_sequence(DistillSequence& seq, const LabelRules& rules, const Model& 
   }
 }
 
-DistillSummary run_distill(const DistillOptions& o, const std::function<void(const std::string&)>& progress, const std::function<void()>& shard_written) {
+DistillSummary run_distill(const DistillOptions& o, const std::function<void(const std::string&)>& progress, const std::function<void()>& manifest_changed) {
   const auto t_start = Clock::now();
   if (o.prompts_path.empty() && o.texts_path.empty()) throw InputError("distill", "--prompts/--texts", "give at least one corpus file");
   if (o.draft_steps < 1 || o.batch_size < 1 || o.shard_items < 1 || o.max_new_tokens < 1)
@@ -457,12 +457,13 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
     manifest["complete"] = next_item == items.size();
     write_manifest(o.out_dir, manifest);
     ++summary.shards_written;
-    if (shard_written) shard_written();
+    if (manifest_changed) manifest_changed();
     const double secs = std::chrono::duration<double>(Clock::now() - t_shard).count();
     progress(fmt::format("{}: items {}..{} of {}, {} sequences, {} tokens ({} trained) in {:.1f} s", shard["file"].get<std::string>(), first, last,
                          items.size(), sequences.size(), shard["tokens"].get<int64_t>(), shard["trained"].get<int64_t>(), secs));
   }
   finish_manifest(o, items.size(), manifest, summary);
+  if (manifest_changed && summary.shards_written > 0) manifest_changed();  // the totals are in
   summary.seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
   return summary;
 }

@@ -70,10 +70,12 @@ struct DistillSummary {
 
 // Throws InputError naming the file and field for bad input (missing or malformed corpus,
 // a directory made with other options). `progress` gets one line per shard;
-// `shard_written`, when set, runs after each shard and its manifest are on disk (the CLI
-// rewrites the directory's archive there, so a killed run keeps its replies).
+// `manifest_changed`, when set, runs after each new shard and its manifest are on disk and
+// once more after the finished manifest (totals) of a run that wrote shards; never in a run
+// that found nothing to do. The CLI rewrites the directory's archive there, so a killed run
+// keeps its replies.
 DistillSummary run_distill(const DistillOptions& options, const std::function<void(const std::string&)>& progress,
-                           const std::function<void()>& shard_written = {});
+                           const std::function<void()>& manifest_changed = {});
 
 // How distillation labels a sequence of each kind: the one rule run_distill and the
 // restore of an archive (distill_archive.h) share.

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/common/atomic_file.h"
@@ -24,27 +26,36 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // One shard's line: its file name and sequences, with trained positions as runs.
-std::string shard_line(const std::string& file, const DistillShard& shard) {
-  std::string out = fmt::format(R"({{"file": {}, "sequences": [)", nlohmann::json(file).dump());
+void append_shard_line(std::string& out, const std::string& file, const DistillShard& shard) {
+  auto to = std::back_inserter(out);
+  fmt::format_to(to, R"({{"file": {}, "sequences": [)", nlohmann::json(file).dump());
   for (int64_t s = 0; s < shard.n_sequences(); ++s) {
     const int64_t b = shard.offsets()[s], e = shard.offsets()[s + 1];
-    out += fmt::format(R"({}{{"record": {}, "kind": {}, "tokens": [)", s ? ", " : "", shard.record()[s], shard.kind()[s]);
-    for (int64_t t = b; t < e; ++t) out += fmt::format("{}{}", t > b ? "," : "", shard.tokens()[t]);
-    out += R"(], "trained": [)";
-    bool first = true;
-    for (int64_t t = b; t < e;) {
-      if (!shard.trained()[t]) {
-        ++t;
-        continue;
-      }
+    fmt::format_to(to, R"({}{{"record": {}, "kind": {}, "tokens": [{}], "trained": [)", s ? ", " : "", shard.record()[s], shard.kind()[s],
+                   fmt::join(shard.tokens().subspan(static_cast<size_t>(b), static_cast<size_t>(e - b)), ","));
+    const char* separator = "";
+    for (int64_t t = b; t < e; ++t) {
+      if (!shard.trained()[t]) continue;
       const int64_t run = t;
       while (t < e && shard.trained()[t]) ++t;
-      out += fmt::format("{}[{},{}]", first ? "" : ",", run - b, t - b);
-      first = false;
+      fmt::format_to(to, "{}[{},{}]", separator, run - b, t - b);
+      separator = ",";
     }
     out += "]}";
   }
-  return out + "]}\n";
+  out += "]}\n";
+}
+
+// Every shard's line, in the manifest's order; `sequences` counts them.
+std::string shard_lines(const DistillData& data, int64_t& sequences) {
+  std::string out;
+  sequences = 0;
+  for (const std::string& path : data.shard_paths()) {
+    const DistillShard shard(path, data.n_embd(), data.continuation_length());
+    append_shard_line(out, fs::path(path).filename().string(), shard);
+    sequences += shard.n_sequences();
+  }
+  return out;
 }
 
 // Reads the archive line by line; errors name the file and the line.
@@ -138,11 +149,8 @@ nlohmann::json parse_manifest(const nlohmann::json& header, const std::string& w
 }  // namespace
 
 std::string distill_replies_sha256(const std::string& dir) {
-  const DistillData data(dir, false, true);
-  std::string lines;
-  for (const std::string& path : data.shard_paths())
-    lines += shard_line(fs::path(path).filename().string(), DistillShard(path, data.n_embd(), data.continuation_length()));
-  return sha256_hex(lines);
+  int64_t sequences = 0;
+  return sha256_hex(shard_lines(DistillData(dir, false, true), sequences));
 }
 
 int64_t write_distill_archive(const std::string& dir, const std::string& archive_path, bool verify_checksums) {
@@ -150,14 +158,11 @@ int64_t write_distill_archive(const std::string& dir, const std::string& archive
   std::ifstream manifest_in(fs::path(dir) / kDistillManifest, std::ios::binary);
   std::ostringstream manifest_text;
   manifest_text << manifest_in.rdbuf();
-  std::string out = nlohmann::json{{"format", kDistillArchiveFormat}, {"version", kDistillArchiveVersion}, {"manifest", manifest_text.str()}}.dump() + "\n";
   int64_t sequences = 0;
-  for (const std::string& path : data.shard_paths()) {
-    const DistillShard shard(path, data.n_embd(), data.continuation_length());
-    out += shard_line(fs::path(path).filename().string(), shard);
-    sequences += shard.n_sequences();
-  }
-  write_file_atomically(archive_path, out);
+  const std::string lines = shard_lines(data, sequences);
+  write_file_atomically(
+      archive_path,
+      nlohmann::json{{"format", kDistillArchiveFormat}, {"version", kDistillArchiveVersion}, {"manifest", manifest_text.str()}}.dump() + "\n" + lines);
   return sequences;
 }
 
@@ -209,7 +214,7 @@ RestoreSummary restore_distill_archive(const std::string& archive_path, const st
   const std::string manifest_path = (fs::path(out_dir) / kDistillManifest).string();
   if (fs::exists(manifest_path)) {
     const nlohmann::json there = read_json_file(manifest_path, "distill manifest");
-    const bool this_restore = there == nlohmann::json::parse(archive.manifest_text) ||
+    const bool this_restore = there == manifest ||  // not yet changed by a differing shard
                               (there.contains("restored") && has_value(there["restored"], "archive_sha256", sha256_file(archive_path)));
     if (!this_restore) throw InputError(manifest_path, "", "another distillation is already here (not this archive's): restore into a new --out");
   }
