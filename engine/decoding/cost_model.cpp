@@ -203,7 +203,9 @@ void store_cost_model(const std::string& dir, const CostKey& key, const CostMode
 }
 
 CostKey cost_key(ForwardPass& pass, const std::string& model_path, int threads) {
-  return CostKey{model_identity(model_path), cpu_identity(), pass.describe(), threads};
+  // The features in use, not only the CPU: with DRAFTBENCH_NO_AMX=1 the same CPU runs other
+  // kernels at other speeds.
+  return CostKey{model_identity(model_path), cpu_identity() + ", " + cpu_features().describe(), pass.describe(), threads};
 }
 
 std::shared_ptr<const CostModel> obtain_cost_model(ForwardPass& pass, const ModelConfig& config, const CostKey& key, bool refresh,

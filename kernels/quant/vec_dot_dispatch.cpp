@@ -1,5 +1,6 @@
 // Picks the fastest dot-product build this CPU runs. All builds give identical results
 // (see vec_dot.h), so the choice affects speed only.
+#include "kernels/quant/q4_k_amx.h"
 #include "kernels/quant/q8_0_rows16.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
@@ -14,6 +15,15 @@ DotBackend backend() {
   if (f.avx512vnni && f.avx512bw && f.avx512vl && f.avx2) return f.avx512bf16 ? DotBackend::avx512bf16 : DotBackend::avx512vnni;
   if (f.avx2) return DotBackend::avx2;
   return DotBackend::reference;
+}
+
+// AMX tiles take 16 activation rows at once: below this many the AVX-512 kernels, which
+// take eight, are as fast (kernels/bench: dot_rows_batch_amx against dot_rows_batch_avx512vnni).
+constexpr int64_t kAmxMinRows = 8;
+
+bool amx() {
+  const CpuFeatures& f = cpu_features();
+  return f.amx_int8 && f.avx512bw && f.avx512vl;
 }
 
 }  // namespace
@@ -33,6 +43,7 @@ void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, 
 void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                     size_t y_stride) {
   if (type == GgmlType::Q8_0r16) return q8_0r16_rows(w, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride);
+  if (type == GgmlType::Q4_K && n_x >= kAmxMinRows && amx()) return q4_k_rows_batch_amx(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
   switch (backend()) {
     case DotBackend::avx512bf16: return dot_rows_batch_avx512bf16(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
     case DotBackend::avx512vnni: return dot_rows_batch_avx512vnni(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);

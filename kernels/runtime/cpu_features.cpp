@@ -1,8 +1,32 @@
 #include "kernels/runtime/cpu_features.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace draftbench {
+namespace {
+
+// Linux gives a process the AMX tile state only when it asks (arch_prctl
+// ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, once, for all its threads); without that the
+// first tile instruction faults. DRAFTBENCH_NO_AMX=1 turns the AMX kernels off, to compare
+// them with the AVX-512 ones side by side.
+bool amx_permitted() {
+  if (const char* off = std::getenv("DRAFTBENCH_NO_AMX"); off && *off && std::strcmp(off, "0") != 0) return false;
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  constexpr long kReqXcompPerm = 0x1023, kXtileData = 18;
+  return syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
 
 const CpuFeatures& cpu_features() {
   static const CpuFeatures features = [] {
@@ -17,7 +41,7 @@ const CpuFeatures& cpu_features() {
 #if defined(__clang__) && __clang_major__ < 16
     f.amx_int8 = false;  // clang before 16 has no "amx-int8" for the builtin (the fuzz preset's clang-14)
 #else
-    f.amx_int8 = __builtin_cpu_supports("amx-int8");
+    f.amx_int8 = __builtin_cpu_supports("amx-int8") && __builtin_cpu_supports("amx-tile") && amx_permitted();
 #endif
     return f;
   }();

@@ -12,7 +12,7 @@ struct CpuFeatures {
   bool avx512vl = false;
   bool avx512vnni = false;
   bool avx512bf16 = false;
-  bool amx_int8 = false;
+  bool amx_int8 = false;  // and the OS lets this process use the tiles (not with DRAFTBENCH_NO_AMX=1)
   std::string describe() const;
 };
 
