@@ -23,7 +23,7 @@
 #include "kernels/bench/model_shapes.h"
 #include "kernels/bench/weight_arena.h"
 #include "kernels/matmul/matmul.h"
-#include "kernels/quant/q4_k_amx.h"
+#include "kernels/quant/k_quant_amx.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
@@ -177,15 +177,20 @@ void register_quant_benchmarks(const BenchSuite& s) {
         register_dot_rows_batch(s, arena, name("dot_rows_batch") + "/rows:8", typed, 8, &dot_rows_batch);
       }
     }
-    // Q4_K batches through the AVX-512 kernel and the AMX tiles (q4_k_amx.h), side by side.
+    // K-quant batches through the AVX-512 kernels and the AMX tiles (k_quant_amx.h), side by side.
     if (s.full() && cpu_features().amx_int8) {
-      const MatrixShape typed{shape.name, shape.n_in, shape.n_out, GgmlType::Q4_K};
-      const DotRowsBatchFn amx = [](GgmlType, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n,
-                                    float* y, size_t y_stride) { q4_k_rows_batch_amx(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride); };
-      for (const int64_t n_x : {4, 8, 16, 64}) {
-        const auto name = [&](std::string_view family) { return fmt::format("{}/{}/{}/Q4_K/rows:{}", family, model->name, shape.name, n_x); };
-        register_dot_rows_batch(s, arena, name("dot_rows_batch_avx512vnni"), typed, n_x, &dot_rows_batch_avx512vnni);
-        register_dot_rows_batch(s, arena, name("dot_rows_batch_amx"), typed, n_x, amx);
+      const DotRowsBatchFn amx = [](GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x,
+                                    int64_t n, float* y,
+                                    size_t y_stride) { k_quant_rows_batch_amx(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride); };
+      for (const GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K}) {
+        const MatrixShape typed{shape.name, shape.n_in, shape.n_out, t};
+        for (const int64_t n_x : {4, 8, 16, 64}) {
+          const auto name = [&](std::string_view family) {
+            return fmt::format("{}/{}/{}/{}/rows:{}", family, model->name, shape.name, ggml_type_name(t), n_x);
+          };
+          register_dot_rows_batch(s, arena, name("dot_rows_batch_avx512vnni"), typed, n_x, &dot_rows_batch_avx512vnni);
+          register_dot_rows_batch(s, arena, name("dot_rows_batch_amx"), typed, n_x, amx);
+        }
       }
     }
     // Batched products as verification runs them: every weight row meets n activation rows.

@@ -1,6 +1,6 @@
 // Picks the fastest dot-product build this CPU runs. All builds give identical results
 // (see vec_dot.h), so the choice affects speed only.
-#include "kernels/quant/q4_k_amx.h"
+#include "kernels/quant/k_quant_amx.h"
 #include "kernels/quant/q8_0_rows16.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
@@ -17,9 +17,14 @@ DotBackend backend() {
   return DotBackend::reference;
 }
 
-// AMX tiles take 16 activation rows at once: below this many the AVX-512 kernels, which
-// take eight, are as fast (kernels/bench: dot_rows_batch_amx against dot_rows_batch_avx512vnni).
-constexpr int64_t kAmxMinRows = 8;
+// The AMX kernels (k_quant_amx.h) by weight type, from how many activation rows each is
+// taken: AMX tiles take 16 at once, and below these counts the AVX-512 kernels, which take
+// eight, were as fast (kernels/bench: dot_rows_batch_amx against dot_rows_batch_avx512vnni).
+struct AmxKernel {
+  GgmlType type;
+  int64_t min_rows;
+};
+constexpr AmxKernel kAmxKernels[] = {{GgmlType::Q4_K, 8}, {GgmlType::Q6_K, 16}};
 
 bool amx() {
   const CpuFeatures& f = cpu_features();
@@ -43,7 +48,8 @@ void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, 
 void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                     size_t y_stride) {
   if (type == GgmlType::Q8_0r16) return q8_0r16_rows(w, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride);
-  if (type == GgmlType::Q4_K && n_x >= kAmxMinRows && amx()) return q4_k_rows_batch_amx(w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
+  for (const AmxKernel& k : kAmxKernels)
+    if (k.type == type && n_x >= k.min_rows && amx() && k_quant_rows_batch_amx(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
   switch (backend()) {
     case DotBackend::avx512bf16: return dot_rows_batch_avx512bf16(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);
     case DotBackend::avx512vnni: return dot_rows_batch_avx512vnni(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride);

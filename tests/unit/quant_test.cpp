@@ -11,7 +11,7 @@
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/dequantize.h"
 #include "kernels/quant/block_repack.h"
-#include "kernels/quant/q4_k_amx.h"
+#include "kernels/quant/k_quant_amx.h"
 #include "kernels/quant/q5_0_repack.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/matmul/matmul.h"
@@ -97,33 +97,38 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
   }
 }
 
-TEST_CASE("AMX Q4_K batches are bit-identical to the reference, row by row", "[quant][amx]") {
+TEST_CASE("AMX K-quant batches are bit-identical to the reference, row by row", "[quant][amx]") {
   if (!cpu_features().amx_int8 || !cpu_features().avx512bw || !cpu_features().avx512vl) {
-    WARN("no AMX-INT8 on this CPU (or DRAFTBENCH_NO_AMX is set): the AMX kernel is not run");
+    WARN("no AMX-INT8 on this CPU (or DRAFTBENCH_NO_AMX is set): the AMX kernels are not run");
     return;
   }
   std::mt19937 rng(4321);
-  // Row and activation counts around the 16-row tiles and 64-row groups; one to six blocks
-  // (the activation chunks hold four) and Qwen's 35-block ffn_down.
-  for (const int64_t n : {256, 1024, 1536, 35 * 256})
-    for (const int64_t rows : {1, 15, 16, 17, 64, 65, 100})
-      for (const int64_t n_x : {1, 4, 16, 17, 64, 70}) {
-        if (n == 35 * 256 && rows > 17) continue;
-        const auto w = random_rows(GgmlType::Q4_K, n, rows, rng);
-        const size_t xq_bytes = activation_row_bytes(GgmlType::Q4_K, n), row_bytes = ggml_row_bytes(GgmlType::Q4_K, n);
-        std::vector<uint8_t> xq(xq_bytes * static_cast<size_t>(n_x));
-        for (int64_t x = 0; x < n_x; ++x) quantize_activation_row(GgmlType::Q4_K, random_activations(n, rng).data(), xq.data() + x * xq_bytes, n);
-        // A y stride wider than the row count: the kernel writes only its own outputs.
-        const size_t y_stride = static_cast<size_t>(rows) + 3;
-        std::vector<float> amx(y_stride * static_cast<size_t>(n_x), -7.0f), ref(static_cast<size_t>(rows));
-        q4_k_rows_batch_amx(w.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, amx.data(), y_stride);
-        for (int64_t x = 0; x < n_x; ++x) {
-          dot_rows_ref(GgmlType::Q4_K, w.data(), row_bytes, rows, xq.data() + x * xq_bytes, n, ref.data());
-          INFO("n=" << n << " rows=" << rows << " activation rows=" << n_x << " row " << x);
-          REQUIRE(std::memcmp(ref.data(), amx.data() + x * y_stride, rows * 4) == 0);
-          for (size_t pad = static_cast<size_t>(rows); pad < y_stride; ++pad) REQUIRE(amx[x * y_stride + pad] == -7.0f);
+  for (const GgmlType type : {GgmlType::Q4_K, GgmlType::Q6_K})
+    // Row and activation counts around the 16-row tiles and 64-row groups; one to six blocks
+    // and Qwen's 35-block ffn_down.
+    for (const int64_t n : {256, 1024, 1536, 35 * 256})
+      for (const int64_t rows : {1, 15, 16, 17, 64, 65, 100})
+        for (const int64_t n_x : {1, 4, 16, 17, 64, 70}) {
+          if (n == 35 * 256 && rows > 17) continue;
+          const auto w = random_rows(type, n, rows, rng);
+          const size_t xq_bytes = activation_row_bytes(type, n), row_bytes = ggml_row_bytes(type, n);
+          std::vector<uint8_t> xq(xq_bytes * static_cast<size_t>(n_x));
+          for (int64_t x = 0; x < n_x; ++x) quantize_activation_row(type, random_activations(n, rng).data(), xq.data() + x * xq_bytes, n);
+          // A y stride wider than the row count: the kernel writes only its own outputs.
+          const size_t y_stride = static_cast<size_t>(rows) + 3;
+          std::vector<float> amx(y_stride * static_cast<size_t>(n_x), -7.0f), ref(static_cast<size_t>(rows));
+          REQUIRE(k_quant_rows_batch_amx(type, w.data(), row_bytes, rows, xq.data(), xq_bytes, n_x, n, amx.data(), y_stride));
+          for (int64_t x = 0; x < n_x; ++x) {
+            dot_rows_ref(type, w.data(), row_bytes, rows, xq.data() + x * xq_bytes, n, ref.data());
+            INFO(ggml_type_name(type) << " n=" << n << " rows=" << rows << " activation rows=" << n_x << " row " << x);
+            REQUIRE(std::memcmp(ref.data(), amx.data() + x * y_stride, rows * 4) == 0);
+            for (size_t pad = static_cast<size_t>(rows); pad < y_stride; ++pad) REQUIRE(amx[x * y_stride + pad] == -7.0f);
+          }
         }
-      }
+  // Types without an AMX kernel are declined, nothing written.
+  float untouched = -7.0f;
+  REQUIRE_FALSE(k_quant_rows_batch_amx(GgmlType::Q8_0, nullptr, 0, 1, nullptr, 0, 1, 32, &untouched, 1));
+  REQUIRE(untouched == -7.0f);
 }
 
 TEST_CASE("repacked rows (Q5_0 in fours, Q4_K transposed) give the file rows' products bit for bit", "[quant]") {
