@@ -15,6 +15,7 @@
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/q4_k_x86.h"
 #include "kernels/quant/vec_dot_x86.h"
+#include "kernels/quant/weight_prefetch.h"
 
 namespace draftbench {
 namespace {
@@ -61,6 +62,7 @@ void q6_k_row_zmm(const BlockQ6_K* w, const PreparedQ8K* a, int64_t nb, float* o
   float sum[X];
   for (int x = 0; x < X; ++x) sum[x] = carry ? out[static_cast<size_t>(x) * out_stride] : 0.0f;
   for_block_pairs(nb, [&](int64_t i0, int64_t i1, bool both) {
+    prefetch_weights(w + i0, (i1 - i0 + 1) * sizeof(BlockQ6_K));
     __m256i lanes0[X], lanes1[X];
     q6_k_block_lanes<X>(w[i0], a, i0, lanes0);
     q6_k_block_lanes<X>(w[i1], a, i1, lanes1);
