@@ -94,7 +94,7 @@ int run_inspect(const InspectArgs& a) {
   fmt::print("tensors: {} ({} parameters)\n", n_tensors, params);
   for (const auto& [type, e] : by_type) fmt::print("  {:5} {:4} tensors {:9.1f} MiB\n", type, e.first, e.second / 1048576.0);
   const Tokenizer& tok = model->tokenizer();
-  fmt::print("tokenizer: SentencePiece, {} tokens, bos {}, eos {}, stop ids:", tok.vocab_size(), tok.bos_id(), tok.eos_id());
+  fmt::print("tokenizer: {}, {} tokens, bos {}, eos {}, stop ids:", tok.kind(), tok.vocab_size(), tok.bos_id(), tok.eos_id());
   for (int32_t s : tok.stop_ids()) fmt::print(" {} ({})", s, tok.token_to_piece(s, true));
   fmt::print("\n");
   if (a.cost) print_cached_cost(a, *model);

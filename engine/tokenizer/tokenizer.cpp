@@ -456,6 +456,7 @@ std::string_view Tokenizer::piece_text(int32_t id) const {
 }
 
 int32_t Tokenizer::vocab_size() const { return impl_->size(); }
+std::string_view Tokenizer::kind() const { return impl_->bpe ? "byte-level BPE" : "SentencePiece"; }
 int32_t Tokenizer::bos_id() const { return impl_->bos_id; }
 int32_t Tokenizer::eos_id() const { return impl_->eos_id; }
 bool Tokenizer::add_bos_by_default() const { return impl_->add_bos; }

@@ -86,6 +86,8 @@ class Tokenizer {
   int32_t find_token(std::string_view piece) const;  // -1 if absent
   std::string_view piece_text(int32_t id) const;     // the raw vocabulary text
   int32_t vocab_size() const;
+  // "SentencePiece" or "byte-level BPE": which of the two kinds of vocabulary this is.
+  std::string_view kind() const;
   int32_t bos_id() const;
   int32_t eos_id() const;
   bool add_bos_by_default() const;

@@ -79,6 +79,7 @@ TEST_CASE("bpe: GPT-2's byte-to-unicode table and its inverse", "[bpe]") {
 TEST_CASE("bpe: merges apply lowest rank first, leftmost among equals", "[bpe]") {
   const Tokenizer tok = Tokenizer::from_bpe_vocab(tiny_bpe(kHelloMerges));
   CHECK(pieces_of(tok, tok.encode("hello world", false, false)) == std::vector<std::string>{"hello", "\xC4\xA0world"});
+  CHECK(tok.kind() == "byte-level BPE");
   // "ell": with (l,l) ranked before (e,l) the pair "ll" forms first; swapped, "el" does.
   const Tokenizer ll_first = Tokenizer::from_bpe_vocab(tiny_bpe({{"l", "l"}, {"e", "l"}}));
   const Tokenizer el_first = Tokenizer::from_bpe_vocab(tiny_bpe({{"e", "l"}, {"l", "l"}}));

@@ -183,6 +183,7 @@ void write_file(const std::filesystem::path& path, const std::string& bytes) { s
 
 TEST_CASE("tokenizer: BPE merges by score, as planned in the tiny vocabulary", "[tokenizer]") {
   const Tokenizer tok = Tokenizer::from_vocab(tiny_vocab());
+  CHECK(tok.kind() == "SentencePiece");
   CHECK(tok.encode("hello", false, false) == ids_of(tok, {"hello"}));
   CHECK(tok.encode("hello world", false, false) == ids_of(tok, {"hello", "\xE2\x96\x81world"}));
   CHECK(tok.encode("", false, false).empty());
