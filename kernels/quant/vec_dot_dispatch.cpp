@@ -19,12 +19,14 @@ DotBackend backend() {
 
 // The AMX kernels (k_quant_amx.h) by weight type, from how many activation rows each is
 // taken: AMX tiles take 16 at once, and below these counts the AVX-512 kernels, which take
-// eight, were as fast (kernels/bench: dot_rows_batch_amx against dot_rows_batch_avx512vnni).
+// eight, were as fast (kernels/bench: dot_rows_batch_amx against dot_rows_batch_avx512vnni;
+// for Q4_K, Qwen2.5-Coder-1.5B's forward of 8 tokens, 111 ms with AMX against 102 without,
+// and of 16, 152 against 200, on an Intel Xeon, family 6 model 167).
 struct AmxKernel {
   GgmlType type;
   int64_t min_rows;
 };
-constexpr AmxKernel kAmxKernels[] = {{GgmlType::Q4_K, 8}, {GgmlType::Q6_K, 16}};
+constexpr AmxKernel kAmxKernels[] = {{GgmlType::Q4_K, 10}, {GgmlType::Q6_K, 16}};
 
 bool amx() {
   const CpuFeatures& f = cpu_features();
