@@ -246,8 +246,10 @@ void group(const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq,
   alignas(64) typename Kind::Weights u;
   alignas(64) int32_t c[Kind::kProducts][kTile][kTile];
   alignas(64) float sums[kGroupTiles][kGroupTiles][kTile][kTile] = {};
-  // A short last activation tile's codes, copied block by block beside zero rows.
-  alignas(64) int8_t short_tile[kTile][QK_K] = {};
+  // A short last activation tile's codes, copied block by block beside zero rows (zeroed
+  // once, and only when there is such a tile: matmul calls this per 64 weight rows).
+  alignas(64) int8_t short_tile[kTile][QK_K];
+  if (last_x < kTile) std::memset(short_tile[last_x], 0, static_cast<size_t>(kTile - last_x) * QK_K);
   const auto act = [&](int64_t x, int64_t block) -> const BlockQ8_K& {
     return reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x) * xq_stride)[block];
   };
