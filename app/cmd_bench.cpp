@@ -3,7 +3,6 @@
 // default n_ubatch; tg: M single-token steps from an empty context), with a warm-up run
 // and the median over repeats.
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "engine/common/peak_memory.h"
 #include "engine/decoding/prefill.h"
 #include "engine/decoding/sampling.h"
 #include "engine/model/forward_pass.h"
@@ -37,12 +37,6 @@ Spread spread(std::vector<double> v) {
   const size_t n = v.size();
   const double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   return {med, v.front(), v.back()};
-}
-
-size_t peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<size_t>(u.ru_maxrss) * 1024;
 }
 
 int run_bench_decode(const BenchArgs& a) {

@@ -1,7 +1,6 @@
 #include "experiments/runner/point_runner.h"
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/common/peak_memory.h"
 #include "engine/decoding/decoder.h"
 #include "engine/decoding/request_metrics.h"
 #include "experiments/runner/conversations.h"
@@ -21,12 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-uint64_t peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<uint64_t>(u.ru_maxrss) * 1024;
-}
 
 // FNV-1a over the token ids: a stable fingerprint for "same tokens as the baseline".
 std::string tokens_fingerprint(const std::vector<int32_t>& tokens) {
