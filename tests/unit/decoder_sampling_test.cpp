@@ -3,7 +3,7 @@
 // tokens (temperature 1), the first three generated tokens have at most 27 outcomes whose
 // exact probabilities come from 13 forward passes; 20,000 decodings per drafter are
 // compared with them by Pearson's chi-square (alpha 1e-6, Wilson-Hilferty critical value).
-// The verify rules are proven in isolation on enumerated toy models (verify_test.cpp);
+// The verify rules are proven in isolation on enumerated toy models (verify_sampling_test.cpp);
 // this checks their composition with real drafters, KV commits, batching and the
 // per-request random keys. An oracle drafter that proposes the target's own top tokens
 // (in a scrambled order, with zero-probability ones mixed in) makes acceptance common.
