@@ -58,8 +58,12 @@ struct TrainOptions {
   int64_t max_sequence_length = 2048;  // EAGLE: positions of a sequence used (the reference's max_len)
   double eagle_noise = 0.2;            // EAGLE: uniform noise on input features, the reference's "std"
   std::string dtype = "f16";           // exported weights: f16 | f32
-  int log_every = 20;                  // optimiser steps between train_log.json entries
-  bool verify_checksums = true;        // check every shard's sha256 against the manifest
+  // The products with the target's LM-head rows (every drafter's logits, EAGLE's teacher):
+  // f32, or bf16 inputs with f32 results (oneDNN's AMX or AVX-512 BF16 kernels where the
+  // CPU has them). Everything else, the loss and the optimiser stay f32.
+  std::string head_precision = "f32";
+  int log_every = 20;            // optimiser steps between train_log.json entries
+  bool verify_checksums = true;  // check every shard's sha256 against the manifest
   // Long runs (train_checkpoint.h). A checkpoint (OUT/checkpoint.bin) is written when the
   // run starts, every `checkpoint_every` seconds (0: after every optimiser step), after every
   // epoch and when the run stops early; a finished run removes it.

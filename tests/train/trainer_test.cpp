@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iterator>
 #include <set>
@@ -154,6 +155,46 @@ TEST_CASE("trainer: the same seed exports byte-identical weights, another seed d
     CHECK(a == b);
     CHECK(a != c);
   }
+}
+
+// --head-precision bf16: the LM-head products take bf16 inputs. The drafters learn as with
+// f32 (same validation loss to a few percent), the weights really differ (the option is not
+// ignored), the run is still deterministic, the provenance says so, and a checkpoint of one
+// precision does not resume under the other.
+TEST_CASE("trainer: bf16 head products learn as f32 does and are recorded", "[train]") {
+  SKIP_WITHOUT_TORCH();
+  TrainSetup s("train_bf16_head");
+  for (const char* drafter : {"redrafter", "medusa", "eagle"}) {
+    INFO(drafter);
+    auto run = [&](const std::string& precision, const std::string& out) {
+      TrainOptions o = s.options(drafter, out);
+      o.head_precision = precision;
+      if (std::string(drafter) == "eagle") o.lr = 3e-3;
+      return std::pair{o, train_drafter(o)};
+    };
+    const auto [f32, f32_result] = run("f32", std::string(drafter) + "_f32");
+    const auto [bf16, bf16_result] = run("bf16", std::string(drafter) + "_bf16");
+    check_learnt(bf16, bf16_result, std::string(drafter) == "redrafter" ? 0.25 : 0.5);
+    const double a = f32_result.epochs.back().valid_loss, b = bf16_result.epochs.back().valid_loss;
+    CHECK(std::abs(a - b) <= 0.05 * a + 0.01);  // the floor: the tiny corpus is learnt to near 0
+    CHECK(file_bytes(f32.out_dir + "/model.safetensors") != file_bytes(bf16.out_dir + "/model.safetensors"));
+    CHECK(read_json(bf16.out_dir + "/train_result.json")["provenance"]["options"]["head_precision"] == "bf16");
+    CHECK(read_json(f32.out_dir + "/train_result.json")["provenance"]["options"]["head_precision"] == "f32");
+    const auto [again, again_result] = run("bf16", std::string(drafter) + "_bf16_again");
+    CHECK(file_bytes(again.out_dir + "/model.safetensors") == file_bytes(bf16.out_dir + "/model.safetensors"));
+  }
+  TrainOptions o = s.options("redrafter", "resume");
+  o.head_precision = "bf16";
+  o.stop_after_steps = 1;
+  REQUIRE(train_drafter(o).stopped);
+  o.stop_after_steps = 0;
+  o.resume = true;
+  o.head_precision = "f32";
+  CHECK_THROWS_WITH(train_drafter(o), Contains("checkpoint.bin") && Contains("fingerprint.options.head_precision"));
+  o.head_precision = "fp8";
+  o.resume = false;
+  o.out_dir = s.dir / "bad";
+  CHECK_THROWS_WITH(train_drafter(o), Contains("--head-precision") && Contains("fp8"));
 }
 
 TEST_CASE("trainer: bad options and data fail naming what is wrong", "[train]") {

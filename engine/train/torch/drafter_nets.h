@@ -24,15 +24,16 @@ namespace draftbench {
 
 class DraftOutputLayer {
  public:
-  explicit DraftOutputLayer(const TargetRows& target);
+  // bf16: the products take bf16 inputs (the rows converted once here) and give f32.
+  DraftOutputLayer(const TargetRows& target, bool bf16);
   int64_t n_embd() const { return rows_.size(1); }
   // A drafter's logits: no soft-capping, as the engine's draft heads (draft_head.cpp, eagle.cpp).
-  torch::Tensor draft_logits(const torch::Tensor& x) const { return torch::matmul(x, rows_.t()); }
+  torch::Tensor draft_logits(const torch::Tensor& x) const;
   // The target's own logits over the draft vocabulary, its final soft-capping included.
   torch::Tensor target_logits(const torch::Tensor& hidden) const;
 
  private:
-  torch::Tensor rows_;
+  torch::Tensor rows_, rows_bf16_;  // rows_bf16_ defined only with bf16
   float softcap_;
 };
 

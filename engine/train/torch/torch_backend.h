@@ -54,6 +54,7 @@ struct SessionSpec {
   bool clip_by_value = false;  // else by global norm
   uint64_t seed = 0;
   int threads = 1;
+  bool bf16_head = false;  // TrainOptions::head_precision == "bf16"
 };
 
 // One batch, every input precomputed by the engine.

@@ -36,8 +36,15 @@ NamedFloats named(const std::string& name, const torch::Tensor& t) {
   return NamedFloats{name, std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), values_of(t)};
 }
 
-DraftOutputLayer::DraftOutputLayer(const TargetRows& target)
-    : rows_(float_tensor(target.rows, {target.n_draft_vocab, target.n_embd})), softcap_(target.final_logit_softcap) {}
+DraftOutputLayer::DraftOutputLayer(const TargetRows& target, bool bf16)
+    : rows_(float_tensor(target.rows, {target.n_draft_vocab, target.n_embd})), softcap_(target.final_logit_softcap) {
+  if (bf16) rows_bf16_ = rows_.to(torch::kBFloat16);
+}
+
+torch::Tensor DraftOutputLayer::draft_logits(const torch::Tensor& x) const {
+  if (!rows_bf16_.defined()) return torch::matmul(x, rows_.t());
+  return torch::matmul(x.to(torch::kBFloat16), rows_bf16_.t()).to(torch::kFloat32);
+}
 
 torch::Tensor DraftOutputLayer::target_logits(const torch::Tensor& hidden) const {
   torch::Tensor logits = draft_logits(hidden);
@@ -84,7 +91,7 @@ std::shared_ptr<DrafterNet> make_net(const SessionSpec& spec, const Output& outp
 
 class Session final : public TorchSession {
  public:
-  Session(const SessionSpec& spec, const TargetRows& target) : spec_(spec), output_(target) {
+  Session(const SessionSpec& spec, const TargetRows& target) : spec_(spec), output_(target, spec.bf16_head) {
     // Every step allocates and frees the same few large tensors (logits: batch x steps x
     // draft vocabulary). glibc serves those with fresh mmaps, so each step paid page faults
     // and kernel zeroing on hundreds of MB (a large share of a small drafter's step time);
