@@ -24,6 +24,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only: training runs on machines without a display
 import matplotlib.pyplot as plt  # noqa: E402
 
+plt.rcParams["svg.hashsalt"] = "draftbench"  # fixed SVG ids: the same log gives the same file
+
 
 class InputError(Exception):
     pass
@@ -69,8 +71,9 @@ def read_step_losses(path):
 
 
 def save(fig, out_dir, name):
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out_dir, f"{name}.{ext}"), dpi=120, bbox_inches="tight")
+    fig.savefig(os.path.join(out_dir, f"{name}.png"), dpi=120, bbox_inches="tight")
+    # No timestamp either, so that shipping a drafter again leaves its committed curves alone.
+    fig.savefig(os.path.join(out_dir, f"{name}.svg"), bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     print(f"wrote {os.path.join(out_dir, name)}.png/.svg")
 
