@@ -1,9 +1,6 @@
 #include "engine/train/torch/train_loop.h"
 
 #include <fmt/format.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include <array>
 #include <chrono>
@@ -23,20 +20,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// The session serves even the largest tensors (logits over the draft vocabulary, up to
-// hundreds of MB) from glibc's heap and never trims it (torch_session.cpp: no page faults on
-// fresh mmaps every step). With blocks of varying sizes that heap grows by fragmentation
-// without bound: a 9,500-step ReDrafter run over 2.5 M positions reached 24 GB of anonymous
-// memory for some 0.2 GB in use, slowed as the page cache shrank, and was killed by the OOM
-// killer. Handing the free pages back every kReleaseEvery steps bounds it; they fault back
-// in as needed, a cost spread over those steps.
-constexpr int64_t kReleaseEvery = 20;
-void release_free_heap() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
-}
 
 // Linear warm-up then cosine decay to 0 (HF's get_cosine_schedule_with_warmup, counting
 // the first step as step 1 so it does not run at lr 0).
@@ -177,7 +160,6 @@ bool TrainLoop::train_epoch() {
     interval_.add(report.steps, report.extra_sums, report.loss, examples);
     guard_.step_took(seconds_since(step_start));
     if (p_.step % o_.log_every == 0 || p_.step == s_.total_steps) log_interval(lr);
-    if (p_.step % kReleaseEvery == 0) release_free_heap();
     if (!ends_epoch && seconds_since(last_checkpoint_) >= o_.checkpoint_every) save_checkpoint();
   }
   return true;
