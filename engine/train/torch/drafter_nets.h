@@ -24,7 +24,7 @@ namespace draftbench {
 
 class DraftOutputLayer {
  public:
-  // bf16: the products take bf16 inputs (the rows converted once here) and give f32.
+  // bf16: the rows are kept in bf16, and the products take bf16 inputs and give f32.
   DraftOutputLayer(const TargetRows& target, bool bf16);
   int64_t n_embd() const { return rows_.size(1); }
   // A drafter's logits: no soft-capping, as the engine's draft heads (draft_head.cpp, eagle.cpp).
@@ -33,7 +33,7 @@ class DraftOutputLayer {
   torch::Tensor target_logits(const torch::Tensor& hidden) const;
 
  private:
-  torch::Tensor rows_, rows_bf16_;  // rows_bf16_ defined only with bf16
+  torch::Tensor rows_;  // [n_draft_vocab][n_embd], f32 or bf16
   float softcap_;
 };
 

@@ -38,12 +38,12 @@ NamedFloats named(const std::string& name, const torch::Tensor& t) {
 
 DraftOutputLayer::DraftOutputLayer(const TargetRows& target, bool bf16)
     : rows_(float_tensor(target.rows, {target.n_draft_vocab, target.n_embd})), softcap_(target.final_logit_softcap) {
-  if (bf16) rows_bf16_ = rows_.to(torch::kBFloat16);
+  if (bf16) rows_ = rows_.to(torch::kBFloat16);
 }
 
 torch::Tensor DraftOutputLayer::draft_logits(const torch::Tensor& x) const {
-  if (!rows_bf16_.defined()) return torch::matmul(x, rows_.t());
-  return torch::matmul(x.to(torch::kBFloat16), rows_bf16_.t()).to(torch::kFloat32);
+  if (rows_.scalar_type() == torch::kFloat32) return torch::matmul(x, rows_.t());
+  return torch::matmul(x.to(rows_.scalar_type()), rows_.t()).to(torch::kFloat32);
 }
 
 torch::Tensor DraftOutputLayer::target_logits(const torch::Tensor& hidden) const {
