@@ -87,7 +87,8 @@ Run add_train(CLI::App& app, const std::string& command_line) {
       ->check(finite_number(0.0, 1.0));
   sub->add_option("--max-sequence-length", o->max_sequence_length, "EAGLE: positions of each sequence used")->capture_default_str();
   sub->add_option("--head-precision", o->head_precision,
-                  "Products with the target's LM-head rows: f32, or bf16 inputs with f32 results (oneDNN's AMX/AVX-512 BF16 kernels; the rest stays f32)")
+                  "Products with the target's LM-head rows: f32, bf16 inputs with f32 results (oneDNN's AMX/AVX-512 BF16 kernels; the rest stays f32), or auto "
+                  "(bf16 where the CPU has AVX-512 BF16)")
       ->capture_default_str();
   sub->add_option("--eagle-noise", o->eagle_noise, "EAGLE: uniform noise on the input features (the reference's std; 0 = off)")
       ->capture_default_str()

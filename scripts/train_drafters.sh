@@ -107,10 +107,9 @@ else
   record_prompts=8
 fi
 # The LM-head products in bf16 where the CPU multiplies bf16 natively (AMX or AVX-512 BF16,
-# through oneDNN): 1.4-1.6x the positions a second on the AMX Xeon at the same validation
-# loss (`draftbench train --head-precision`, README "Recipes tried"); elsewhere f32 (there
-# bf16 would be emulated: not measured, not worth the risk).
-train_args+=(--head-precision "$(grep -qw -e amx_bf16 -e avx512_bf16 /proc/cpuinfo && echo bf16 || echo f32)")
+# through oneDNN), f32 elsewhere: 1.4-1.6x the positions a second on the AMX Xeon at the
+# same validation loss (`draftbench train --head-precision`, README "Recipes tried").
+train_args+=(--head-precision auto)
 mkdir -p "$work" "$archives"
 log() { echo "train_drafters: $*" >&2; }
 run() { log "$*"; "$@"; }

@@ -59,8 +59,9 @@ struct TrainOptions {
   double eagle_noise = 0.2;            // EAGLE: uniform noise on input features, the reference's "std"
   std::string dtype = "f16";           // exported weights: f16 | f32
   // The products with the target's LM-head rows (every drafter's logits, EAGLE's teacher):
-  // f32, or bf16 inputs with f32 results (oneDNN's AMX or AVX-512 BF16 kernels where the
-  // CPU has them). Everything else, the loss and the optimiser stay f32.
+  // f32, or bf16 inputs with f32 results (oneDNN's AMX or AVX-512 BF16 kernels), or auto:
+  // bf16 where the CPU has AVX-512 BF16 (every AMX CPU has it too), else f32, where bf16
+  // would be emulated. Everything else, the loss and the optimiser stay f32.
   std::string head_precision = "f32";
   int log_every = 20;            // optimiser steps between train_log.json entries
   bool verify_checksums = true;  // check every shard's sha256 against the manifest

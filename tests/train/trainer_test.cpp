@@ -14,6 +14,7 @@
 #include "engine/drafters/make_drafter.h"
 #include "engine/model/model.h"
 #include "kernels/quant/blocks.h"
+#include "kernels/runtime/cpu_features.h"
 #include "engine/train/drafter_training.h"
 #include "engine/train/torch/torch_backend.h"
 #include "engine/train/torch/training_corpus.h"
@@ -191,6 +192,12 @@ TEST_CASE("trainer: bf16 head products learn as f32 does and are recorded", "[tr
   o.resume = true;
   o.head_precision = "f32";
   CHECK_THROWS_WITH(train_drafter(o), Contains("checkpoint.bin") && Contains("fingerprint.options.head_precision"));
+  // auto resolves by the CPU, and the provenance records what it chose.
+  o = s.options("redrafter", "auto");
+  o.head_precision = "auto";
+  o.epochs = 1;
+  train_drafter(o);
+  CHECK(read_json(o.out_dir + "/train_result.json")["provenance"]["options"]["head_precision"] == (cpu_features().avx512bf16 ? "bf16" : "f32"));
   o.head_precision = "fp8";
   o.resume = false;
   o.out_dir = s.dir / "bad";

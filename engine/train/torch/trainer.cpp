@@ -38,6 +38,7 @@
 #include "engine/train/torch/train_checkpoint.h"
 #include "engine/train/torch/train_loop.h"
 #include "engine/train/torch/training_log.h"
+#include "kernels/runtime/cpu_features.h"
 
 namespace draftbench {
 namespace {
@@ -56,7 +57,8 @@ void check_options(const TrainOptions& o) {
   if (o.out_dir.empty()) bad("--out", "missing (expected a directory to write the drafter to)");
   if (o.labels != "distilled" && o.labels != "ground_truth") bad("--labels", fmt::format("'{}' (expected distilled or ground_truth)", o.labels));
   if (o.dtype != "f16" && o.dtype != "f32") bad("--dtype", fmt::format("'{}' (expected f16 or f32)", o.dtype));
-  if (o.head_precision != "f32" && o.head_precision != "bf16") bad("--head-precision", fmt::format("'{}' (expected f32 or bf16)", o.head_precision));
+  if (o.head_precision != "f32" && o.head_precision != "bf16" && o.head_precision != "auto")
+    bad("--head-precision", fmt::format("'{}' (expected f32, bf16 or auto)", o.head_precision));
   if (o.epochs < 1 || o.epochs > 1000) bad("--epochs", fmt::format("{} (expected 1..1000)", o.epochs));
   if (!(o.lr > 0 && o.lr < 1)) bad("--lr", fmt::format("{} (expected 0 < lr < 1)", o.lr));
   if (o.batch_size < 0) bad("--batch-size", fmt::format("{} (expected > 0, or 0 for the default)", o.batch_size));
@@ -273,7 +275,7 @@ SessionSpec session_spec(const TrainOptions& o, const TrainingNet& net, int64_t 
   spec.clip_by_value = eagle;
   spec.seed = o.seed;
   spec.threads = threads;
-  spec.bf16_head = o.head_precision == "bf16";
+  spec.bf16_head = o.head_precision == "bf16" || (o.head_precision == "auto" && cpu_features().avx512bf16);
   return spec;
 }
 
@@ -362,44 +364,44 @@ void export_drafter(const TrainSetup& setup, TorchSession& session, const DraftT
   write_native_drafter(dir, config, writer, target.draft_vocab(), setup.in.model->config().n_vocab);
 }
 
+// The head products' precision a run uses: --head-precision with auto resolved.
+const char* head_precision(const SessionSpec& spec) { return spec.bf16_head ? "bf16" : "f32"; }
+
 // What a resume must match: everything that shapes the weights (train_checkpoint.h).
 nlohmann::json resume_fingerprint(const TrainSetup& s) {
   const TrainOptions& o = s.o;
   const std::vector<int32_t>& vocab = s.vocab.ids;
-  nlohmann::json fingerprint = {
-      {"drafter", o.drafter},
-      {"data_manifest_sha256", s.in.manifest_sha256},
-      {"model_sha256", s.in.model_sha256},
-      {"draft_vocab_sha256", sha256_hex(std::string_view(reinterpret_cast<const char*>(vocab.data()), vocab.size() * sizeof(int32_t)))},
-      {"epoch_order_sha256", order_checksum(s.plan.batches)},
-      {"total_steps", s.plan.total_steps},
-      {"train_examples", s.train.examples},
-      {"valid_examples", s.valid.examples},
-      {"options",
-       {{"epochs", o.epochs},
-        {"lr", o.lr},
-        {"batch_size", s.batch_size},
-        {"seed", o.seed},
-        {"labels", o.labels},
-        {"draft_steps", s.steps},
-        {"num_layers", s.spec.layers},
-        {"ffn_size", s.eagle() ? s.spec.eagle.n_ff : 0},
-        {"previous_token", s.eagle() && s.spec.eagle.previous_token},
-        {"draft_vocab", o.draft_vocab},
-        {"threads", s.threads},
-        {"max_positions", o.max_positions},
-        {"max_steps", o.max_steps},
-        {"warmup", o.warmup},
-        {"weight_decay", o.weight_decay},
-        {"grad_clip", s.spec.grad_clip},
-        {"valid_fraction", o.valid_fraction},
-        {"max_sequence_length", o.max_sequence_length},
-        {"eagle_noise", o.eagle_noise},
-        {"dtype", o.dtype},
-        {"patience", o.patience}}}};
-  // Absent means f32, the only precision of checkpoints written before the option existed.
-  if (o.head_precision != "f32") fingerprint["options"]["head_precision"] = o.head_precision;
-  return fingerprint;
+  return {{"drafter", o.drafter},
+          {"data_manifest_sha256", s.in.manifest_sha256},
+          {"model_sha256", s.in.model_sha256},
+          {"draft_vocab_sha256", sha256_hex(std::string_view(reinterpret_cast<const char*>(vocab.data()), vocab.size() * sizeof(int32_t)))},
+          {"epoch_order_sha256", order_checksum(s.plan.batches)},
+          {"total_steps", s.plan.total_steps},
+          {"train_examples", s.train.examples},
+          {"valid_examples", s.valid.examples},
+          {"options",
+           {{"epochs", o.epochs},
+            {"lr", o.lr},
+            {"batch_size", s.batch_size},
+            {"seed", o.seed},
+            {"labels", o.labels},
+            {"draft_steps", s.steps},
+            {"num_layers", s.spec.layers},
+            {"ffn_size", s.eagle() ? s.spec.eagle.n_ff : 0},
+            {"previous_token", s.eagle() && s.spec.eagle.previous_token},
+            {"draft_vocab", o.draft_vocab},
+            {"threads", s.threads},
+            {"max_positions", o.max_positions},
+            {"max_steps", o.max_steps},
+            {"warmup", o.warmup},
+            {"weight_decay", o.weight_decay},
+            {"grad_clip", s.spec.grad_clip},
+            {"valid_fraction", o.valid_fraction},
+            {"max_sequence_length", o.max_sequence_length},
+            {"eagle_noise", o.eagle_noise},
+            {"dtype", o.dtype},
+            {"head_precision", head_precision(s.spec)},
+            {"patience", o.patience}}}};
 }
 
 // train_result.json's provenance of a finished run.
@@ -434,7 +436,7 @@ nlohmann::json provenance(const TrainSetup& s, const TrainResult& result, const 
         {"valid_fraction", o.valid_fraction},
         {"max_sequence_length", o.max_sequence_length},
         {"eagle_noise", eagle ? o.eagle_noise : 0.0},
-        {"head_precision", o.head_precision},
+        {"head_precision", head_precision(s.spec)},
         {"dtype", o.dtype},
         {"threads", s.threads},
         {"patience", o.patience}}},
