@@ -372,8 +372,9 @@ nlohmann::json write_shard(const DistillOptions& o, size_t index, const std::vec
           {"seconds", std::chrono::duration<double>(Clock::now() - t_shard).count()}};
 }
 
-// The manifest's totals over every shard, and the directory marked complete.
-void finish_manifest(const DistillOptions& o, size_t n_items, nlohmann::json& manifest, DistillSummary& summary) {
+// The manifest's totals over every shard, and the directory marked complete (written unless
+// `write` is false: a directory that was complete already keeps its manifest's bytes).
+void finish_manifest(const DistillOptions& o, size_t n_items, nlohmann::json& manifest, DistillSummary& summary, bool write) {
   int64_t sequences = 0, tokens = 0, trained = 0;
   for (const nlohmann::json& s : manifest["shards"]) {
     sequences += s["sequences"].get<int64_t>();
@@ -382,7 +383,7 @@ void finish_manifest(const DistillOptions& o, size_t n_items, nlohmann::json& ma
   }
   manifest["complete"] = true;
   manifest["totals"] = {{"items", n_items}, {"sequences", sequences}, {"tokens", tokens}, {"trained", trained}};
-  write_manifest(o.out_dir, manifest);
+  if (write) write_manifest(o.out_dir, manifest);
   summary.items = static_cast<int64_t>(n_items);
   summary.sequences = sequences;
   summary.tokens = tokens;
@@ -442,7 +443,11 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
   const std::string manifest_path = (fs::path(o.out_dir) / kDistillManifest).string();
   DistillSummary summary;
   size_t next_item = fs::exists(manifest_path) ? resume_shards(o, manifest_path, texts.empty(), items.size(), manifest, summary) : 0;
-  write_manifest(o.out_dir, manifest);
+  // A rerun with nothing left to do leaves the manifest alone: training fingerprints its
+  // bytes, and the rerun's command line (another binary's path, say) changes no data.
+  const bool already_complete =
+      next_item == items.size() && summary.shards_skipped > 0 && read_json_file(manifest_path, "distill manifest").value("complete", false);
+  if (!already_complete) write_manifest(o.out_dir, manifest);
 
   ThreadPool pool(o.threads > 0 ? o.threads : ThreadPool::default_threads());
   Transformer transformer(model->config(), model->weights(), pool);
@@ -462,7 +467,7 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
     progress(fmt::format("{}: items {}..{} of {}, {} sequences, {} tokens ({} trained) in {:.1f} s", shard["file"].get<std::string>(), first, last,
                          items.size(), sequences.size(), shard["tokens"].get<int64_t>(), shard["trained"].get<int64_t>(), secs));
   }
-  finish_manifest(o, items.size(), manifest, summary);
+  finish_manifest(o, items.size(), manifest, summary, !already_complete);
   if (manifest_changed && summary.shards_written > 0) manifest_changed();  // the totals are in
   summary.seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
   return summary;

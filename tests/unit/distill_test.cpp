@@ -202,6 +202,18 @@ TEST_CASE("distill: checksummed shards, resume after an interruption, refuse oth
   };
   REQUIRE(checksums(DistillData(o.out_dir, true).manifest()) == checksums(done));  // sampled replies included
 
+  // A rerun with nothing left to do, by another command line, leaves the manifest's bytes
+  // alone (training fingerprints them).
+  const auto manifest_bytes = [&] {
+    std::ifstream f(dir / "out/manifest.json", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  const std::string before = manifest_bytes();
+  o.command_line = "another/path/draftbench distill";
+  const DistillSummary rerun = run_distill(o, quiet);
+  REQUIRE((rerun.shards_written == 0 && rerun.shards_skipped == 3 && rerun.tokens == done["totals"]["tokens"].get<int64_t>()));
+  REQUIRE(manifest_bytes() == before);
+
   // A corrupt shard is named; other options are refused.
   {
     std::fstream f(dir / "out/shard-00001.safetensors", std::ios::in | std::ios::out | std::ios::binary);
