@@ -166,7 +166,7 @@ def table6(base, prompts_file, prompts, a):
     configs = {"autoregressive": ["--drafter", "autoregressive", "--temperature", "0"]}
     for bw in widths:
         for label, folder in variants.items():
-            configs[(label, bw)] = ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, folder),
+            configs[(label, bw)] = ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, folder), "--sizing", "fixed",
                                     "--beam-width", str(bw), "--beam-length", "5", "--temperature", "0"]
     results = interleaved(base, prompts_file, prompts, configs)
     base_tps = median_tps(results["autoregressive"])
@@ -198,7 +198,7 @@ def beam_sweep(base, a):
     print("\n| BW (BL 5) | compression ratio | verified tokens/step | beam tokens/step | step ms (draft+verify+accept) |")
     print("|---|---|---|---|---|")
     for bw in [int(x) for x in a.beam_sweep.split(",")]:
-        rs = run(base + ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, "redrafter"),
+        rs = run(base + ["--drafter", "redrafter", "--drafter-weights", os.path.join(a.weights_root, "redrafter"), "--sizing", "fixed",
                          "--beam-width", str(bw), "--beam-length", "5", "--temperature", "0"])
         steps = sum(r["metrics"]["steps"] for r in rs)
         verified = sum(r["metrics"]["mean_verified"] * r["metrics"]["steps"] for r in rs) / steps
