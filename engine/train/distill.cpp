@@ -284,11 +284,13 @@ nlohmann::json new_manifest(const DistillOptions& o, const Model& model, size_t 
 
 // Resume: the same target, settings and inputs as the manifest already in the output
 // directory, or nothing. Its finished shards, checked, are carried into `manifest`; returns
-// the first item they do not cover. Without texts, the items of fewer prompts are a prefix of
+// the first item they do not cover, and `was_complete` whether the directory was finished.
+// Without texts, the items of fewer prompts are a prefix of
 // the items of more: a distillation may be extended (or stopped early) by --max-prompts alone.
 size_t resume_shards(const DistillOptions& o, const std::string& manifest_path, bool prefix_extensible, size_t n_items, nlohmann::json& manifest,
-                     DistillSummary& summary) {
+                     DistillSummary& summary, bool& was_complete) {
   const nlohmann::json old = read_json_file(manifest_path, "distill manifest");
+  was_complete = old.value("complete", false);
   for (const char* key : {"format", "version", "settings", "inputs"}) {
     nlohmann::json a = old.value(key, nlohmann::json()), b = manifest[key];
     for (auto* v : {&a, &b}) {
@@ -442,11 +444,11 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
   fs::create_directories(o.out_dir);
   const std::string manifest_path = (fs::path(o.out_dir) / kDistillManifest).string();
   DistillSummary summary;
-  size_t next_item = fs::exists(manifest_path) ? resume_shards(o, manifest_path, texts.empty(), items.size(), manifest, summary) : 0;
+  bool was_complete = false;
+  size_t next_item = fs::exists(manifest_path) ? resume_shards(o, manifest_path, texts.empty(), items.size(), manifest, summary, was_complete) : 0;
   // A rerun with nothing left to do leaves the manifest alone: training fingerprints its
   // bytes, and the rerun's command line (another binary's path, say) changes no data.
-  const bool already_complete =
-      next_item == items.size() && summary.shards_skipped > 0 && read_json_file(manifest_path, "distill manifest").value("complete", false);
+  const bool already_complete = was_complete && next_item == items.size();
   if (!already_complete) write_manifest(o.out_dir, manifest);
 
   ThreadPool pool(o.threads > 0 ? o.threads : ThreadPool::default_threads());
