@@ -132,6 +132,9 @@ class Drafter {
   // The work of the last propose in countable units, to which draft_timing.h fits this
   // machine's measured propose times.
   virtual DraftWork draft_work() const { return {}; }
+  // What sets this drafter's propose times apart from another's with the same weights (a
+  // capped draft vocabulary), for the cache of those times; empty when nothing does.
+  virtual std::string cost_variant() const { return {}; }
   // The accepted part of the last proposal, for drafters that keep state along the sequence.
   virtual void accept(int seq, const AcceptedPath& path) {}
 };

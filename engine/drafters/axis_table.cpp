@@ -13,6 +13,7 @@ namespace {
 
 using T = SettingType;
 constexpr std::string_view kSizings[] = {"auto", "fixed"};
+constexpr std::string_view kDraftWeights[] = {"q8_0", "file"};
 constexpr double kMaxSeed = 9007199254740992.0;  // 2^53: seeds stay exact in JSON and YAML
 
 // The sweep axes come first, in expansion order (outermost first); then the settings a
@@ -48,10 +49,18 @@ constexpr Setting kSettings[] = {
     {"seed", T::integer, 0, kMaxSeed, kEveryDrafter, true, false, "--seed", nullptr, nullptr, "Random seed",
      [](PointSettings& p) { return SettingField{&p.decode.seed}; }},
     // Not swept.
+    // 0 = auto (DrafterOptions::draft_vocab).
+    {"draft_vocab", T::integer, 0, 1 << 24, kDynamicTree, false, true, "--draft-vocab", nullptr, "auto",
+     "EAGLE: draft only from the N most frequent tokens of the drafter's vocabulary, stop tokens kept; fewer make each draft pass cheaper "
+     "(auto: 8192 with auto sizing, all of them with fixed)",
+     [](PointSettings& p) { return SettingField{&p.drafter.draft_vocab}; }},
     {"top_k_warp", T::integer, 0, 1 << 20, kBeams, false, true, "--top-k-warp", nullptr, nullptr,
      "ReDrafter: keep the top-k draft logits per step (0 = off; reference 50)", [](PointSettings& p) { return SettingField{&p.drafter.top_k_warp}; }},
     {"eagle_static_tree", T::boolean, 0, 0, kDynamicTree, false, true, "--eagle-static-tree", nullptr, nullptr,
      "EAGLE: the static tree of --tree instead of the dynamic one", [](PointSettings& p) { return SettingField{&p.drafter.eagle_static_tree}; }},
+    {"draft_weights", T::text, 0, 0, kDynamicTree, false, true, "--draft-weights", nullptr, nullptr,
+     "EAGLE: its layer's weights requantised to q8_0 once (faster drafts) or multiplied as the file stores them",
+     [](PointSettings& p) { return SettingField{&p.drafter.draft_weights}; }, kDraftWeights},
     {"ngram_min", T::integer, 1, 64, kLookup, false, false, "--ngram-min", nullptr, nullptr, "n-gram: shortest context suffix matched",
      [](PointSettings& p) { return SettingField{&p.drafter.ngram_min}; }},
     {"ngram_max", T::integer, 1, 64, kLookup, false, false, "--ngram-max", nullptr, nullptr, "n-gram: longest context suffix matched (tried first)",

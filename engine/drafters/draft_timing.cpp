@@ -138,7 +138,8 @@ DraftTiming measure_draft_timing(Drafter& drafter, const CostModel& cost, const 
 DraftTimer cached_draft_timer(const CostKey& key, std::shared_ptr<const CostModel> cost, const ModelConfig& config,
                               std::function<void(const std::string&)> note) {
   return [key, cost = std::move(cost), config, note = std::move(note)](Drafter& model, const std::string& weights_dir) {
-    const std::string identity = model.name() + "@" + model_identity(weights_dir);
+    const std::string variant = model.cost_variant();
+    const std::string identity = model.name() + "@" + model_identity(weights_dir) + (variant.empty() ? "" : "/" + variant);
     if (const auto it = cost->drafters.find(identity); it != cost->drafters.end()) return it->second;
     const std::string dir = cost_cache_dir();
     std::string why_not;

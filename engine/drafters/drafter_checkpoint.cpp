@@ -11,6 +11,7 @@
 #include "engine/common/error.h"
 #include "engine/drafters/drafter_registry.h"
 #include "engine/model/model.h"
+#include "kernels/matmul/requantize.h"
 
 namespace draftbench {
 namespace {
@@ -133,6 +134,12 @@ DrafterCheckpoint::DrafterCheckpoint(const std::string& dir)
     throw InputError(config_path_, native_ ? "field 'drafter'" : "",
                      kind_.empty() ? fmt::format("cannot tell which drafter this is (expected one of {})", checkpoint_kinds())
                                    : fmt::format("'{}' is not a drafter (expected one of {})", printable_text(kind_), checkpoint_kinds()));
+}
+
+WeightMatrix DrafterCheckpoint::requantized_q8_0(const WeightMatrix& w) {
+  if (!can_requantize_q8_0(w)) return w;
+  std::vector<uint8_t>& bytes = requantized_.emplace_back(requantized_q8_0_bytes(w));
+  return requantize_q8_0(w, bytes.data());
 }
 
 std::vector<int32_t> DrafterCheckpoint::draft_vocab(int64_t n_vocab) {

@@ -83,6 +83,9 @@ class DrafterCheckpoint {
   std::vector<int32_t> draft_vocab(int64_t n_vocab);
   // After binding: every tensor must have been used.
   void reject_unused() const { source_.reject_unused(kind_); }
+  // A bound matrix as Q8_0 (kernels/matmul/requantize.h), kept alive with the checkpoint;
+  // w as it is where it cannot be. For the products a drafter runs on every draft pass.
+  WeightMatrix requantized_q8_0(const WeightMatrix& w);
 
  private:
   std::string dir_, config_path_, kind_;
@@ -91,6 +94,7 @@ class DrafterCheckpoint {
   std::unique_ptr<ConfigFields> fields_;
   TensorSource source_;
   std::deque<std::vector<float>> owned_;  // converted vectors, realigned matrices
+  std::deque<std::vector<uint8_t>> requantized_;
   WeightBinder binder_;
 };
 

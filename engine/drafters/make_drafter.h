@@ -28,6 +28,15 @@ struct DrafterOptions {
   // EAGLE-2 dynamic tree.
   int depth = 5, top_k = 10, total_tokens = 60;
   bool eagle_static_tree = false;
+  // EAGLE: draft from the first draft_vocab tokens of the drafter's vocabulary (the trainer
+  // orders it by frequency) plus the stop tokens. Each draft pass reads one LM-head row per
+  // token kept. 0 = auto: kAutoDraftVocab where sizing is auto, all of it where fixed.
+  int draft_vocab = 0;
+  static constexpr int kAutoDraftVocab = 8192;
+  // EAGLE's layer: "q8_0" requantises its float weights once at load (drafts run on the
+  // integer kernels, and may differ from the float ones' in near ties; what is generated
+  // never does), "file" multiplies them as stored (parity with a float reference).
+  std::string draft_weights = "q8_0";
   // n-gram lookup (ngram.h): suffix lengths tried, longest first; the nodes proposed
   // beyond the root (0 = auto: sized each step to the hardware, sized_drafter.h); distinct
   // continuations (branches) at most.

@@ -216,7 +216,8 @@ void eagle_parity(const Model& model, std::vector<int32_t> vocab, double feature
   DrafterOptions options;
   options.kind = "eagle";
   options.weights_dir = dir;
-  options.depth = 1;  // one level fed: the root's children
+  options.draft_weights = "file";  // libtorch multiplies the float weights
+  options.depth = 1;               // one level fed: the root's children
   options.top_k = 3;
   options.total_tokens = 4;
   const auto drafter = make_eagle_drafter(checkpoint, options, model, pool);

@@ -39,6 +39,7 @@ DrafterOptions eagle_options(const std::string& dir) {
   DrafterOptions options;
   options.kind = "eagle";
   options.weights_dir = dir;
+  options.draft_weights = "file";  // parity with the float references below
   return options;
 }
 
@@ -336,9 +337,7 @@ TEST_CASE("eagle: the dynamic tree matches a double re-implementation of the dra
   const ReferenceEagle ref = make_reference_eagle(t.tiny, 7);
   write_reference_eagle(ref, reference_config(ref, t.tiny.vocab()), t.dir / "eagle");
   ThreadPool pool(2);
-  DrafterOptions options;
-  options.kind = "eagle";
-  options.weights_dir = t.dir / "eagle";
+  DrafterOptions options = eagle_options(t.dir / "eagle");
   options.depth = 2;
   options.top_k = 4;
   options.total_tokens = 60;  // more than the 4 + 2 * 16 candidates: every one is in the tree
@@ -518,6 +517,68 @@ TEST_CASE("eagle: accepting a path leaves the drafter where a fresh start from t
   CHECK(from_a.tree.size() == 60);
   CHECK(from_a.tree.tokens == from_b.tree.tokens);
   CHECK(from_a.tree.parents == from_b.tree.parents);
+}
+
+TEST_CASE("eagle: q8_0 draft weights stay near the file's; a capped vocabulary drafts only its tokens", "[eagle]") {
+  Target t("requantized");
+  const Model& m = *t.model;
+  write_reference_eagle(make_reference_eagle(t.tiny, 9), reference_config(make_reference_eagle(t.tiny, 9), t.tiny.vocab()), t.dir / "eagle");
+  ThreadPool pool(2);
+  const int64_t E = m.config().n_embd;
+  const std::vector<int32_t> prompt = m.tokenizer().encode("the cat sat", true, false);
+  const auto P = static_cast<int64_t>(prompt.size());
+  const std::vector<float> hidden = target_hidden_states(m, prompt);
+  auto root_log_probs = [&](const DrafterOptions& options, Draft& draft) {
+    DrafterCheckpoint checkpoint(options.weights_dir);
+    const auto drafter = make_eagle_drafter(checkpoint, options, m, pool);
+    drafter->reset(1);
+    drafter->begin(0, prompt, hidden);
+    drafter->propose(DraftContext{0, prompt, 77, rows(hidden, P - 1, 1, E)}, draft);
+    const auto* eagle = dynamic_cast<const EagleDrafter*>(drafter.get());
+    REQUIRE(eagle != nullptr);
+    return std::vector<float>(eagle->root_log_probs().begin(), eagle->root_log_probs().end());
+  };
+
+  DrafterOptions options = eagle_options(t.dir / "eagle");
+  Draft file_draft, q8_draft;
+  const std::vector<float> file = root_log_probs(options, file_draft);
+  options.draft_weights = "q8_0";
+  const std::vector<float> q8 = root_log_probs(options, q8_draft);
+  REQUIRE(file.size() == q8.size());
+  // The distributions, not the log-probabilities: far in the tail of these random weights'
+  // sharp distributions, Q8_0's rounding moves a log-probability of -60 by a few tenths.
+  // (These weights give a KL divergence of about 0.05; broken codes or scales give far more.)
+  double worst = 0, kl = 0;
+  for (size_t i = 0; i < file.size(); ++i) {
+    worst = std::max(worst, std::fabs(std::exp(static_cast<double>(file[i])) - std::exp(static_cast<double>(q8[i]))));
+    kl += std::exp(static_cast<double>(file[i])) * (static_cast<double>(file[i]) - q8[i]);
+  }
+  UNSCOPED_INFO("largest probability difference " << worst << " KL " << kl);
+  CHECK(worst > 0);  // requantised: the products are not the float ones
+  CHECK(kl < 0.2);
+  check_well_formed(q8_draft, 77, 60, 6);
+
+  // The first 5 ids of the (whole, in order) vocabulary, then the stop ids beyond them.
+  options.draft_vocab = 5;
+  Draft capped;
+  const std::vector<float> capped_logp = root_log_probs(options, capped);
+  std::vector<int32_t> allowed = {0, 1, 2, 3, 4};
+  for (int32_t id : m.tokenizer().stop_ids())
+    if (id >= 5) allowed.push_back(id);
+  CHECK(capped_logp.size() == allowed.size());
+  for (int32_t v = 1; v < capped.tree.size(); ++v) {
+    INFO("node " << v);
+    CHECK(std::find(allowed.begin(), allowed.end(), capped.tree.tokens[static_cast<size_t>(v)]) != allowed.end());
+  }
+}
+
+TEST_CASE("eagle: capped_draft_vocab keeps the first ids, then the stop ids beyond them", "[eagle]") {
+  const std::vector<int32_t> vocab = {10, 11, 12, 1, 13, 2};
+  CHECK(capped_draft_vocab(vocab, 2, std::vector<int32_t>{1, 2}) == std::vector<int32_t>{10, 11, 1, 2});
+  CHECK(capped_draft_vocab(vocab, 4, std::vector<int32_t>{1, 2}) == std::vector<int32_t>{10, 11, 12, 1, 2});
+  CHECK(capped_draft_vocab(vocab, 0, std::vector<int32_t>{1}) == vocab);
+  CHECK(capped_draft_vocab(vocab, 6, std::vector<int32_t>{1}) == vocab);
+  CHECK(capped_draft_vocab(vocab, 99, {}) == vocab);
 }
 
 TEST_CASE("eagle: greedy decoding with EAGLE drafts equals autoregressive decoding", "[eagle]") {

@@ -15,6 +15,7 @@
 #include "kernels/quant/q5_0_repack.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/matmul/matmul.h"
+#include "kernels/matmul/requantize.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
 
@@ -360,4 +361,36 @@ TEST_CASE("AVX2 activation quantisation is bit-identical to the reference", "[qu
       }
     }
   }
+}
+
+TEST_CASE("requantize_q8_0: every value within about half a code step of the float row, for F32, F16 and BF16", "[quant]") {
+  std::mt19937 rng(31);
+  const int64_t n = 96, rows = 5;
+  for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+    INFO(ggml_type_info(type).name);
+    const std::vector<uint8_t> bytes = random_rows(type, n, rows, rng);
+    const WeightMatrix w{type, n, rows, bytes.data()};
+    REQUIRE(can_requantize_q8_0(w));
+    std::vector<uint8_t> out(requantized_q8_0_bytes(w));
+    const WeightMatrix q = requantize_q8_0(w, out.data());
+    CHECK(q.type == GgmlType::Q8_0);
+    CHECK(q.data == out.data());
+    CHECK(q.n_in == n);
+    CHECK(q.n_out == rows);
+    std::vector<float> src(n), back(n);
+    for (int64_t r = 0; r < rows; ++r) {
+      dequantize_row(type, bytes.data() + r * w.row_bytes(), src.data(), n);
+      dequantize_row(GgmlType::Q8_0, out.data() + r * q.row_bytes(), back.data(), n);
+      for (int64_t b = 0; b < n / 32; ++b) {
+        float amax = 0;
+        for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(src[b * 32 + j]));
+        // Half a code step, plus the fp16 scale's rounding (2^-11 of up to 127 steps).
+        const float step = amax / 127.0f;
+        for (int j = 0; j < 32; ++j) CHECK(std::fabs(back[b * 32 + j] - src[b * 32 + j]) <= 0.57f * step + 1e-7f);
+      }
+    }
+  }
+  // Rows of partial blocks and quantised types stay as they are.
+  CHECK_FALSE(can_requantize_q8_0(WeightMatrix{GgmlType::F16, 40, 2, nullptr}));
+  CHECK_FALSE(can_requantize_q8_0(WeightMatrix{GgmlType::Q8_0, 64, 2, nullptr}));
 }

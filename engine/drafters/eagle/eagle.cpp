@@ -104,6 +104,16 @@ ModelConfig draft_config(const ModelConfig& target, const LayerShape& s, const s
 
 }  // namespace
 
+std::vector<int32_t> capped_draft_vocab(std::vector<int32_t> vocab, int64_t cap, std::span<const int32_t> stop_ids) {
+  if (cap <= 0 || cap >= static_cast<int64_t>(vocab.size())) return vocab;
+  std::vector<int32_t> dropped_stops;
+  for (auto it = vocab.begin() + cap; it != vocab.end(); ++it)
+    if (std::find(stop_ids.begin(), stop_ids.end(), *it) != stop_ids.end()) dropped_stops.push_back(*it);
+  vocab.resize(static_cast<size_t>(cap));
+  vocab.insert(vocab.end(), dropped_stops.begin(), dropped_stops.end());
+  return vocab;
+}
+
 std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool) {
   const ModelConfig& t = target.config();
   EagleDrafter::Parts p;
@@ -156,13 +166,21 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
   } else {  // Llama: post_attention_layernorm is the pre-MLP norm
     lw.ffn_norm = keep.vector(L + "post_attention_layernorm.weight", H, "[hidden_size]");
   }
+  // The layer's products run on every draft pass: Q8_0 reads half of F16's bytes, through
+  // the integer kernels (what is drafted may change in the last bits; what is generated not).
+  if (options.draft_weights == "q8_0")
+    for (WeightMatrix* w : {&p.fc, &lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.w_gate, &lw.w_up, &lw.w_down}) *w = checkpoint.requantized_q8_0(*w);
   p.weights.layers.push_back(lw);
   p.weights.token_embd = target.weights().token_embd;
   p.weights.output = target.weights().output;
   if (s.final_norm) p.weights.output_norm = keep.vector("norm.weight", H, "[hidden_size]");
   // The reference saves the (frozen, copied) base embedding: check it fits, use the target's.
   if (checkpoint.bind().has("embed_tokens.weight")) checkpoint.bind().matrix("embed_tokens.weight", t.n_vocab, H, "[vocab_size, hidden_size]");
-  p.draft_vocab = checkpoint.draft_vocab(t.n_vocab);
+  std::vector<int32_t> whole_vocab = checkpoint.draft_vocab(t.n_vocab);
+  const size_t whole_size = whole_vocab.size();
+  const int cap = options.draft_vocab > 0 ? options.draft_vocab : sizing_is_auto(options) ? DrafterOptions::kAutoDraftVocab : 0;
+  p.draft_vocab = capped_draft_vocab(std::move(whole_vocab), cap, target.tokenizer().stop_ids());
+  p.vocab_capped = p.draft_vocab.size() < whole_size;
   if (p.static_tree && p.static_tree->max_rank() >= static_cast<int32_t>(p.draft_vocab.size()))
     throw InputError(options.tree_file, "",
                      fmt::format("rank {} needs more tokens than the draft vocabulary's {}", p.static_tree->max_rank(), p.draft_vocab.size()));

@@ -34,6 +34,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,10 @@ namespace draftbench {
 // Writes untrained weights in draftbench's format (see RandomDrafterSpec).
 void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
 
+// The first `cap` ids of a draft vocabulary, then the stop ids among the rest, in order;
+// the whole vocabulary when cap is 0 or covers it (DrafterOptions::draft_vocab).
+std::vector<int32_t> capped_draft_vocab(std::vector<int32_t> vocab, int64_t cap, std::span<const int32_t> stop_ids);
+
 std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool);
 
 // The drafter itself (built by make_eagle_drafter; declared here for tests and for
@@ -63,6 +68,7 @@ class EagleDrafter final : public Drafter {
     const float* fc_bias = nullptr;
     bool previous_token = false;  // the copy input (above)
     std::vector<int32_t> draft_vocab;
+    bool vocab_capped = false;              // DrafterOptions::draft_vocab left some of the checkpoint's out
     std::optional<ChoiceTree> static_tree;  // EAGLE-1 static tree instead of EAGLE-2's
     int depth = 5, top_k = 10, total_tokens = 60;
   };
@@ -86,6 +92,7 @@ class EagleDrafter final : public Drafter {
   // its rows over the draft vocabulary.
   double draft_seconds(const CostModel& cost) const override;
   DraftWork draft_work() const override;
+  std::string cost_variant() const override;
 
   const ModelConfig& draft_config() const { return parts_.config; }
   // After propose: the draft log-probabilities over the draft vocabulary at the root and the

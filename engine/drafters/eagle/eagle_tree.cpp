@@ -7,6 +7,8 @@
 // at position C - 1 + d. The scratch tree therefore has the depth-1 nodes as its roots
 // (scratch depth 0, position C + 0) and every node attends to the committed pairs plus its
 // own ancestors, as in the reference's tree mask.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -208,6 +210,8 @@ double EagleDrafter::draft_seconds(const CostModel& cost) const {
   for (const auto& [tokens, rows] : work_) seconds += cost.forward_share(tokens, layer_share) + cost.head_share(rows, vocab_share);
   return seconds;
 }
+
+std::string EagleDrafter::cost_variant() const { return parts_.vocab_capped ? fmt::format("draft_vocab={}", parts_.draft_vocab.size()) : std::string(); }
 
 DraftWork EagleDrafter::draft_work() const {
   DraftWork w{static_cast<int32_t>(work_.size()), 0, 0};
