@@ -29,6 +29,7 @@ class CheckpointedDrafter final : public Drafter {
   void limit_draft(int32_t depth, int32_t width) override { drafter_->limit_draft(depth, width); }
   double draft_seconds(const CostModel& cost) const override { return drafter_->draft_seconds(cost); }
   DraftWork draft_work() const override { return drafter_->draft_work(); }
+  std::string cost_variant() const override { return drafter_->cost_variant(); }
   void accept(int seq, const AcceptedPath& path) override { drafter_->accept(seq, path); }
 
  private:

@@ -3,6 +3,7 @@
 // re-implementation of the draft model and of EAGLE-2's expansion, the drafter's state
 // along accepted paths, losslessness through the Decoder, and load errors.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <unistd.h>
 
@@ -566,6 +567,11 @@ TEST_CASE("eagle: q8_0 draft weights stay near the file's; a capped vocabulary d
   for (int32_t id : m.tokenizer().stop_ids())
     if (id >= 5) allowed.push_back(id);
   CHECK(capped_logp.size() == allowed.size());
+  // The cap sets the drafter's propose times apart (their cache entry), through
+  // load_drafter_weights' wrapper too; the whole vocabulary does not.
+  CHECK(load_drafter_weights(options, m, pool)->cost_variant() == fmt::format("draft_vocab={}", allowed.size()));
+  options.draft_vocab = 0;
+  CHECK(load_drafter_weights(options, m, pool)->cost_variant().empty());
   for (int32_t v = 1; v < capped.tree.size(); ++v) {
     INFO("node " << v);
     CHECK(std::find(allowed.begin(), allowed.end(), capped.tree.tokens[static_cast<size_t>(v)]) != allowed.end());
