@@ -520,7 +520,7 @@ TEST_CASE("eagle: accepting a path leaves the drafter where a fresh start from t
   CHECK(from_a.tree.parents == from_b.tree.parents);
 }
 
-TEST_CASE("eagle: q8_0 draft weights stay near the file's; a capped vocabulary drafts only its tokens", "[eagle]") {
+TEST_CASE("eagle: q8_0 draft weights stay near the file's, and a capped vocabulary drafts only its tokens", "[eagle]") {
   Target t("requantized");
   const Model& m = *t.model;
   write_reference_eagle(make_reference_eagle(t.tiny, 9), reference_config(make_reference_eagle(t.tiny, 9), t.tiny.vocab()), t.dir / "eagle");
