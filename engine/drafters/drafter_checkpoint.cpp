@@ -74,6 +74,16 @@ void check_size_against_tensor(const DrafterCheckpoint& checkpoint, const char* 
                    fmt::format("{} does not match the weights: tensor '{}' is {} (expected {} there)", value, tensor, shape_str(shape), value));
 }
 
+std::vector<int32_t> capped_draft_vocab(std::vector<int32_t> vocab, int64_t cap, std::span<const int32_t> stop_ids) {
+  if (cap <= 0 || cap >= static_cast<int64_t>(vocab.size())) return vocab;
+  std::vector<int32_t> dropped_stops;
+  for (auto it = vocab.begin() + cap; it != vocab.end(); ++it)
+    if (std::find(stop_ids.begin(), stop_ids.end(), *it) != stop_ids.end()) dropped_stops.push_back(*it);
+  vocab.resize(static_cast<size_t>(cap));
+  vocab.insert(vocab.end(), dropped_stops.begin(), dropped_stops.end());
+  return vocab;
+}
+
 std::vector<int32_t> default_draft_vocab(const Model& target, int64_t n) {
   const int64_t n_vocab = target.config().n_vocab;
   std::vector<int32_t> ids;

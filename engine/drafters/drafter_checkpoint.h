@@ -18,6 +18,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ class Model;
 // (BPE vocabularies number merges roughly by frequency) up to n in all; n <= 0 or n >=
 // n_vocab gives the whole vocabulary in order.
 std::vector<int32_t> default_draft_vocab(const Model& target, int64_t n);
+
+// The first `cap` ids of a draft vocabulary, then the stop ids among the rest, in order;
+// the whole vocabulary when cap is 0 or covers it (DrafterOptions::draft_vocab):
+// a prefix of a trained, frequency-ordered vocabulary is a smaller one of the same kind.
+std::vector<int32_t> capped_draft_vocab(std::vector<int32_t> vocab, int64_t cap, std::span<const int32_t> stop_ids);
 
 // drafter.json's common header: format, version and kind, to which a writer adds its fields.
 nlohmann::json native_drafter_config(const std::string& kind);

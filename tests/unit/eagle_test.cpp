@@ -523,7 +523,8 @@ TEST_CASE("eagle: accepting a path leaves the drafter where a fresh start from t
 TEST_CASE("eagle: q8_0 draft weights stay near the file's, and a capped vocabulary drafts only its tokens", "[eagle]") {
   Target t("requantized");
   const Model& m = *t.model;
-  write_reference_eagle(make_reference_eagle(t.tiny, 9), reference_config(make_reference_eagle(t.tiny, 9), t.tiny.vocab()), t.dir / "eagle");
+  const ReferenceEagle ref = make_reference_eagle(t.tiny, 9);
+  write_reference_eagle(ref, reference_config(ref, t.tiny.vocab()), t.dir / "eagle");
   ThreadPool pool(2);
   const int64_t E = m.config().n_embd;
   const std::vector<int32_t> prompt = m.tokenizer().encode("the cat sat", true, false);

@@ -104,16 +104,6 @@ ModelConfig draft_config(const ModelConfig& target, const LayerShape& s, const s
 
 }  // namespace
 
-std::vector<int32_t> capped_draft_vocab(std::vector<int32_t> vocab, int64_t cap, std::span<const int32_t> stop_ids) {
-  if (cap <= 0 || cap >= static_cast<int64_t>(vocab.size())) return vocab;
-  std::vector<int32_t> dropped_stops;
-  for (auto it = vocab.begin() + cap; it != vocab.end(); ++it)
-    if (std::find(stop_ids.begin(), stop_ids.end(), *it) != stop_ids.end()) dropped_stops.push_back(*it);
-  vocab.resize(static_cast<size_t>(cap));
-  vocab.insert(vocab.end(), dropped_stops.begin(), dropped_stops.end());
-  return vocab;
-}
-
 std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool) {
   const ModelConfig& t = target.config();
   EagleDrafter::Parts p;

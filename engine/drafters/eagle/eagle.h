@@ -34,7 +34,6 @@
 
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,10 +49,6 @@ namespace draftbench {
 
 // Writes untrained weights in draftbench's format (see RandomDrafterSpec).
 void write_random_eagle(const RandomDrafterSpec& spec, const Model& target, const std::string& dir);
-
-// The first `cap` ids of a draft vocabulary, then the stop ids among the rest, in order;
-// the whole vocabulary when cap is 0 or covers it (DrafterOptions::draft_vocab).
-std::vector<int32_t> capped_draft_vocab(std::vector<int32_t> vocab, int64_t cap, std::span<const int32_t> stop_ids);
 
 std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const DrafterOptions& options, const Model& target, ThreadPool& pool);
 
