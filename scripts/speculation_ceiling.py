@@ -20,6 +20,16 @@ Its expected rate over the autoregressive step's is an upper bound on any drafte
 speedup there: the oracle knows the target's distributions without paying for them, and
 pays nothing to draft.
 
+--tree K,D (repeatable) also measures tokens per step at a fixed tree shape, whatever its
+cost, for the oracle tree that holds the target's own K likeliest tokens below every node,
+D levels deep. Exact one-hot verification follows the target's own sample (the path it
+accepts is distributed as the longest prefix of a sampled continuation that the tree
+holds), and the sampled replies are such continuations, so over them
+  tokens/step = 1 + mean over positions t of sum_{d=1..D} prod_{i<d} [rank(y_{t+i}) < K].
+A drafter's tree of that shape would have to out-rank the target itself to do better.
+EAGLE's paper tree (top-k 10, depth 5) is --tree 10,5;
+ReDrafter's beams (BW 8, BL 5: at most 8 distinct drafts of 4 tokens) --tree 8,4.
+
   scripts/speculation_ceiling.py --draftbench build/release/draftbench \
       --model models/gemma-3-270m-q4_k_m.gguf --prompts datasets/mt_bench_style/question.jsonl \
       --n-prompts 16 --chat --max-new-tokens 128 --temperature 1 --threads 2
@@ -64,14 +74,29 @@ def replies(a):
 
 
 def top_probabilities(llm, prompt, reply, temperature, k):
-    """[len(reply)][k]: the k largest target probabilities before each reply token."""
+    """[len(reply)][k]: the k largest target probabilities before each reply token, and
+    [len(reply)]: the probability of the reply token itself."""
     llm.reset()
     llm.eval(prompt + reply[:-1])
     logits = np.array(llm.scores[len(prompt) - 1 : len(prompt) - 1 + len(reply)], dtype=np.float64) / temperature
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
     p /= p.sum(axis=1, keepdims=True)
-    return -np.sort(-np.partition(p, -k, axis=1)[:, -k:], axis=1)
+    taken = p[np.arange(len(reply)), reply]
+    return -np.sort(-np.partition(p, -k, axis=1)[:, -k:], axis=1), taken
+
+
+def tree_bound(top, taken, k, depth):
+    """Sum over positions of the tokens the oracle tree of top-k children and this depth
+    accepts there (the bonus token included), and the number of positions."""
+    inside = taken >= top[:, k - 1]  # the sampled token ranks among the k likeliest
+    total = 0.0
+    for i in range(len(taken)):
+        run = 0
+        while run < depth and i + run < len(taken) and inside[i + run]:
+            run += 1
+        total += 1 + run
+    return total, len(taken)
 
 
 def main():
@@ -86,7 +111,18 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-depth", type=int, default=8)
     ap.add_argument("--max-width", type=int, default=16)
+    ap.add_argument("--tree", action="append", default=[], metavar="K,D",
+                    help="also measure tokens/step of the oracle tree of the target's top K tokens per node, depth D")
     a = ap.parse_args()
+    trees = []
+    for t in a.tree:
+        try:
+            k, d = (int(x) for x in t.split(","))
+        except ValueError:
+            sys.exit(f"--tree: expected K,D (two integers), got '{t}'")
+        if not (1 <= k <= a.max_width and d >= 1):
+            sys.exit(f"--tree {t}: expected 1 <= K <= --max-width ({a.max_width}) and D >= 1")
+        trees.append((k, d))
     if a.temperature <= 0:
         sys.exit("--temperature must be > 0 (at 0 the oracle accepts everything it drafts)")
     from llama_cpp import Llama
@@ -95,9 +131,14 @@ def main():
     ar = step(1, 1)
     llm = Llama(model_path=a.model, n_ctx=4096, logits_all=True, n_threads=a.threads, verbose=False)
     expected, seconds, top1 = 0.0, 0.0, []
+    bounds = {t: [0.0, 0] for t in trees}
     for prompt, reply in replies(a):
-        top = top_probabilities(llm, prompt, reply, a.temperature, a.max_width)
+        top, taken = top_probabilities(llm, prompt, reply, a.temperature, a.max_width)
         top1 += list(top[:, 0])
+        for t in trees:
+            total, n = tree_bound(top, taken, *t)
+            bounds[t][0] += total
+            bounds[t][1] += n
         for i in range(len(reply)):
             best = (1.0, ar)  # an autoregressive step
             e_chain, acc = 1.0, 1.0
@@ -117,6 +158,9 @@ def main():
     print(f"temperature {a.temperature}: mean top-1 probability {np.mean(top1):.3f}, "
           f"oracle {expected / seconds * ar:.3f}x autoregressive "
           f"(autoregressive step {ar * 1e3:.2f} ms in the cost model)")
+    for (k, d), (total, n) in bounds.items():
+        print(f"temperature {a.temperature}: the oracle tree of top-{k} children, depth {d}, accepts "
+              f"{total / n:.2f} tokens/step ({n} positions)")
 
 
 if __name__ == "__main__":
