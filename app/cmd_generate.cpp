@@ -33,14 +33,19 @@ struct GenerateArgs {
 };
 
 // One step of one sequence for --trace: the draft tree (node 0 the root), the accepted
-// nodes and the next root.
+// nodes and the next root; with the drafter's confidence per node and, for a hybrid's
+// sized drafts, which proposer put each node there (0 model, 1 lookup, 2 both), when the
+// drafter gives them.
 nlohmann::json trace_line(const std::string& prompt_id, const StepTrace& t) {
-  return nlohmann::json{{"prompt", prompt_id},
-                        {"step", t.step},
-                        {"tokens", t.draft.tree.tokens},
-                        {"parents", t.draft.tree.parents},
-                        {"accepted", std::vector<int32_t>(t.accepted.begin(), t.accepted.end())},
-                        {"next", t.next}};
+  nlohmann::json j{{"prompt", prompt_id},
+                   {"step", t.step},
+                   {"tokens", t.draft.tree.tokens},
+                   {"parents", t.draft.tree.parents},
+                   {"accepted", std::vector<int32_t>(t.accepted.begin(), t.accepted.end())},
+                   {"next", t.next}};
+  if (!t.draft.confidence.empty()) j["confidence"] = t.draft.confidence;
+  if (!t.draft.origin.empty()) j["origin"] = t.draft.origin;
+  return j;
 }
 
 VerificationRule parse_rule(const std::string& name) {
@@ -221,7 +226,8 @@ Run add_generate(CLI::App& app) {
   sub->add_flag("--ignore-eos", a->ignore_eos, "Do not stop at end-of-sequence tokens");
   sub->add_option("--trace", a->trace_file,
                   "Write every step's draft tree and accepted path as JSON lines to this file ({\"prompt\", \"step\", \"tokens\", \"parents\", "
-                  "\"accepted\", \"next\"}; node 0 is the root)");
+                  "\"accepted\", \"next\"}, and \"confidence\" and \"origin\" (0 model, 1 lookup, 2 both) where the "
+                  "drafter gives them; node 0 is the root)");
   sub->add_option("--first-logits-out", a->first_logits_out, "Write the first step's logits (raw float32) to this file (autoregressive, one prompt)");
   sub->add_option("--drafter", a->point.drafter.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
   sub->add_option("--drafter-weights", a->point.drafter.weights_dir,
