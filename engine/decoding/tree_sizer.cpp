@@ -54,8 +54,18 @@ double TreeSizer::prior_of(int32_t cls) {
 }
 
 double TreeSizer::calibrated(uint8_t origin, float confidence, int32_t depth) const {
-  const auto c = static_cast<size_t>(class_of(origin, confidence, depth));
-  return (accepted_[c] + prior_of(static_cast<int32_t>(c)) * kPriorWeight) / (tried_[c] + kPriorWeight);
+  auto estimate = [&](size_t c, double prior) { return (accepted_[c] + prior * kPriorWeight) / (tried_[c] + kPriorWeight); };
+  if (origin != kDraftedByLookup) {
+    const auto c = static_cast<size_t>(class_of(origin, confidence, depth));
+    return estimate(c, prior_of(static_cast<int32_t>(c)));
+  }
+  // A lookup depth's prior is the estimate of the depth above it: a depth the sizer has not
+  // yet kept is expected to do as well as the one before, rather than falling back to a
+  // fixed prior. With a fixed prior below the acceptance of the shallower depths, the
+  // deeper ones would never be kept, hence never tried, hence never learnt.
+  double g = kLookupPrior;
+  for (int32_t d = 1; d <= std::min(depth, kLookupDepths); ++d) g = estimate(static_cast<size_t>(class_of(kDraftedByLookup, 1.0f, d)), g);
+  return g;
 }
 
 void TreeSizer::values(const Draft& draft) {

@@ -7,7 +7,7 @@
 // online from what verification actually accepts: nodes fall into classes by who proposed
 // them and how sure the proposer was (a model's probability for its token, binned; for a
 // context lookup, the node's depth), and each class keeps decayed counts of tried and
-// accepted nodes on top of a prior. A drafter's own probabilities are thus used for ranking
+// accepted nodes on top of a prior (for a lookup depth, the estimate of the depth above). A drafter's own probabilities are thus used for ranking
 // and corrected for over- or under-confidence by the acceptance observed.
 //
 // The expected tokens of verifying a set S of nodes closed under parents is

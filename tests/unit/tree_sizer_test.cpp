@@ -234,3 +234,19 @@ TEST_CASE("sized drafter: a slow proposer that is never right is skipped, with b
   CHECK(f.proposed >= 4);  // but is probed again now and then
   CHECK(f.proposed + f.skipped == 120);
 }
+
+TEST_CASE("tree sizing: a lookup depth not yet kept is expected to do as well as the one above", "[sizing]") {
+  // Lookups kept four deep and always right: the fifth and deeper depths have never been
+  // tried, and must still be worth keeping when rows are cheap, or they never would be.
+  TreeSizer s(linear_cost(0.010, 0.0005), 63);
+  observe_chain(s, chain(4, 1.0f, kDraftedByLookup), 100, 4);
+  CHECK(s.calibrated(kDraftedByLookup, 1.0f, 4) > 0.95);
+  CHECK(s.calibrated(kDraftedByLookup, 1.0f, 6) > 0.95);
+  std::vector<int32_t> keep;
+  CHECK(s.choose(chain(16, 1.0f, kDraftedByLookup), false, keep).nodes >= 8);
+  // Once tried and wrong, a depth is written off, and so are those below it.
+  observe_chain(s, chain(6, 1.0f, kDraftedByLookup), 100, 5);
+  CHECK(s.calibrated(kDraftedByLookup, 1.0f, 6) < 0.1);
+  CHECK(s.calibrated(kDraftedByLookup, 1.0f, 7) < 0.1);
+  CHECK(s.choose(chain(16, 1.0f, kDraftedByLookup), false, keep).nodes == 5);
+}
