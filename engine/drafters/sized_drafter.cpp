@@ -8,7 +8,7 @@
 namespace draftbench {
 namespace {
 
-constexpr double kGainMemory = 0.7;    // weight of the past in the model drafter's gain
+constexpr double kGainMemory = 0.8;    // weight of the past in the model drafter's gain (single steps are noisy)
 constexpr double kShapeForget = 0.25;  // per step, how far the remembered kept depth and width sink
 
 int32_t child_with(const DraftTree& tree, int32_t parent, int32_t token) {
@@ -95,7 +95,15 @@ int32_t SizedDrafter::max_tree_nodes() const {
 void SizedDrafter::reset(int n_sequences) {
   if (model_) model_->reset(n_sequences);
   if (lookup_) lookup_->reset(n_sequences);
-  sequences_.assign(static_cast<size_t>(n_sequences), SequenceState{});
+  // The judgements of the model drafter carry over from the previous requests: what its
+  // drafts are worth belongs to the drafter, target and machine, and a request that began
+  // without that evidence would spend its first steps probing drafts that do not pay.
+  sequences_.resize(static_cast<size_t>(n_sequences));
+  for (SequenceState& s : sequences_) {
+    const auto judgement = s.judgement;
+    s = SequenceState{};
+    s.judgement = judgement;
+  }
 }
 
 void SizedDrafter::begin(int seq, std::span<const int32_t> prompt, std::span<const float> prompt_hidden) {
@@ -103,39 +111,66 @@ void SizedDrafter::begin(int seq, std::span<const int32_t> prompt, std::span<con
   if (lookup_) lookup_->begin(seq, prompt, prompt_hidden);
 }
 
-bool SizedDrafter::run_model(SequenceState& s) {
+bool SizedDrafter::run_model(SequenceState& s, int context) {
   if (!model_) return false;
-  if (s.skip_left > 0) {
-    --s.skip_left;
+  ModelJudgement& j = s.judgement[static_cast<size_t>(context)];
+  if (j.skip_left > 0) {
+    --j.skip_left;
     return false;
   }
   return true;
 }
 
-void SizedDrafter::judge_model(SequenceState& s, const TreeSizer::Choice& with, double draft_seconds, bool sampling) {
-  // What the step would have been without the model's draft: the lookup's tree alone, or
-  // an autoregressive step.
-  double rate_without = 1.0 / sizer_.autoregressive_seconds(sampling);
-  if (lookup_ && lookup_draft_.tree.size() > 1) rate_without = std::max(rate_without, sizer_.choose(lookup_draft_, sampling, keep_).tokens_per_second());
-  const double rate_with = with.expected_tokens / (with.verify_seconds + draft_seconds);
-  s.gain = kGainMemory * s.gain + (1 - kGainMemory) * (rate_with - rate_without);
-  if (s.gain >= 0) {
-    s.backoff = 0;
+double SizedDrafter::verify_seconds(int32_t nodes, int32_t gained, bool sampling) const {
+  // As the sizer prices it: the head rows along the accepted path, plus one.
+  return cost_.step(1 + nodes, std::min(nodes + 1, gained + 1), sampling);
+}
+
+void SizedDrafter::prepare_judgement(SequenceState& s, int context, double draft_seconds, bool sampling) {
+  PendingJudgement& p = s.pending;
+  p = PendingJudgement{true, sampling, context, draft_seconds, s.verified.tree.size() - 1, 0, 0};
+  if (context == 0) return;  // without the model: an autoregressive step
+  // Without the model: the lookup's draft, sized alone.
+  p.lookup_nodes = sizer_.choose(lookup_draft_, sampling, keep_).nodes;
+  const DraftTree& t = lookup_draft_.tree;
+  map_.assign(static_cast<size_t>(t.size()), 0);  // depth per node
+  for (int32_t v = 1; v < t.size(); ++v) map_[static_cast<size_t>(v)] = map_[static_cast<size_t>(t.parents[static_cast<size_t>(v)])] + 1;
+  for (int32_t v : keep_) p.lookup_depth = std::max(p.lookup_depth, map_[static_cast<size_t>(v)]);
+}
+
+void SizedDrafter::judge_model(SequenceState& s, const AcceptedPath& path) {
+  const PendingJudgement& p = s.pending;
+  // Tokens gained (accepted nodes plus the target's own) with the model's nodes, and without:
+  // the path up to its first node that only the model proposed, as deep as the lookup's
+  // draft sized alone would have reached.
+  const auto gained = static_cast<int32_t>(path.nodes.size());
+  int32_t without = 1;
+  while (without < gained && s.verified.origin[static_cast<size_t>(path.nodes[static_cast<size_t>(without)])] != kDraftedByModel) ++without;
+  without = std::min(without, 1 + p.lookup_depth);
+  const double rate_with = gained / (verify_seconds(p.kept_nodes, gained, p.sampling) + p.draft_seconds);
+  const double rate_without = without / verify_seconds(p.lookup_nodes, without, p.sampling);
+  ModelJudgement& j = s.judgement[static_cast<size_t>(p.context)];
+  const double difference = rate_with - rate_without;
+  j.gain = j.judged++ == 0 ? difference : kGainMemory * j.gain + (1 - kGainMemory) * difference;
+  if (j.gain >= 0) {
+    j.backoff = 0;
     return;
   }
-  s.backoff = std::min(kMaxBackoff, std::max(1, 2 * s.backoff));
-  s.skip_left = s.backoff;
-  s.gain = 0;  // the next probe judges afresh
+  j.backoff = std::min(kMaxBackoff, std::max(1, 2 * j.backoff));
+  j.skip_left = j.backoff;
 }
 
 void SizedDrafter::propose(const DraftContext& ctx, Draft& out) {
   SequenceState& s = sequences_[static_cast<size_t>(ctx.seq)];
+  s.pending.active = false;
+  int context = 0;
   if (lookup_) {
     lookup_->propose(ctx, lookup_draft_);
     lookup_draft_.confidence.assign(static_cast<size_t>(lookup_draft_.tree.size()), 1.0f);
     lookup_draft_.origin.assign(static_cast<size_t>(lookup_draft_.tree.size()), kDraftedByLookup);
+    context = lookup_draft_.tree.size() > 1 ? 1 : 0;
   }
-  const bool with_model = run_model(s);
+  const bool with_model = run_model(s, context);
   double draft_seconds = 0;
   if (with_model) {
     model_->limit_draft(static_cast<int32_t>(s.kept_depth) + 1, static_cast<int32_t>(s.kept_width) + 1);
@@ -153,19 +188,20 @@ void SizedDrafter::propose(const DraftContext& ctx, Draft& out) {
     merged_.reset_to_root(ctx.root);
   }
   if (lookup_) merge_drafts(lookup_draft_, merged_, map_);
-  const TreeSizer::Choice choice = sizer_.choose(merged_, ctx.sampling, keep_);
+  sizer_.choose(merged_, ctx.sampling, keep_);
   keep_nodes(merged_, keep_, out, map_);
-  if (with_model) judge_model(s, choice, draft_seconds, ctx.sampling);
   const auto [depth, width] = depth_and_width(out.tree, map_);
   s.kept_depth = std::max(s.kept_depth - kShapeForget, static_cast<double>(depth));
   s.kept_width = std::max(s.kept_width - kShapeForget, static_cast<double>(width));
   s.verified = out;
   s.sized = true;
+  if (with_model) prepare_judgement(s, context, draft_seconds, ctx.sampling);
 }
 
 void SizedDrafter::accept(int seq, const AcceptedPath& path) {
   SequenceState& s = sequences_[static_cast<size_t>(seq)];
   if (s.sized) sizer_.observe(s.verified, path.nodes);
+  if (s.pending.active) judge_model(s, path);
   if (model_) model_->accept(seq, path);
   if (lookup_) lookup_->accept(seq, path);
 }

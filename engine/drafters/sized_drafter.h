@@ -3,16 +3,26 @@
 //
 // Each step, for each sequence:
 //   1. the lookup (if any) proposes its continuation: almost free, always asked;
-//   2. the model drafter proposes its tree, unless its drafts have recently not paid for
-//      their own drafting time (then it is told to skip() and asked again after a back-off
-//      of 1, 2, 4 ... 32 steps);
+//   2. the model drafter proposes its tree, unless its drafts have lately not paid for their
+//      own drafting time in this step's context (then it is told to skip() and asked again
+//      after a back-off of 1, 2, 4 ... 32 such steps);
 //   3. the two trees are merged (equal prefixes share nodes; a node both proposed is marked
 //      kDraftedByBoth), and a TreeSizer keeps the nodes whose expected accepted tokens pay
 //      for their verification on this machine (possibly none: an autoregressive step);
-//   4. after verification, the accepted path calibrates the sizer.
-// "Paid" in step 2 compares the expected rate with the model's draft,
-// E / (verify cost + drafting time), with the rate the lookup alone (or no draft) would have
-// given. Drafting time is the drafter's own estimate from its work and the cost model
+//   4. after verification, the accepted path calibrates the sizer and judges the model's
+//      draft.
+// The context of step 2 is whether the lookup found a match: where it did, the model mostly
+// proposes what the lookup already has, and where it did not, the model's draft is all
+// there is; each context keeps its own judgement, which carries over from one request to
+// the next (reset() keeps it).
+// "Paid" compares what the step gained with what it would have gained without the model's
+// nodes, both per second: the accepted path up to its first node that only the model
+// proposed, verified as the lookup's draft sized alone (or an autoregressive step), against
+// the whole path, verified as the kept tree plus the drafting time. The judgement uses
+// what verification accepted rather than the sizer's expectation: a model's agreement
+// raises the expected value of the lookup's nodes without adding a token, and an
+// expectation would count that as gain. A decayed mean of the differences decides.
+// Drafting time is the drafter's own estimate from its work and the cost model
 // (Drafter::draft_seconds), corrected by a fit to its measured proposals that is cached with
 // the cost model (draft_timing.h), not a clock reading: sizing then depends only on the
 // tokens and the cached cost model, so runs repeat exactly, at temperature > 0 too.
@@ -26,6 +36,7 @@
 // (the lossy ReDrafter rule) or root copies (beams without tree attention) pass unsized.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -53,16 +64,34 @@ class SizedDrafter final : public Drafter {
   static constexpr int32_t kMaxBackoff = 32;  // steps without the model drafter, at most
 
  private:
+  // Whether the model drafter pays in one context (the lookup found a match, or not).
+  struct ModelJudgement {
+    int32_t skip_left = 0;  // steps of this context the model drafter still sits out
+    int32_t backoff = 0;    // the last back-off
+    int32_t judged = 0;     // steps judged so far
+    double gain = 0;        // decayed mean of (rate with the model - rate without), tokens/s
+  };
+  // A step drafted with the model, waiting for its verification to be judged.
+  struct PendingJudgement {
+    bool active = false;
+    bool sampling = false;
+    int context = 0;
+    double draft_seconds = 0;
+    int32_t kept_nodes = 0;    // draft nodes verified
+    int32_t lookup_nodes = 0;  // draft nodes the lookup's draft, sized alone, would have verified
+    int32_t lookup_depth = 0;  // and the depth of that tree
+  };
   struct SequenceState {
-    Draft verified;                         // what propose returned, with confidence and origin
-    bool sized = false;                     // whether it went through the sizer
-    int32_t skip_left = 0;                  // steps the model drafter still sits out
-    int32_t backoff = 0;                    // the last back-off
-    double gain = 0;                        // decayed expected gain of drafting with the model, tokens/s
+    Draft verified;  // what propose returned, with confidence and origin
+    bool sized = false;
+    std::array<ModelJudgement, 2> judgement;  // [0]: the lookup found nothing (or there is none), [1]: it did
+    PendingJudgement pending;
     double kept_depth = 0, kept_width = 0;  // the kept tree's depth and width, sinking slowly (limit_draft)
   };
-  bool run_model(SequenceState& s);
-  void judge_model(SequenceState& s, const TreeSizer::Choice& with, double draft_seconds, bool sampling);
+  bool run_model(SequenceState& s, int context);
+  void prepare_judgement(SequenceState& s, int context, double draft_seconds, bool sampling);
+  void judge_model(SequenceState& s, const AcceptedPath& path);
+  double verify_seconds(int32_t nodes, int32_t gained, bool sampling) const;
 
   std::unique_ptr<Drafter> model_, lookup_;
   int32_t max_nodes_;

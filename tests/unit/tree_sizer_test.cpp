@@ -167,6 +167,7 @@ class FakeDrafter final : public Drafter {
   void reset(int) override {}
   void propose(const DraftContext& ctx, Draft& out) override {
     ++proposed;
+    if (lookup_matched) ++(*lookup_matched ? proposed_on_match : proposed_without);
     out.reset_to_root(ctx.root);
     out.confidence.assign(1, 1.0f);
     const int32_t depth =
@@ -176,16 +177,42 @@ class FakeDrafter final : public Drafter {
       out.confidence.push_back(confidence_);
     }
   }
-  void skip(const DraftContext&) override { ++skipped; }
+  void skip(const DraftContext&) override {
+    ++skipped;
+    if (lookup_matched) ++(*lookup_matched ? skipped_on_match : skipped_without);
+  }
   void limit_draft(int32_t depth, int32_t) override { depth_limit = depth; }
   double draft_seconds(const CostModel&) const override { return seconds_; }
   int proposed = 0, skipped = 0;
   int32_t depth_limit = 0;
+  const bool* lookup_matched = nullptr;  // if set, proposals and skips are also counted by it
+  int proposed_on_match = 0, proposed_without = 0, skipped_on_match = 0, skipped_without = 0;
 
  private:
   std::vector<int32_t> continuation_;
   double seconds_;
   float confidence_;
+};
+
+// A lookup that finds `continuation` every other step (the first included) and nothing
+// in between.
+class AlternatingLookup final : public Drafter {
+ public:
+  explicit AlternatingLookup(std::vector<int32_t> continuation) : continuation_(std::move(continuation)) {}
+  std::string name() const override { return "alternating"; }
+  int32_t max_tree_nodes() const override { return 1 + static_cast<int32_t>(continuation_.size()); }
+  void reset(int) override {}
+  void propose(const DraftContext& ctx, Draft& out) override {
+    out.reset_to_root(ctx.root);
+    matched = calls++ % 2 == 0;
+    if (!matched) return;
+    for (size_t i = 0; i < continuation_.size(); ++i) out.tree.add(static_cast<int32_t>(i), continuation_[i]);
+  }
+  bool matched = false;
+
+ private:
+  std::vector<int32_t> continuation_;
+  int calls = 0;
 };
 
 // Runs `steps` steps of one sequence where the target's next tokens are `truth`, accepting
@@ -233,6 +260,29 @@ TEST_CASE("sized drafter: a slow proposer that is never right is skipped, with b
   CHECK(f.skipped > 80);   // sits out most steps
   CHECK(f.proposed >= 4);  // but is probed again now and then
   CHECK(f.proposed + f.skipped == 120);
+  // The next request starts from that judgement instead of probing afresh.
+  const int before = f.proposed;
+  CHECK(run_steps(d, {1, 2, 3, 4}, 40) == 0);
+  CHECK(f.proposed - before <= 2);
+}
+
+TEST_CASE("sized drafter: a model that repeats what the lookup found drafts only where it found nothing", "[sizing]") {
+  // Both proposers are always right, but where the lookup has the continuation the model's
+  // draft adds no token and costs its drafting time; where the lookup has nothing, the
+  // model's draft is the whole gain.
+  auto lookup = std::make_unique<AlternatingLookup>(std::vector<int32_t>{2, 3, 4, 5, 6, 7});
+  auto model = std::make_unique<FakeDrafter>(std::vector<int32_t>{2, 3, 4, 5, 6, 7}, 0.002, 0.97f);
+  FakeDrafter& m = *model;
+  m.lookup_matched = &lookup->matched;
+  SizedDrafter d(std::move(model), std::move(lookup), linear_cost(0.010, 0.0005), DraftTiming{}, 63);
+  const int32_t accepted = run_steps(d, {1, 2, 3, 4, 5, 6, 7}, 200);
+  INFO("on a match: proposed " << m.proposed_on_match << ", skipped " << m.skipped_on_match << "; without: proposed " << m.proposed_without << ", skipped "
+                               << m.skipped_without);
+  CHECK(m.proposed_on_match + m.skipped_on_match == 100);
+  CHECK(m.skipped_on_match > 80);   // sits out most steps where the lookup has the draft
+  CHECK(m.proposed_on_match >= 4);  // probed now and then
+  CHECK(m.skipped_without == 0);    // always drafts where the lookup has nothing
+  CHECK(accepted > 200 * 4);
 }
 
 TEST_CASE("tree sizing: a lookup depth not yet kept is expected to do as well as the one above", "[sizing]") {
