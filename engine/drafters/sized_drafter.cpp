@@ -8,7 +8,11 @@
 namespace draftbench {
 namespace {
 
-constexpr double kGainMemory = 0.8;    // weight of the past in the model drafter's gain (single steps are noisy)
+constexpr double kGainMemory = 0.8;  // weight of the past in the model drafter's gain (single steps are noisy)
+// Steps judged before the first back-off where the model's draft is the only one: a single
+// step's tokens are too noisy to write off a drafter that pays on average. Where the lookup
+// found a match the model mostly repeats it, and the first step that does not pay backs it off.
+constexpr int32_t kFairTrial = 4;
 constexpr double kShapeForget = 0.25;  // per step, how far the remembered kept depth and width sink
 
 int32_t child_with(const DraftTree& tree, int32_t parent, int32_t token) {
@@ -152,7 +156,7 @@ void SizedDrafter::judge_model(SequenceState& s, const AcceptedPath& path) {
   ModelJudgement& j = s.judgement[static_cast<size_t>(p.context)];
   const double difference = rate_with - rate_without;
   j.gain = j.judged++ == 0 ? difference : kGainMemory * j.gain + (1 - kGainMemory) * difference;
-  if (j.gain >= 0) {
+  if (j.gain >= 0 || (p.context == 0 && j.judged < kFairTrial)) {
     j.backoff = 0;
     return;
   }

@@ -173,7 +173,7 @@ class FakeDrafter final : public Drafter {
     const int32_t depth =
         depth_limit > 0 ? std::min<int32_t>(depth_limit, static_cast<int32_t>(continuation_.size())) : static_cast<int32_t>(continuation_.size());
     for (int32_t i = 0; i < depth; ++i) {
-      out.tree.add(i, continuation_[static_cast<size_t>(i)]);
+      out.tree.add(i, proposed <= wrong_first ? -1 : continuation_[static_cast<size_t>(i)]);
       out.confidence.push_back(confidence_);
     }
   }
@@ -185,6 +185,7 @@ class FakeDrafter final : public Drafter {
   double draft_seconds(const CostModel&) const override { return seconds_; }
   int proposed = 0, skipped = 0;
   int32_t depth_limit = 0;
+  int wrong_first = 0;                   // proposals, from the first, that are all wrong
   const bool* lookup_matched = nullptr;  // if set, proposals and skips are also counted by it
   int proposed_on_match = 0, proposed_without = 0, skipped_on_match = 0, skipped_without = 0;
 
@@ -249,6 +250,16 @@ TEST_CASE("sized drafter: a proposer that is always right keeps drafting and dee
   CHECK(f.proposed == 40);
   CHECK(f.depth_limit >= 6);  // grew one level per step from 1
   CHECK(accepted > 40 * 4);
+}
+
+TEST_CASE("sized drafter: a proposer wrong on its first step still gets a fair trial", "[sizing]") {
+  auto fake = std::make_unique<FakeDrafter>(std::vector<int32_t>{2, 3, 4, 5, 6, 7}, 0.002, 0.97f);
+  FakeDrafter& f = *fake;
+  f.wrong_first = 1;
+  SizedDrafter d(std::move(fake), nullptr, linear_cost(0.010, 0.0005), DraftTiming{}, 63);
+  run_steps(d, {1, 2, 3, 4, 5, 6, 7}, 40);
+  CHECK(f.skipped == 0);
+  CHECK(f.proposed == 40);
 }
 
 TEST_CASE("sized drafter: a slow proposer that is never right is skipped, with back-off", "[sizing]") {
