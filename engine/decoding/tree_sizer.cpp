@@ -107,6 +107,7 @@ TreeSizer::Choice TreeSizer::choose(const Draft& draft, bool sampling, std::vect
   }
   keep.assign(1, 0);
   keep.insert(keep.end(), order_.begin(), order_.begin() + best.nodes);
+  for (size_t i = 1; i < keep.size(); ++i) best.depth = std::max(best.depth, depth_[static_cast<size_t>(keep[i])]);
   std::sort(keep.begin(), keep.end());
   return best;
 }

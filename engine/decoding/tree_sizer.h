@@ -7,8 +7,9 @@
 // online from what verification actually accepts: nodes fall into classes by who proposed
 // them and how sure the proposer was (a model's probability for its token, binned; for a
 // context lookup, the node's depth), and each class keeps decayed counts of tried and
-// accepted nodes on top of a prior (for a lookup depth, the estimate of the depth above). A drafter's own probabilities are thus used for ranking
-// and corrected for over- or under-confidence by the acceptance observed.
+// accepted nodes on top of a prior (for a lookup depth, the estimate of the depth above).
+// A drafter's own probabilities are thus used for ranking and corrected for over- or
+// under-confidence by the acceptance observed.
 //
 // The expected tokens of verifying a set S of nodes closed under parents is
 // E(S) = 1 + sum_{v in S} value(v) (every accepted node counts, the bonus token is the 1).
@@ -38,6 +39,7 @@ class TreeSizer {
     int32_t nodes = 0;           // draft nodes kept (root excluded)
     double expected_tokens = 1;  // E of the kept set
     double verify_seconds = 0;   // C of the kept set
+    int32_t depth = 0;           // the kept tree's depth below the root
     double tokens_per_second() const { return expected_tokens / verify_seconds; }
   };
   // Picks the nodes of `draft` to verify; `keep` gets them in increasing index order, node 0

@@ -1,6 +1,7 @@
 #include "engine/drafters/sized_drafter.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include "engine/common/error.h"
@@ -9,10 +10,11 @@ namespace draftbench {
 namespace {
 
 constexpr double kGainMemory = 0.8;  // weight of the past in the model drafter's gain (single steps are noisy)
-// Steps judged before the first back-off where the model's draft is the only one: a single
-// step's tokens are too noisy to write off a drafter that pays on average. Where the lookup
-// found a match the model mostly repeats it, and the first step that does not pay backs it off.
-constexpr int32_t kFairTrial = 4;
+// Steps judged before a context's first back-off, by context. Where the model's draft is the
+// only one, a single step's tokens are too noisy to write off a drafter that pays on
+// average; where the lookup found a match, the model mostly repeats it, and the first step
+// that does not pay backs it off.
+constexpr std::array<int32_t, 2> kTrialSteps = {/*kNoLookupMatch=*/4, /*kLookupMatch=*/0};
 constexpr double kShapeForget = 0.25;  // per step, how far the remembered kept depth and width sink
 
 int32_t child_with(const DraftTree& tree, int32_t parent, int32_t token) {
@@ -115,9 +117,9 @@ void SizedDrafter::begin(int seq, std::span<const int32_t> prompt, std::span<con
   if (lookup_) lookup_->begin(seq, prompt, prompt_hidden);
 }
 
-bool SizedDrafter::run_model(SequenceState& s, int context) {
+bool SizedDrafter::run_model(SequenceState& s, LookupContext context) {
   if (!model_) return false;
-  ModelJudgement& j = s.judgement[static_cast<size_t>(context)];
+  ModelJudgement& j = s.judgement[context];
   if (j.skip_left > 0) {
     --j.skip_left;
     return false;
@@ -130,16 +132,10 @@ double SizedDrafter::verify_seconds(int32_t nodes, int32_t gained, bool sampling
   return cost_.step(1 + nodes, std::min(nodes + 1, gained + 1), sampling);
 }
 
-void SizedDrafter::prepare_judgement(SequenceState& s, int context, double draft_seconds, bool sampling) {
-  PendingJudgement& p = s.pending;
-  p = PendingJudgement{true, sampling, context, draft_seconds, s.verified.tree.size() - 1, 0, 0};
-  if (context == 0) return;  // without the model: an autoregressive step
-  // Without the model: the lookup's draft, sized alone.
-  p.lookup_nodes = sizer_.choose(lookup_draft_, sampling, keep_).nodes;
-  const DraftTree& t = lookup_draft_.tree;
-  map_.assign(static_cast<size_t>(t.size()), 0);  // depth per node
-  for (int32_t v = 1; v < t.size(); ++v) map_[static_cast<size_t>(v)] = map_[static_cast<size_t>(t.parents[static_cast<size_t>(v)])] + 1;
-  for (int32_t v : keep_) p.lookup_depth = std::max(p.lookup_depth, map_[static_cast<size_t>(v)]);
+void SizedDrafter::prepare_judgement(SequenceState& s, LookupContext context, double draft_seconds, bool sampling) {
+  s.pending = PendingJudgement{true, sampling, context, draft_seconds, TreeSizer::Choice{}};
+  // Without the model: the lookup's draft, sized alone, or (no match) an autoregressive step.
+  if (context == kLookupMatch) s.pending.without_model = sizer_.choose(lookup_draft_, sampling, keep_);
 }
 
 void SizedDrafter::judge_model(SequenceState& s, const AcceptedPath& path) {
@@ -150,13 +146,13 @@ void SizedDrafter::judge_model(SequenceState& s, const AcceptedPath& path) {
   const auto gained = static_cast<int32_t>(path.nodes.size());
   int32_t without = 1;
   while (without < gained && s.verified.origin[static_cast<size_t>(path.nodes[static_cast<size_t>(without)])] != kDraftedByModel) ++without;
-  without = std::min(without, 1 + p.lookup_depth);
-  const double rate_with = gained / (verify_seconds(p.kept_nodes, gained, p.sampling) + p.draft_seconds);
-  const double rate_without = without / verify_seconds(p.lookup_nodes, without, p.sampling);
-  ModelJudgement& j = s.judgement[static_cast<size_t>(p.context)];
+  without = std::min(without, 1 + p.without_model.depth);
+  const double rate_with = gained / (verify_seconds(s.verified.tree.size() - 1, gained, p.sampling) + p.draft_seconds);
+  const double rate_without = without / verify_seconds(p.without_model.nodes, without, p.sampling);
+  ModelJudgement& j = s.judgement[p.context];
   const double difference = rate_with - rate_without;
   j.gain = j.judged++ == 0 ? difference : kGainMemory * j.gain + (1 - kGainMemory) * difference;
-  if (j.gain >= 0 || (p.context == 0 && j.judged < kFairTrial)) {
+  if (j.gain >= 0 || j.judged < kTrialSteps[p.context]) {
     j.backoff = 0;
     return;
   }
@@ -167,12 +163,12 @@ void SizedDrafter::judge_model(SequenceState& s, const AcceptedPath& path) {
 void SizedDrafter::propose(const DraftContext& ctx, Draft& out) {
   SequenceState& s = sequences_[static_cast<size_t>(ctx.seq)];
   s.pending.active = false;
-  int context = 0;
+  LookupContext context = kNoLookupMatch;
   if (lookup_) {
     lookup_->propose(ctx, lookup_draft_);
     lookup_draft_.confidence.assign(static_cast<size_t>(lookup_draft_.tree.size()), 1.0f);
     lookup_draft_.origin.assign(static_cast<size_t>(lookup_draft_.tree.size()), kDraftedByLookup);
-    context = lookup_draft_.tree.size() > 1 ? 1 : 0;
+    if (lookup_draft_.tree.size() > 1) context = kLookupMatch;
   }
   const bool with_model = run_model(s, context);
   double draft_seconds = 0;

@@ -5,7 +5,8 @@
 //   1. the lookup (if any) proposes its continuation: almost free, always asked;
 //   2. the model drafter proposes its tree, unless its drafts have lately not paid for their
 //      own drafting time in this step's context (then it is told to skip() and asked again
-//      after a back-off of 1, 2, 4 ... 32 such steps);
+//      after a back-off of 1, 2, 4 ... 32 such steps; where its draft is the only one, not
+//      before four steps have been judged);
 //   3. the two trees are merged (equal prefixes share nodes; a node both proposed is marked
 //      kDraftedByBoth), and a TreeSizer keeps the nodes whose expected accepted tokens pay
 //      for their verification on this machine (possibly none: an autoregressive step);
@@ -64,7 +65,9 @@ class SizedDrafter final : public Drafter {
   static constexpr int32_t kMaxBackoff = 32;  // steps without the model drafter, at most
 
  private:
-  // Whether the model drafter pays in one context (the lookup found a match, or not).
+  // The context a step's model draft is judged in: whether the lookup found a match.
+  enum LookupContext : uint8_t { kNoLookupMatch = 0, kLookupMatch = 1 };  // (no lookup: kNoLookupMatch)
+  // Whether the model drafter pays in one context.
   struct ModelJudgement {
     int32_t skip_left = 0;  // steps of this context the model drafter still sits out
     int32_t backoff = 0;    // the last back-off
@@ -75,21 +78,19 @@ class SizedDrafter final : public Drafter {
   struct PendingJudgement {
     bool active = false;
     bool sampling = false;
-    int context = 0;
+    LookupContext context = kNoLookupMatch;
     double draft_seconds = 0;
-    int32_t kept_nodes = 0;    // draft nodes verified
-    int32_t lookup_nodes = 0;  // draft nodes the lookup's draft, sized alone, would have verified
-    int32_t lookup_depth = 0;  // and the depth of that tree
+    TreeSizer::Choice without_model;  // the lookup's draft sized alone (none kept: an autoregressive step)
   };
   struct SequenceState {
     Draft verified;  // what propose returned, with confidence and origin
     bool sized = false;
-    std::array<ModelJudgement, 2> judgement;  // [0]: the lookup found nothing (or there is none), [1]: it did
+    std::array<ModelJudgement, 2> judgement;  // by LookupContext
     PendingJudgement pending;
     double kept_depth = 0, kept_width = 0;  // the kept tree's depth and width, sinking slowly (limit_draft)
   };
-  bool run_model(SequenceState& s, int context);
-  void prepare_judgement(SequenceState& s, int context, double draft_seconds, bool sampling);
+  bool run_model(SequenceState& s, LookupContext context);
+  void prepare_judgement(SequenceState& s, LookupContext context, double draft_seconds, bool sampling);
   void judge_model(SequenceState& s, const AcceptedPath& path);
   double verify_seconds(int32_t nodes, int32_t gained, bool sampling) const;
 
