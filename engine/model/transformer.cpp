@@ -35,7 +35,7 @@ Transformer::Transformer(const ModelConfig& config, const ModelWeights& weights,
   };
   size_t total = 0;
   each_matrix([&](const WeightMatrix& m) { total += repacked_bytes(m); });
-  repacked_.resize(total);
+  repacked_ = HugePageBuffer(total);
   size_t offset = 0;
   each_matrix([&](WeightMatrix& m) {
     const size_t bytes = repacked_bytes(m);

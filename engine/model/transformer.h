@@ -46,9 +46,10 @@ class Transformer final : public ForwardPass {
   const ModelWeights& w_;
   ThreadPool& pool_;
   // The layers' matrices as the products take them: w_'s, with those that run faster in
-  // another layout (kernels/matmul/weight_repack.h) repacked into repacked_ once.
+  // another layout (kernels/matmul/weight_repack.h) repacked into repacked_ once, on huge
+  // pages as the head's copy (with 4 KiB ones, a TLB miss every 4 KiB of the stream).
   std::vector<LayerWeights> layers_;
-  std::vector<uint8_t> repacked_;
+  HugePageBuffer repacked_;
   WeightMatrix head_;  // w_.output, or its copy in the head layout in head_buffer_
   HugePageBuffer head_buffer_;
   PickedRows subset_rows_;  // the last vocabulary subset's rows of the head, where it applies

@@ -7,8 +7,11 @@
 //     each register a quarter of four blocks, so their products add before they widen
 //     (block_lanes.h's group lanes);
 //   - Q4_K becomes Q4_Kt where the AVX2 kernels run (quant/q4_k_transpose.h), any length:
-//     each block's codes transposed so every register holds values of every sub-block.
-//     The AVX-512 build keeps Q4_K, whose VNNI kernel takes the file layout.
+//     each block's codes transposed so every register holds values of every sub-block;
+//     and Q4_Kr16 where the AVX-512 VNNI kernels run without AMX (quant/q4_k_rows16.h), for
+//     whole groups of eight rows of up to 16384 values: each register four codes of eight
+//     rows, so a block's scales and float steps are shared by eight rows. With AMX, Q4_K
+//     stays as it is for the AMX kernels' batches.
 // kernels/bench/README.md records what each layout gained.
 // Elsewhere a matrix stays as it is (the repacked type would take the reference kernel).
 #pragma once

@@ -156,7 +156,8 @@ void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n) {
     case GgmlType::Q6_K: dq_q6_k(static_cast<const BlockQ6_K*>(src), dst, nb); break;
     case GgmlType::Q8_1:
     case GgmlType::Q8_K: DB_CHECK(!"activation-only type has no file dequantisation"); break;
-    case GgmlType::Q8_0r16: DB_CHECK(!"a Q8_0r16 row is spread over its group: dequantise the file's Q8_0 rows"); break;
+    case GgmlType::Q8_0r16:
+    case GgmlType::Q4_Kr16: DB_CHECK(!"a row-interleaved layout's row is spread over its group: dequantise the file's rows"); break;
   }
 }
 

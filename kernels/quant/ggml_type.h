@@ -27,6 +27,7 @@ enum class GgmlType : uint32_t {
   Q5_0x4 = 1007,   // draftbench's own: Q5_0 repacked in fours (q5_0_repack.h), never in a file
   Q4_Kt = 1012,    // likewise, Q4_K with each block's codes transposed (q4_k_transpose.h)
   Q8_0r16 = 1016,  // likewise, Q8_0 rows interleaved in sixteens (q8_0_rows16.h): the LM head
+  Q4_Kr16 = 1020,  // likewise, Q4_K rows interleaved in sixteens (q4_k_rows16.h)
 };
 
 struct GgmlTypeInfo {
@@ -40,14 +41,23 @@ struct GgmlTypeInfo {
 inline constexpr int QK_K = 256;  // values per K-quant super-block
 
 inline constexpr GgmlTypeInfo kGgmlTypes[] = {
-    {GgmlType::F32, "F32", 1, 4, true},          {GgmlType::F16, "F16", 1, 2, true},
-    {GgmlType::BF16, "BF16", 1, 2, true},        {GgmlType::Q4_0, "Q4_0", 32, 18, true},
-    {GgmlType::Q4_1, "Q4_1", 32, 20, true},      {GgmlType::Q5_0, "Q5_0", 32, 22, true},
-    {GgmlType::Q5_1, "Q5_1", 32, 24, true},      {GgmlType::Q8_0, "Q8_0", 32, 34, true},
-    {GgmlType::Q8_1, "Q8_1", 32, 36, false},     {GgmlType::Q4_K, "Q4_K", 256, 144, true},
-    {GgmlType::Q5_K, "Q5_K", 256, 176, true},    {GgmlType::Q6_K, "Q6_K", 256, 210, true},
-    {GgmlType::Q8_K, "Q8_K", 256, 292, false},   {GgmlType::Q5_0x4, "Q5_0x4", 128, 88, false},
-    {GgmlType::Q4_Kt, "Q4_Kt", 256, 144, false}, {GgmlType::Q8_0r16, "Q8_0r16", 32, 34, false},  // per row; a row's bytes are spread over its group
+    {GgmlType::F32, "F32", 1, 4, true},
+    {GgmlType::F16, "F16", 1, 2, true},
+    {GgmlType::BF16, "BF16", 1, 2, true},
+    {GgmlType::Q4_0, "Q4_0", 32, 18, true},
+    {GgmlType::Q4_1, "Q4_1", 32, 20, true},
+    {GgmlType::Q5_0, "Q5_0", 32, 22, true},
+    {GgmlType::Q5_1, "Q5_1", 32, 24, true},
+    {GgmlType::Q8_0, "Q8_0", 32, 34, true},
+    {GgmlType::Q8_1, "Q8_1", 32, 36, false},
+    {GgmlType::Q4_K, "Q4_K", 256, 144, true},
+    {GgmlType::Q5_K, "Q5_K", 256, 176, true},
+    {GgmlType::Q6_K, "Q6_K", 256, 210, true},
+    {GgmlType::Q8_K, "Q8_K", 256, 292, false},
+    {GgmlType::Q5_0x4, "Q5_0x4", 128, 88, false},
+    {GgmlType::Q4_Kt, "Q4_Kt", 256, 144, false},
+    {GgmlType::Q8_0r16, "Q8_0r16", 32, 34, false},    // per row; a row's bytes are spread over its group
+    {GgmlType::Q4_Kr16, "Q4_Kr16", 256, 144, false},  // likewise
 };
 
 // Returns nothing for ids we do not support (including real ggml types such as Q2_K/IQ*).

@@ -6,6 +6,7 @@
 #include "kernels/quant/block_repack.h"
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/quantize_block.h"
+#include "kernels/quant/row_groups.h"
 #include "kernels/runtime/check.h"
 #include "kernels/runtime/cpu_features.h"
 
@@ -38,11 +39,11 @@ void round_to_bf16(const float* x, uint16_t* y, int64_t n) {
 
 GgmlType activation_type_for(GgmlType weight_type) {
   if (const auto from = repacked_from(weight_type)) return activation_type_for(*from);
+  if (const RowGroupLayout* g = row_group_layout(weight_type)) return activation_type_for(g->file_type);
   switch (weight_type) {
     case GgmlType::Q4_0:
     case GgmlType::Q5_0:
-    case GgmlType::Q8_0:
-    case GgmlType::Q8_0r16: return GgmlType::Q8_0;
+    case GgmlType::Q8_0: return GgmlType::Q8_0;
     case GgmlType::Q4_1:
     case GgmlType::Q5_1: return GgmlType::Q8_1;
     case GgmlType::Q4_K:

@@ -1,7 +1,7 @@
 // Picks the fastest dot-product build this CPU runs. All builds give identical results
 // (see vec_dot.h), so the choice affects speed only.
 #include "kernels/quant/k_quant_amx.h"
-#include "kernels/quant/q8_0_rows16.h"
+#include "kernels/quant/row_groups.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/cpu_features.h"
 
@@ -35,10 +35,11 @@ bool amx() {
 
 }  // namespace
 
-// Q8_0r16 rows are spread over their groups, so it has kernels of its own (q8_0_rows16.h),
-// which pick their build themselves.
+// The row-interleaved layouts' rows are spread over their groups, so they have kernels of
+// their own (row_groups.h), which pick their build themselves.
 void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
-  if (type == GgmlType::Q8_0r16) return q8_0r16_rows(w, n_rows, static_cast<const uint8_t*>(xq), 0, 1, n / 32, y, 0);
+  if (const RowGroupLayout* g = row_group_layout(type))
+    return g->rows_fastest(w, n_rows, static_cast<const uint8_t*>(xq), 0, 1, n / ggml_type_info(type).block_size, y, 0);
   switch (backend()) {
     case DotBackend::avx512bf16: return dot_rows_avx512bf16(type, w, w_stride, n_rows, xq, n, y);
     case DotBackend::avx512vnni: return dot_rows_avx512vnni(type, w, w_stride, n_rows, xq, n, y);
@@ -49,7 +50,7 @@ void dot_rows(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, 
 
 void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                     size_t y_stride) {
-  if (type == GgmlType::Q8_0r16) return q8_0r16_rows(w, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride);
+  if (const RowGroupLayout* g = row_group_layout(type)) return g->rows_fastest(w, n_rows, xq, xq_stride, n_x, n / ggml_type_info(type).block_size, y, y_stride);
   for (const AmxKernel& k : kAmxKernels)
     if (k.type == type && n_x >= k.min_rows && amx() && k_quant_rows_batch_amx(type, w, w_stride, n_rows, xq, xq_stride, n_x, n, y, y_stride)) return;
   switch (backend()) {
@@ -61,7 +62,7 @@ void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_
 }
 
 void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
-  if (type == GgmlType::Q8_0r16) return q8_0r16_indexed(w, ids, n_ids, xq, n / 32, y);
+  if (const RowGroupLayout* g = row_group_layout(type)) return g->indexed(w, ids, n_ids, xq, n / ggml_type_info(type).block_size, y);
   switch (backend()) {
     case DotBackend::avx512bf16: return dot_rows_indexed_avx512bf16(type, w, row_bytes, ids, n_ids, xq, n, y);
     case DotBackend::avx512vnni: return dot_rows_indexed_avx512vnni(type, w, row_bytes, ids, n_ids, xq, n, y);

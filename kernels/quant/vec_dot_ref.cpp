@@ -8,7 +8,7 @@
 #include "kernels/quant/blocks.h"
 #include "kernels/quant/block_repack.h"
 #include "kernels/quant/vec_dot.h"
-#include "kernels/quant/q8_0_rows16.h"
+#include "kernels/quant/row_groups.h"
 #include "kernels/runtime/check.h"
 
 namespace draftbench {
@@ -250,25 +250,27 @@ float dot_row_ref(GgmlType type, const uint8_t* w, const void* xq, int64_t n) {
     case GgmlType::Q6_K: return dot_q6_k(reinterpret_cast<const BlockQ6_K*>(w), static_cast<const BlockQ8_K*>(xq), n / QK_K);
     case GgmlType::Q8_1:
     case GgmlType::Q8_K: break;
-    case GgmlType::Q8_0r16: DB_CHECK(!"dot_row_ref: a Q8_0r16 row is spread over its group (dot_rows_ref takes whole groups)");
+    case GgmlType::Q8_0r16:
+    case GgmlType::Q4_Kr16: DB_CHECK(!"dot_row_ref: a row-interleaved layout's row is spread over its group (dot_rows_ref takes whole groups)");
   }
   DB_CHECK(!"dot_row_ref: activation-only type used as a weight");
   return 0.0f;
 }
 
 void dot_rows_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const void* xq, int64_t n, float* y) {
-  if (type == GgmlType::Q8_0r16) return q8_0r16_rows_ref(w, n_rows, static_cast<const uint8_t*>(xq), 0, 1, n / 32, y, 0);
+  if (const RowGroupLayout* g = row_group_layout(type))
+    return g->rows_ref(w, n_rows, static_cast<const uint8_t*>(xq), 0, 1, n / ggml_type_info(type).block_size, y, 0);
   for (int64_t r = 0; r < n_rows; ++r) y[r] = dot_row_ref(type, w + static_cast<size_t>(r) * w_stride, xq, n);
 }
 
 void dot_rows_batch_ref(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t n, float* y,
                         size_t y_stride) {
-  if (type == GgmlType::Q8_0r16) return q8_0r16_rows_ref(w, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride);
+  if (const RowGroupLayout* g = row_group_layout(type)) return g->rows_ref(w, n_rows, xq, xq_stride, n_x, n / ggml_type_info(type).block_size, y, y_stride);
   for (int64_t x = 0; x < n_x; ++x) dot_rows_ref(type, w, w_stride, n_rows, xq + static_cast<size_t>(x) * xq_stride, n, y + static_cast<size_t>(x) * y_stride);
 }
 
 void dot_rows_indexed_ref(GgmlType type, const uint8_t* w, size_t row_bytes, const int32_t* ids, int64_t n_ids, const void* xq, int64_t n, float* y) {
-  if (type == GgmlType::Q8_0r16) return q8_0r16_indexed(w, ids, n_ids, xq, n / 32, y);
+  if (const RowGroupLayout* g = row_group_layout(type)) return g->indexed(w, ids, n_ids, xq, n / ggml_type_info(type).block_size, y);
   for (int64_t r = 0; r < n_ids; ++r) y[r] = dot_row_ref(type, w + static_cast<size_t>(ids[r]) * row_bytes, xq, n);
 }
 
