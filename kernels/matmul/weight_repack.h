@@ -1,6 +1,6 @@
 // Weight matrices in the layout this CPU's products run fastest on, made once when a forward
 // pass is built (the file's bytes stay as they are for everything else; the layouts are
-// quant/block_repack.h's). Two cases, with the same results bit for bit:
+// quant/block_repack.h's and quant/row_groups.h's). Three cases, with the same results bit for bit:
 //   - Q5_0 becomes Q5_0x4 where the x86 kernels run (quant/q5_0_repack.h), when the rows
 //     fit its kernels' prepared activations (whole groups, at most kQ5_0x4MaxValues =
 //     16384 values: every Q5_0 matrix of Gemma 3 270M, and the Llama FFN inputs up to 13B):
@@ -8,10 +8,11 @@
 //     (block_lanes.h's group lanes);
 //   - Q4_K becomes Q4_Kt where the AVX2 kernels run (quant/q4_k_transpose.h), any length:
 //     each block's codes transposed so every register holds values of every sub-block;
-//     and Q4_Kr16 where the AVX-512 VNNI kernels run without AMX (quant/q4_k_rows16.h), for
-//     whole groups of eight rows of up to 16384 values: each register four codes of eight
-//     rows, so a block's scales and float steps are shared by eight rows. With AMX, Q4_K
-//     stays as it is for the AMX kernels' batches.
+//     and Q4_Kr16 where the AVX-512 VNNI kernels run without AMX (quant/q4_k_rows16.h);
+//   - Q6_K becomes Q6_Kr16 there (quant/q6_k_rows16.h). Both for whole groups of sixteen
+//     rows of up to 16384 values: each register four codes of sixteen rows, so a block's
+//     scales and float steps are shared by sixteen rows. With AMX, the K-quants stay as
+//     they are for the AMX kernels' batches.
 // kernels/bench/README.md records what each layout gained.
 // Elsewhere a matrix stays as it is (the repacked type would take the reference kernel).
 #pragma once
@@ -38,7 +39,9 @@ WeightMatrix repack(const WeightMatrix& w, uint8_t* dst);
 // rows by the whole head, and there Q8_0r16 takes one conversion and one multiply-add per
 // block for sixteen rows. Unlike repack's layouts it has a float contract of its own, so a
 // head in it gives logits that differ from the file layout's in the last bits (the same
-// whatever the batch: every decoding path of one forward pass uses the same head).
+// whatever the batch: every decoding path of one forward pass uses the same head). A Q4_K or
+// Q6_K head takes the layers' row-interleaved layout where repack would make it (Q6_K:
+// Qwen2.5-Coder-1.5B's), with the file layout's bits.
 GgmlType head_layout_type(const WeightMatrix& w);
 size_t head_layout_bytes(const WeightMatrix& w);  // 0 when w stays as it is
 WeightMatrix to_head_layout(const WeightMatrix& w, uint8_t* dst);

@@ -1,10 +1,8 @@
 #include "kernels/quant/q4_k_rows16.h"
 
 #include <cstring>
-#include <vector>
 
-#include "kernels/quant/ggml_type.h"
-#include "kernels/quant/vec_dot.h"
+#include "kernels/quant/row_group_reference.h"
 #include "kernels/runtime/check.h"
 
 namespace draftbench {
@@ -29,14 +27,7 @@ void pack_scales_mins(const uint8_t (&sc)[8], const uint8_t (&m)[8], uint8_t* s)
   }
 }
 
-// The VNNI build exactly where the dot products' dispatcher picks theirs.
-bool has_vnni() { return std::strcmp(dot_rows_backend(), "avx512vnni") == 0; }
-
-float lane_dot(const uint8_t* group, int lane, const void* xq, int64_t nb) {
-  std::vector<BlockQ4_K> row(static_cast<size_t>(nb));
-  q4_kr16_unpack_row(group, lane, nb, row.data());
-  return dot_row_ref(GgmlType::Q4_K, reinterpret_cast<const uint8_t*>(row.data()), xq, nb * QK_K);
-}
+using Reference = UnpackedReference<BlockQ4_K, GgmlType::Q4_K, kQ4_Kr16Rows, q4_kr16_unpack_row>;
 
 }  // namespace
 
@@ -81,22 +72,16 @@ void q4_kr16_unpack_row(const uint8_t* group, int lane, int64_t nb, BlockQ4_K* o
 }
 
 void q4_kr16_rows_ref(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride) {
-  DB_CHECK(n_rows % kQ4_Kr16Rows == 0);
-  const size_t group_bytes = q4_kr16_group_bytes(nb);
-  for (int64_t x = 0; x < n_x; ++x)
-    for (int64_t r = 0; r < n_rows; ++r)
-      y[static_cast<size_t>(x) * y_stride + static_cast<size_t>(r)] =
-          lane_dot(w + static_cast<size_t>(r / kQ4_Kr16Rows) * group_bytes, static_cast<int>(r % kQ4_Kr16Rows), xq + static_cast<size_t>(x) * xq_stride, nb);
+  Reference::rows(w, n_rows, xq, xq_stride, n_x, nb, y, y_stride);
 }
 
 void q4_kr16_rows(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride) {
-  if (nb <= kQ4_Kr16MaxBlocks && has_vnni()) return q4_kr16_rows_avx512vnni(w, n_rows, xq, xq_stride, n_x, nb, y, y_stride);
-  q4_kr16_rows_ref(w, n_rows, xq, xq_stride, n_x, nb, y, y_stride);
+  if (nb <= kQ4_Kr16MaxBlocks && row_groups_have_vnni()) return q4_kr16_rows_avx512vnni(w, n_rows, xq, xq_stride, n_x, nb, y, y_stride);
+  Reference::rows(w, n_rows, xq, xq_stride, n_x, nb, y, y_stride);
 }
 
 void q4_kr16_indexed(const uint8_t* w, const int32_t* ids, int64_t n_ids, const void* xq, int64_t nb, float* y) {
-  const size_t group_bytes = q4_kr16_group_bytes(nb);
-  for (int64_t k = 0; k < n_ids; ++k) y[k] = lane_dot(w + static_cast<size_t>(ids[k] / kQ4_Kr16Rows) * group_bytes, ids[k] % kQ4_Kr16Rows, xq, nb);
+  Reference::indexed(w, ids, n_ids, xq, nb, y);
 }
 
 }  // namespace draftbench

@@ -177,8 +177,7 @@ void group_rows(const uint8_t* group, const PreparedRow* a, int n_x, int64_t nb,
     for (size_t off = kQ4_Kr16D; off < kQ4_Kr16BlockBytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(block) + kPrefetchAhead + off, _MM_HINT_T0);
     BlockScales s;
     decode_scales(block, s);
-    for (int x0 = 0; x0 < n_x; x0 += kRowsPerPass)
-      with_row_count<kRowsPerPass>(n_x - x0, [&](auto X) { block_rows<X()>(block, s, a + x0, b, sums + x0); });
+    for (int x0 = 0; x0 < n_x; x0 += kRowsPerPass) with_row_count<kRowsPerPass>(n_x - x0, [&](auto X) { block_rows<X()>(block, s, a + x0, b, sums + x0); });
   }
   for (int x = 0; x < n_x; ++x) _mm512_storeu_ps(y + static_cast<size_t>(x) * y_stride, sums[x]);
 }
@@ -193,7 +192,8 @@ void q4_kr16_rows_avx512vnni(const uint8_t* w, int64_t n_rows, const uint8_t* xq
     const int rows_here = static_cast<int>(std::min<int64_t>(kRowsPerGroupPass, n_x - x0));
     for (int x = 0; x < rows_here; ++x) prepare(reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, a[x]);
     float* y_x = y + static_cast<size_t>(x0) * y_stride;
-    for (int64_t g = 0; g < n_rows / kQ4_Kr16Rows; ++g) group_rows(w + static_cast<size_t>(g) * group_bytes, a, rows_here, nb, y_x + g * kQ4_Kr16Rows, y_stride);
+    for (int64_t g = 0; g < n_rows / kQ4_Kr16Rows; ++g)
+      group_rows(w + static_cast<size_t>(g) * group_bytes, a, rows_here, nb, y_x + g * kQ4_Kr16Rows, y_stride);
   }
 }
 

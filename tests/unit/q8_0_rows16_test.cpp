@@ -153,10 +153,12 @@ TEST_CASE("matmul and the fused argmax over Q8_0r16 equal their references on pa
   }
 }
 
-TEST_CASE("the head layout is Q8_0r16 exactly where the VNNI kernel runs and the shape fits", "[q8_0r16]") {
+TEST_CASE("the head layout is row-interleaved exactly where the VNNI kernels run and the shape fits", "[q8_0r16]") {
   const WeightMatrix head{GgmlType::Q8_0, 640, 262144, nullptr};
   CHECK(head_layout_type(head) == (std::strcmp(dot_rows_backend(), "avx512vnni") == 0 ? GgmlType::Q8_0r16 : GgmlType::Q8_0));
   CHECK(head_layout_type(WeightMatrix{GgmlType::Q8_0, 640, 262145, nullptr}) == GgmlType::Q8_0);  // not whole groups
-  CHECK(head_layout_type(WeightMatrix{GgmlType::Q6_K, 4096, 32000, nullptr}) == GgmlType::Q6_K);
+  // A K-quant head takes the layers' layout exactly where repack would make it (k_quant_rows16_test.cpp).
+  CHECK(head_layout_type(WeightMatrix{GgmlType::Q6_K, 4096, 32000, nullptr}) == repacked_type(WeightMatrix{GgmlType::Q6_K, 4096, 32000, nullptr}));
+  CHECK(head_layout_type(WeightMatrix{GgmlType::Q6_K, 4096, 32001, nullptr}) == GgmlType::Q6_K);
   CHECK(head_layout_bytes(WeightMatrix{GgmlType::Q8_0, 640, 262145, nullptr}) == 0);
 }
