@@ -109,7 +109,7 @@ CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where
   return m;
 }
 
-nlohmann::json CostKey::to_json() const { return {{"model_sha256", model_sha256}, {"cpu", cpu}, {"device", device}, {"threads", threads}}; }
+nlohmann::json CostKey::to_json() const { return {{"model_sha256", model_sha256}, {"cpu", cpu}, {"device", device}, {"threads", threads}, {"build", build}}; }
 
 std::string CostKey::file_name() const { return "cost-" + sha256_hex(to_json().dump()).substr(0, 16) + ".json"; }
 
@@ -176,7 +176,7 @@ std::optional<CostModel> load_cost_model(const std::string& dir, const CostKey& 
   const fs::path path = fs::path(dir) / key.file_name();
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
-    why_not = "no cost model for this model, CPU, thread count and device yet";
+    why_not = "no cost model for this model, CPU, thread count, device and build of draftbench yet";
     return std::nullopt;
   }
   std::ifstream in(path);
@@ -185,7 +185,7 @@ std::optional<CostModel> load_cost_model(const std::string& dir, const CostKey& 
   try {
     const nlohmann::json j = nlohmann::json::parse(text.str());
     if (!j.is_object() || j.value("key", nlohmann::json()) != key.to_json()) {
-      why_not = fmt::format("{} was measured for another model, CPU, thread count or device", path.string());
+      why_not = fmt::format("{} was measured for another model, CPU, thread count, device or build of draftbench", path.string());
       return std::nullopt;
     }
     return CostModel::from_json(j.at("model"), path.string());
@@ -205,7 +205,7 @@ void store_cost_model(const std::string& dir, const CostKey& key, const CostMode
 CostKey cost_key(ForwardPass& pass, const std::string& model_path, int threads) {
   // The features in use, not only the CPU: with DRAFTBENCH_NO_AMX=1 the same CPU runs other
   // kernels at other speeds.
-  return CostKey{model_identity(model_path), cpu_identity() + ", " + cpu_features().describe(), pass.describe(), threads};
+  return CostKey{model_identity(model_path), cpu_identity() + ", " + cpu_features().describe(), pass.describe(), threads, sha256_file("/proc/self/exe")};
 }
 
 std::shared_ptr<const CostModel> obtain_cost_model(ForwardPass& pass, const ModelConfig& config, const CostKey& key, bool refresh,

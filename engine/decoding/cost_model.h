@@ -69,10 +69,13 @@ struct CostModel {
   static CostModel from_json(const nlohmann::json& j, const std::string& where);
 };
 
-// Where the cost model was measured; a cached model serves only the same key.
+// Where the cost model was measured; a cached model serves only the same key. `build`
+// identifies the program that measured it (its executable's SHA-256): another build may run
+// other kernels or weight layouts at other speeds, so its costs are measured again.
 struct CostKey {
   std::string model_sha256, cpu, device;
   int threads = 0;
+  std::string build;
   nlohmann::json to_json() const;
   std::string file_name() const;  // "cost-<first 16 hex of the key's SHA-256>.json"
 };

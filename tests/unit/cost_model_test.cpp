@@ -42,16 +42,16 @@ TEST_CASE("cost model: a head row's cost in passes is the mean row from one to e
   CHECK(m.head_row_in_passes() == 0.01);
 }
 
-TEST_CASE("cost model cache: keyed by model, CPU, threads and device, stale or corrupt is never used", "[sizing]") {
+TEST_CASE("cost model cache: keyed by model, CPU, threads, device and build, stale or corrupt is never used", "[sizing]") {
   const test::TempDir dir("cost_cache");
-  const CostKey key{"abc", "cpu X", "cpu", 2};
+  const CostKey key{"abc", "cpu X", "cpu", 2, "b1"};
   std::string why;
   CHECK_FALSE(load_cost_model(dir.str(), key, why));
   CHECK_THAT(why, Catch::Contains("no cost model"));
   store_cost_model(dir.str(), key, linear_cost(0.01, 0.001));
   REQUIRE(load_cost_model(dir.str(), key, why));
-  for (CostKey other :
-       {CostKey{"abd", "cpu X", "cpu", 2}, CostKey{"abc", "cpu Y", "cpu", 2}, CostKey{"abc", "cpu X", "cuda", 2}, CostKey{"abc", "cpu X", "cpu", 4}}) {
+  for (CostKey other : {CostKey{"abd", "cpu X", "cpu", 2, "b1"}, CostKey{"abc", "cpu Y", "cpu", 2, "b1"}, CostKey{"abc", "cpu X", "cuda", 2, "b1"},
+                        CostKey{"abc", "cpu X", "cpu", 4, "b1"}, CostKey{"abc", "cpu X", "cpu", 2, "b2"}}) {
     CHECK(other.file_name() != key.file_name());
     CHECK_FALSE(load_cost_model(dir.str(), other, why));
   }
