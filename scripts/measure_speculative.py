@@ -102,6 +102,8 @@ def main():
         results = interleaved(base, tmp.name, prompts, {(name, t): drafters[name] + ["--temperature", str(t)]
                                                        for t in temps for name in drafters})
         print_table(drafters, temps, results)
+        if not greedy_runs_match(drafters, temps, results):
+            sys.exit("measure_speculative: a T 0 run's tokens differ from autoregressive decoding's (above)")
     if a.table6:
         table6(base, tmp.name, prompts, a)
     if a.beam_sweep:
@@ -152,6 +154,21 @@ def tokens_per_step(rs):
 
 def median_tps(rs):
     return statistics.median(r["metrics"]["tps"] for r in rs)
+
+
+# At T 0 every configuration must commit exactly the autoregressive baseline's tokens, prompt
+# by prompt; prints which prompts of which configuration do not, and whether all matched.
+def greedy_runs_match(drafters, temps, results):
+    if 0.0 not in temps:
+        return True
+    want = [r["tokens"] for r in results[("autoregressive", 0.0)]]
+    bad = {name: [i for i, (r, w) in enumerate(zip(results[(name, 0.0)], want)) if r["tokens"] != w] for name in drafters}
+    bad = {name: prompts for name, prompts in bad.items() if prompts}
+    for name, prompts in bad.items():
+        print(f"T 0: {name} differs from autoregressive decoding on prompts {prompts}")
+    if not bad:
+        print(f"\nT 0: every configuration's tokens equal autoregressive decoding's on all {len(want)} prompts")
+    return not bad
 
 
 # The share of the replies' 8-token windows that repeat an earlier one (loop_share.py).
