@@ -6,28 +6,19 @@
 // float steps are dot_q4_k's, lane for lane: the header's contract.
 #include <immintrin.h>
 
-#include <algorithm>
-#include <cstring>
-
-#include "kernels/quant/blocks.h"
+#include "kernels/quant/k_quant_rows16_avx512.h"
 #include "kernels/quant/q4_k_rows16.h"
-#include "kernels/quant/row_count.h"
 #include "kernels/runtime/check.h"
 
 namespace draftbench {
 namespace {
 
-// Activation rows per pass over a group's block: each keeps eight (up to two) or two (more)
-// sub-block accumulators and its integer sums in registers; passes of four measured faster
-// than of six or eight.
-constexpr int kRowsPerPass = 4;
-// Activation rows prepared at a time; each block's codes are read once per pass, from L1.
-constexpr int kRowsPerGroupPass = 8;
-// Each 64-byte chunk read asks for the line this far ahead, and each block's scales for
-// theirs: a block takes one activation row about as long as memory takes to answer, so the
-// file layout's distance (weight_prefetch.h, 2 KiB, less than a block here) would leave the
-// mat-vec waiting. Spread over the block's reads, not all at its start: a burst of 36
-// prefetches filled the miss queue and stalled on it.
+// Each 64-byte chunk read asks for the line a block ahead, and each block's scales for
+// theirs (k_quant_rows16_avx512.h): a block takes one activation row about as long as memory
+// takes to answer, so the file layout's distance (weight_prefetch.h, 2 KiB, less than a block
+// here) would leave the mat-vec waiting. Spread over the block's reads, not all at its start:
+// a burst of 36 prefetches filled the miss queue and stalled on it. Passes of four activation
+// rows measured faster than of six or eight.
 constexpr size_t kPrefetchAhead = kQ4_Kr16BlockBytes;
 
 // One activation row as the kernel reads it: its Q8_K blocks, and per block the 32-value
@@ -85,12 +76,6 @@ inline void decode_scales(const uint8_t* block, BlockScales& s) {
                  decode_6bit(block + kQ4_Kr16MinNibbles + 32, block + kQ4_Kr16MinTops + 16), s);
   s.d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + kQ4_Kr16D)));
   s.dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + kQ4_Kr16Dmin)));
-}
-
-inline __m512i broadcast_codes(const int8_t* p) {
-  int32_t v;
-  std::memcpy(&v, p, 4);
-  return _mm512_set1_epi32(v);
 }
 
 // isum[x] = sum over sub-blocks j of sc_j x (the 32 codes of sub-block j . activation row
@@ -167,34 +152,16 @@ inline void block_rows(const uint8_t* block, const BlockScales& s, const Prepare
   }
 }
 
-// The sixteen rows of one group against n_x (up to kRowsPerGroupPass) prepared activation
-// rows, into y[x * y_stride + r].
-void group_rows(const uint8_t* group, const PreparedRow* a, int n_x, int64_t nb, float* y, size_t y_stride) {
-  __m512 sums[kRowsPerGroupPass];
-  for (int x = 0; x < n_x; ++x) sums[x] = _mm512_setzero_ps();
-  for (int64_t b = 0; b < nb; ++b) {
-    const uint8_t* block = group + static_cast<size_t>(b) * kQ4_Kr16BlockBytes;
-    for (size_t off = kQ4_Kr16D; off < kQ4_Kr16BlockBytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(block) + kPrefetchAhead + off, _MM_HINT_T0);
-    BlockScales s;
-    decode_scales(block, s);
-    for (int x0 = 0; x0 < n_x; x0 += kRowsPerPass) with_row_count<kRowsPerPass>(n_x - x0, [&](auto X) { block_rows<X()>(block, s, a + x0, b, sums + x0); });
-  }
-  for (int x = 0; x < n_x; ++x) _mm512_storeu_ps(y + static_cast<size_t>(x) * y_stride, sums[x]);
-}
-
 }  // namespace
 
 void q4_kr16_rows_avx512vnni(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride) {
   DB_CHECK(n_rows % kQ4_Kr16Rows == 0 && nb >= 1 && nb <= kQ4_Kr16MaxBlocks);
-  const size_t group_bytes = q4_kr16_group_bytes(nb);
-  PreparedRow a[kRowsPerGroupPass];
-  for (int64_t x0 = 0; x0 < n_x; x0 += kRowsPerGroupPass) {
-    const int rows_here = static_cast<int>(std::min<int64_t>(kRowsPerGroupPass, n_x - x0));
-    for (int x = 0; x < rows_here; ++x) prepare(reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, a[x]);
-    float* y_x = y + static_cast<size_t>(x0) * y_stride;
-    for (int64_t g = 0; g < n_rows / kQ4_Kr16Rows; ++g)
-      group_rows(w + static_cast<size_t>(g) * group_bytes, a, rows_here, nb, y_x + g * kQ4_Kr16Rows, y_stride);
-  }
+  k_quant_rows16<kQ4_Kr16Rows, kQ4_Kr16BlockBytes, kQ4_Kr16D, PreparedRow>(
+      w, n_rows, xq, xq_stride, n_x, nb, y, y_stride, prepare, [](const uint8_t* block, int64_t b, int n, const PreparedRow* a, __m512* sums) {
+        BlockScales s;
+        decode_scales(block, s);  // once for every pass
+        for_passes(n, [&](auto X, int p) { block_rows<X()>(block, s, a + p, b, sums + p); });
+      });
 }
 
 }  // namespace draftbench

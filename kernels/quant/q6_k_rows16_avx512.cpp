@@ -7,22 +7,13 @@
 // dot_q6_k's, lane for lane: the header's contract.
 #include <immintrin.h>
 
-#include <algorithm>
-#include <cstring>
-
-#include "kernels/quant/blocks.h"
+#include "kernels/quant/k_quant_rows16_avx512.h"
 #include "kernels/quant/q6_k_rows16.h"
-#include "kernels/quant/row_count.h"
 #include "kernels/runtime/check.h"
 
 namespace draftbench {
 namespace {
 
-// Activation rows per pass over a group's block: each keeps four group accumulators and its
-// integer sum in registers.
-constexpr int kRowsPerPass = 4;
-// Activation rows prepared at a time; each block's codes are read once per pass, from L1.
-constexpr int kRowsPerGroupPass = 8;
 // Each chunk read asks for the line a block ahead (q4_k_rows16_avx512.cpp says why).
 constexpr size_t kPrefetchAhead = kQ6_Kr16BlockBytes;
 
@@ -37,12 +28,6 @@ void prepare(const BlockQ8_K* x, int64_t nb, PreparedRow& p) {
   p.blocks = x;
   for (int64_t b = 0; b < nb; ++b)
     for (int g = 0; g < 16; ++g) p.offsets[b][g] = 32 * x[b].bsums[g];
-}
-
-inline __m512i broadcast_codes(const int8_t* p) {
-  int32_t v;
-  std::memcpy(&v, p, 4);
-  return _mm512_set1_epi32(v);
 }
 
 // The four code vectors of step (h, t): values 128h + 32k + 4t .. + 3 of every row, k = 0..3.
@@ -95,33 +80,14 @@ inline void block_rows(const uint8_t* block, const PreparedRow* a, int64_t b, __
   for (int x = 0; x < X; ++x) sums[x] = _mm512_add_ps(sums[x], _mm512_mul_ps(_mm512_cvtepi32_ps(isum[x]), _mm512_mul_ps(d, _mm512_set1_ps(a[x].blocks[b].d))));
 }
 
-// The sixteen rows of one group against n_x (up to kRowsPerGroupPass) prepared activation
-// rows, into y[x * y_stride + r].
-void group_rows(const uint8_t* group, const PreparedRow* a, int n_x, int64_t nb, float* y, size_t y_stride) {
-  __m512 sums[kRowsPerGroupPass];
-  for (int x = 0; x < n_x; ++x) sums[x] = _mm512_setzero_ps();
-  for (int64_t b = 0; b < nb; ++b) {
-    const uint8_t* block = group + static_cast<size_t>(b) * kQ6_Kr16BlockBytes;
-    for (size_t off = kQ6_Kr16Scales; off < kQ6_Kr16BlockBytes; off += 64)
-      _mm_prefetch(reinterpret_cast<const char*>(block) + kPrefetchAhead + off, _MM_HINT_T0);
-    for (int x0 = 0; x0 < n_x; x0 += kRowsPerPass) with_row_count<kRowsPerPass>(n_x - x0, [&](auto X) { block_rows<X()>(block, a + x0, b, sums + x0); });
-  }
-  for (int x = 0; x < n_x; ++x) _mm512_storeu_ps(y + static_cast<size_t>(x) * y_stride, sums[x]);
-}
-
 }  // namespace
 
 void q6_kr16_rows_avx512vnni(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride) {
   DB_CHECK(n_rows % kQ6_Kr16Rows == 0 && nb >= 1 && nb <= kQ6_Kr16MaxBlocks);
-  const size_t group_bytes = q6_kr16_group_bytes(nb);
-  PreparedRow a[kRowsPerGroupPass];
-  for (int64_t x0 = 0; x0 < n_x; x0 += kRowsPerGroupPass) {
-    const int rows_here = static_cast<int>(std::min<int64_t>(kRowsPerGroupPass, n_x - x0));
-    for (int x = 0; x < rows_here; ++x) prepare(reinterpret_cast<const BlockQ8_K*>(xq + static_cast<size_t>(x0 + x) * xq_stride), nb, a[x]);
-    float* y_x = y + static_cast<size_t>(x0) * y_stride;
-    for (int64_t g = 0; g < n_rows / kQ6_Kr16Rows; ++g)
-      group_rows(w + static_cast<size_t>(g) * group_bytes, a, rows_here, nb, y_x + g * kQ6_Kr16Rows, y_stride);
-  }
+  k_quant_rows16<kQ6_Kr16Rows, kQ6_Kr16BlockBytes, kQ6_Kr16Scales, PreparedRow>(
+      w, n_rows, xq, xq_stride, n_x, nb, y, y_stride, prepare, [](const uint8_t* block, int64_t b, int n, const PreparedRow* a, __m512* sums) {
+        for_passes(n, [&](auto X, int p) { block_rows<X()>(block, a + p, b, sums + p); });
+      });
 }
 
 }  // namespace draftbench
