@@ -14,15 +14,25 @@ namespace {
 
 bool backend_is(const char* name) { return std::strcmp(dot_rows_backend(), name) == 0; }
 
-// The row-interleaved layout for the layers' w (quant/row_groups.h: Q4_Kr16, Q6_Kr16) where
-// the AVX-512 VNNI kernels run, the matrix is whole groups of rows and they are short enough
-// for the kernel, except where AMX runs the K-quants' batches (k_quant_amx.h, which takes
-// the file layout); else nullptr.
+// Layout l (quant/row_groups.h) for w where the AVX-512 VNNI kernels run and w fits it: whole
+// groups of rows, whole runs of blocks, rows short enough for its kernel; else nullptr.
+const RowGroupLayout* fitting(const RowGroupLayout* l, const WeightMatrix& w) {
+  if (l == nullptr || !backend_is("avx512vnni")) return nullptr;
+  const int64_t nb = w.n_in / ggml_type_info(w.type).block_size;
+  return w.n_out % l->rows == 0 && nb % l->block_run == 0 && nb <= l->max_blocks ? l : nullptr;
+}
+
+// The layers' row-interleaved layout for w (Q4_Kr16, Q6_Kr16), except where AMX runs the
+// K-quants' batches (k_quant_amx.h, which takes the file layout).
 const RowGroupLayout* layers_row_group(const WeightMatrix& w) {
-  const RowGroupLayout* l = row_group_layout_of(w.type, RowGroupLayout::Use::kLayers);
-  if (l == nullptr || !backend_is("avx512vnni") || cpu_features().amx_int8) return nullptr;
-  const bool fits = w.n_out % l->rows == 0 && w.n_in / ggml_type_info(w.type).block_size <= l->max_blocks;
-  return fits ? l : nullptr;
+  return cpu_features().amx_int8 ? nullptr : fitting(row_group_layout_of(w.type, RowGroupLayout::Use::kLayers), w);
+}
+
+// The head's row-interleaved layout: Q8_0r16 for a Q8_0 head (AMX too); for the K-quants,
+// the layers' layout.
+const RowGroupLayout* head_row_group(const WeightMatrix& w) {
+  const RowGroupLayout* l = row_group_layout_of(w.type, RowGroupLayout::Use::kHead);
+  return l != nullptr ? fitting(l, w) : layers_row_group(w);
 }
 
 }  // namespace
@@ -53,20 +63,6 @@ WeightMatrix repack(const WeightMatrix& w, uint8_t* dst) {
   repack_values(to, w.data, w.n_in * w.n_out, dst);
   return WeightMatrix{to, w.n_in, w.n_out, dst};
 }
-
-namespace {
-
-// The head's row-interleaved layout: Q8_0r16 for a Q8_0 head where the VNNI kernels run (AMX
-// too) and its rows are whole groups of an even number of blocks; for the K-quants, the
-// layers' layout; else nullptr.
-const RowGroupLayout* head_row_group(const WeightMatrix& w) {
-  const RowGroupLayout* l = row_group_layout_of(w.type, RowGroupLayout::Use::kHead);
-  if (l == nullptr) return layers_row_group(w);
-  const bool fits = w.n_out % l->rows == 0 && w.n_in % 64 == 0 && w.n_in / ggml_type_info(w.type).block_size <= l->max_blocks;
-  return fits && backend_is("avx512vnni") ? l : nullptr;
-}
-
-}  // namespace
 
 GgmlType head_layout_type(const WeightMatrix& w) {
   const RowGroupLayout* l = head_row_group(w);

@@ -44,8 +44,8 @@ inline void for_passes(int n, Pass pass) {
 // then block(block, b, n, prepared, sums) adds block b against the n prepared rows to their
 // lane sums (for_passes splits that into passes).
 template <int kRows, size_t kBlockBytes, size_t kTail, typename Prepared, typename Prepare, typename Block>
-void k_quant_rows16(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride,
-                    Prepare prepare, Block block) {
+void k_quant_rows16(const uint8_t* w, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride, Prepare prepare,
+                    Block block) {
   const size_t group_bytes = static_cast<size_t>(nb) * kBlockBytes;
   Prepared a[kRowsPerGroupPass];
   for (int64_t x0 = 0; x0 < n_x; x0 += kRowsPerGroupPass) {

@@ -20,6 +20,7 @@ struct RowGroupLayout {
   GgmlType file_type;  // the type whose rows it holds, and whose activations it takes
   int rows;            // rows per group
   int64_t max_blocks;  // the longest rows (in blocks) its fast kernel takes
+  int64_t block_run;   // rows hold whole runs of this many blocks (Q8_0r16 keeps blocks in pairs)
   Use use;
   Interleave interleave;  // the file's rows (whole groups) into this layout
   Rows rows_fastest;      // the fastest build this CPU runs
