@@ -41,6 +41,19 @@ std::optional<MatrixShape> as_repacked(const MatrixShape& m) {
   return MatrixShape{m.name, m.n_in, m.n_out, type};
 }
 
+// The layouts benchmarked for m: its file type, the one a forward pass repacks it to, and for
+// Q5_0 where that is Q5_0r16, Q5_0x4 (what the x86 kernels took before), so the two stand
+// side by side.
+std::vector<MatrixShape> layouts_of(const MatrixShape& m) {
+  std::vector<MatrixShape> layouts{m};
+  if (const auto repacked = as_repacked(m)) {
+    layouts.push_back(*repacked);
+    if (repacked->type == GgmlType::Q5_0r16 && m.n_in % ggml_type_info(GgmlType::Q5_0x4).block_size == 0)
+      layouts.push_back(MatrixShape{m.name, m.n_in, m.n_out, GgmlType::Q5_0x4});
+  }
+  return layouts;
+}
+
 void register_dot_rows(const BenchSuite& s, std::shared_ptr<WeightArena> arena, const std::string& name, const MatrixShape& m, DotRowsFn fn) {
   benchmark::RegisterBenchmark(name.c_str(), [s, arena, m, fn](benchmark::State& state) {
     const size_t row_bytes = ggml_row_bytes(m.type, m.n_in);
@@ -142,9 +155,8 @@ void register_quant_benchmarks(const BenchSuite& s) {
     if (!gemma && !s.full()) continue;
     for (const MatrixShape& m : model->matrices) {
       if (m.name == "lm_head" && !s.full()) continue;
-      register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(m.type)), m, &dot_rows);
-      if (const auto repacked = as_repacked(m))
-        register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(repacked->type)), *repacked, &dot_rows);
+      for (const MatrixShape& typed : layouts_of(m))
+        register_dot_rows(s, arena, fmt::format("dot_rows/{}/{}/{}", model->name, m.name, ggml_type_name(typed.type)), typed, &dot_rows);
     }
     // The weight types the issue names, at one shape, optimised and reference side by side:
     // ffn_down's, whose input length is a whole number of 256-value K-quant super-blocks in
@@ -197,9 +209,7 @@ void register_quant_benchmarks(const BenchSuite& s) {
     const std::vector<int64_t> batches = s.full() ? std::vector<int64_t>{1, 4, 16, 64, 256} : std::vector<int64_t>{1, 16};
     for (const MatrixShape& m : model->matrices) {
       if (!s.full() && m.name != "ffn_up" && m.name != "ffn_down") continue;
-      std::vector<MatrixShape> layouts{m};
-      if (const auto repacked = as_repacked(m)) layouts.push_back(*repacked);
-      for (const MatrixShape& typed : layouts)
+      for (const MatrixShape& typed : layouts_of(m))
         for (int64_t n_x : batches)
           // Gemma's 262144-row head at 64+ rows would take seconds an iteration.
           if (m.name != "lm_head" || (s.full() && n_x <= 16))

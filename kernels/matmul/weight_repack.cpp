@@ -7,7 +7,6 @@
 #include "kernels/quant/row_groups.h"
 #include "kernels/quant/vec_dot.h"
 #include "kernels/runtime/check.h"
-#include "kernels/runtime/cpu_features.h"
 
 namespace draftbench {
 namespace {
@@ -22,10 +21,10 @@ const RowGroupLayout* fitting(const RowGroupLayout* l, const WeightMatrix& w) {
   return w.n_out % l->rows == 0 && nb % l->block_run == 0 && nb <= l->max_blocks ? l : nullptr;
 }
 
-// The layers' row-interleaved layout for w (Q4_Kr16, Q6_Kr16), except where AMX runs the
-// K-quants' batches (k_quant_amx.h, which takes the file layout).
+// The layers' row-interleaved layout for w (Q4_Kr16, Q6_Kr16, Q5_0r16), except where AMX runs
+// w's type's batches (the K-quants: k_quant_amx.h, which takes the file layout).
 const RowGroupLayout* layers_row_group(const WeightMatrix& w) {
-  return cpu_features().amx_int8 ? nullptr : fitting(row_group_layout_of(w.type, RowGroupLayout::Use::kLayers), w);
+  return dot_rows_batch_has_amx(w.type) ? nullptr : fitting(row_group_layout_of(w.type, RowGroupLayout::Use::kLayers), w);
 }
 
 // The head's row-interleaved layout: Q8_0r16 for a Q8_0 head (AMX too); for the K-quants,

@@ -1,7 +1,9 @@
 // Weight matrices in the layout this CPU's products run fastest on, made once when a forward
 // pass is built (the file's bytes stay as they are for everything else; the layouts are
 // quant/block_repack.h's and quant/row_groups.h's). Three cases, with the same results bit for bit:
-//   - Q5_0 becomes Q5_0x4 where the x86 kernels run (quant/q5_0_repack.h), when the rows
+//   - Q5_0 becomes Q5_0r16 where the AVX-512 VNNI kernels run (quant/q5_0_rows16.h), for
+//     whole groups of sixteen rows of up to 16384 values, and elsewhere
+//     Q5_0x4 where the x86 kernels run (quant/q5_0_repack.h), when the rows
 //     fit its kernels' prepared activations (whole groups, at most kQ5_0x4MaxValues =
 //     16384 values: every Q5_0 matrix of Gemma 3 270M, and the Llama FFN inputs up to 13B):
 //     each register a quarter of four blocks, so their products add before they widen
@@ -12,7 +14,8 @@
 //   - Q6_K becomes Q6_Kr16 there (quant/q6_k_rows16.h). Both for whole groups of sixteen
 //     rows of up to 16384 values: each register four codes of sixteen rows, so a block's
 //     scales and float steps are shared by sixteen rows. With AMX, the K-quants stay as
-//     they are for the AMX kernels' batches.
+//     they are for the AMX kernels' batches (Q5_0, which AMX does not take, still becomes
+//     Q5_0r16).
 // kernels/bench/README.md records what each layout gained.
 // Elsewhere a matrix stays as it is (the repacked type would take the reference kernel).
 #pragma once

@@ -158,7 +158,8 @@ void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n) {
     case GgmlType::Q8_K: DB_CHECK(!"activation-only type has no file dequantisation"); break;
     case GgmlType::Q8_0r16:
     case GgmlType::Q4_Kr16:
-    case GgmlType::Q6_Kr16: DB_CHECK(!"a row-interleaved layout's row is spread over its group: dequantise the file's rows"); break;
+    case GgmlType::Q6_Kr16:
+    case GgmlType::Q5_0r16: DB_CHECK(!"a row-interleaved layout's row is spread over its group: dequantise the file's rows"); break;
   }
 }
 

@@ -29,6 +29,7 @@ enum class GgmlType : uint32_t {
   Q8_0r16 = 1016,  // likewise, Q8_0 rows interleaved in sixteens (q8_0_rows16.h): the LM head
   Q4_Kr16 = 1020,  // likewise, Q4_K rows interleaved in sixteens (q4_k_rows16.h)
   Q6_Kr16 = 1022,  // likewise, Q6_K rows interleaved in sixteens (q6_k_rows16.h)
+  Q5_0r16 = 1024,  // likewise, Q5_0 rows interleaved in sixteens (q5_0_rows16.h)
 };
 
 struct GgmlTypeInfo {
@@ -60,6 +61,7 @@ inline constexpr GgmlTypeInfo kGgmlTypes[] = {
     {GgmlType::Q8_0r16, "Q8_0r16", 32, 34, false},    // per row; a row's bytes are spread over its group
     {GgmlType::Q4_Kr16, "Q4_Kr16", 256, 144, false},  // likewise
     {GgmlType::Q6_Kr16, "Q6_Kr16", 256, 210, false},  // likewise
+    {GgmlType::Q5_0r16, "Q5_0r16", 32, 22, false},    // likewise
 };
 
 // Returns nothing for ids we do not support (including real ggml types such as Q2_K/IQ*).

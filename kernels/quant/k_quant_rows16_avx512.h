@@ -1,5 +1,6 @@
 // What the AVX-512 VNNI kernels of the row-interleaved K-quants (q4_k_rows16_avx512.cpp,
-// q6_k_rows16_avx512.cpp) share: include only from those. Both take sixteen rows per 512-bit
+// q6_k_rows16_avx512.cpp) share: include only from those and q5_0_rows16_avx512.cpp (which
+// takes the row counts, broadcast_codes and for_passes). Both take sixteen rows per 512-bit
 // register, Q8_K activation rows prepared eight at a time, and per group the blocks in order,
 // each block's work split into passes of up to four activation rows whose lane sums carry
 // from block to block.

@@ -1,5 +1,5 @@
 // The reference products of a row-interleaved layout whose float contract is its file
-// type's (Q4_Kr16, Q6_Kr16): each row unpacked back to the file's blocks (a copy: the slow
+// type's (Q4_Kr16, Q6_Kr16, Q5_0r16): each row unpacked back to the file's blocks (a copy: the slow
 // path) and run through dot_row_ref, so the reference is the file type's by construction;
 // rows by id (a draft vocabulary over such a head) likewise through the file type's fastest
 // single-row kernel.

@@ -1,6 +1,7 @@
 #include "kernels/quant/row_groups.h"
 
 #include "kernels/quant/q4_k_rows16.h"
+#include "kernels/quant/q5_0_rows16.h"
 #include "kernels/quant/q6_k_rows16.h"
 #include "kernels/quant/q8_0_rows16.h"
 
@@ -16,6 +17,8 @@ constexpr RowGroupLayout kLayouts[] = {
      q4_kr16_indexed},
     {GgmlType::Q6_Kr16, GgmlType::Q6_K, kQ6_Kr16Rows, kQ6_Kr16MaxBlocks, 1, Use::kLayers, interleave_q6_k_rows16, q6_kr16_rows, q6_kr16_rows_ref,
      q6_kr16_indexed},
+    {GgmlType::Q5_0r16, GgmlType::Q5_0, kQ5_0r16Rows, kQ5_0r16MaxBlocks, 1, Use::kLayers, interleave_q5_0_rows16, q5_0r16_rows, q5_0r16_rows_ref,
+     q5_0r16_indexed},
 };
 
 }  // namespace

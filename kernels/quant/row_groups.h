@@ -1,4 +1,4 @@
-// The row-interleaved layouts (Q8_0r16, Q4_Kr16, Q6_Kr16): weight rows stored in groups, a row's bytes
+// The row-interleaved layouts (Q8_0r16, Q4_Kr16, Q6_Kr16, Q5_0r16): weight rows stored in groups, a row's bytes
 // spread over its group, so no single-row kernel or dequantisation applies to them. Each has
 // its own products, which the dispatchers (vec_dot_dispatch.cpp, vec_dot_ref.cpp) find here
 // by type rather than each spelling out every layout.

@@ -75,4 +75,8 @@ void dot_rows_batch(GgmlType type, const uint8_t* w, size_t w_stride, int64_t n_
 // BF16 weights then taking dot_rows_avx512bf16.
 const char* dot_rows_backend();
 
+// Whether dot_rows_batch takes AMX tiles for large batches of `type` on this CPU (k_quant_amx.h:
+// Q4_K and Q6_K in the file layout, where AMX-INT8 runs).
+bool dot_rows_batch_has_amx(GgmlType type);
+
 }  // namespace draftbench

@@ -71,6 +71,12 @@ void dot_rows_indexed(GgmlType type, const uint8_t* w, size_t row_bytes, const i
   }
 }
 
+bool dot_rows_batch_has_amx(GgmlType type) {
+  for (const AmxKernel& k : kAmxKernels)
+    if (k.type == type) return amx();
+  return false;
+}
+
 const char* dot_rows_backend() {
   switch (backend()) {
     case DotBackend::avx512bf16:  // the same name: see vec_dot.h

@@ -252,7 +252,8 @@ float dot_row_ref(GgmlType type, const uint8_t* w, const void* xq, int64_t n) {
     case GgmlType::Q8_K: break;
     case GgmlType::Q8_0r16:
     case GgmlType::Q4_Kr16:
-    case GgmlType::Q6_Kr16: DB_CHECK(!"dot_row_ref: a row-interleaved layout's row is spread over its group (dot_rows_ref takes whole groups)");
+    case GgmlType::Q6_Kr16:
+    case GgmlType::Q5_0r16: DB_CHECK(!"dot_row_ref: a row-interleaved layout's row is spread over its group (dot_rows_ref takes whole groups)");
   }
   DB_CHECK(!"dot_row_ref: activation-only type used as a weight");
   return 0.0f;

@@ -1,8 +1,9 @@
-// The row-interleaved K-quant layouts (kernels/quant/q4_k_rows16.h, q6_k_rows16.h), each
-// against its file type: interleaving keeps every byte of every row (unpacked rows equal the
+// The row-interleaved layouts that keep their file type's bits (kernels/quant/q4_k_rows16.h,
+// q6_k_rows16.h, q5_0_rows16.h), each against its file type: interleaving keeps every byte of every row (unpacked rows equal the
 // file's); the reference equals the file type's on the file rows bit for bit; the VNNI
 // kernel equals the reference for 1-11 activation rows (passes of eight, runs of four and
-// their remainders), rows of 1-64 blocks and extreme codes, scales and activations; a row's
+// their remainders), rows of up to the kernels' longest and extreme codes, scales and
+// activations; a row's
 // result is the same alone, in a batch or asked for by id; and matmul over the repacked
 // matrix equals matmul over the file's, across partial tiles and thread counts.
 #include <catch2/catch.hpp>
@@ -17,6 +18,7 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/weight_repack.h"
 #include "kernels/quant/q4_k_rows16.h"
+#include "kernels/quant/q5_0_rows16.h"
 #include "kernels/quant/q6_k_rows16.h"
 #include "kernels/quant/quantize_activation.h"
 #include "kernels/quant/row_groups.h"
@@ -56,6 +58,14 @@ const Layout kLayouts[] = {
        std::memset(b->scales, 0x80, sizeof b->scales);  // -128: the largest products
      },
      q6_kr16_rows_avx512vnni},
+    {GgmlType::Q5_0r16, GgmlType::Q5_0,
+     [](const uint8_t* g, int lane, int64_t nb, uint8_t* out) { q5_0r16_unpack_row(g, lane, nb, reinterpret_cast<BlockQ5_0*>(out)); },
+     [](uint8_t* p) {
+       auto* b = reinterpret_cast<BlockQ5_0*>(p);
+       std::memset(b->qs, 0, sizeof b->qs);  // every code 0, value -16: the largest products
+       std::memset(b->qh, 0, sizeof b->qh);
+     },
+     q5_0r16_rows_avx512vnni},
 };
 
 struct Case {
@@ -66,7 +76,7 @@ struct Case {
   std::vector<uint8_t> xq;
   size_t xq_bytes;
   size_t row_bytes() const { return ggml_row_bytes(layout.file_type, n_in); }
-  int64_t nb() const { return n_in / QK_K; }
+  int64_t nb() const { return n_in / ggml_type_info(layout.file_type).block_size; }
 };
 
 // Random rows, the first with the extreme block first, and activations at +-127 in the
@@ -86,7 +96,7 @@ Case make_case(const Layout& l, int64_t n_in, int64_t n_out, int64_t n_x, std::m
 
 }  // namespace
 
-TEST_CASE("K-quant rows16 layouts keep every byte of every row", "[rows16]") {
+TEST_CASE("rows16 layouts keep every byte of every row", "[rows16]") {
   std::mt19937 rng(1);
   for (const Layout& l : kLayouts)
     for (int64_t n_in : {256, 1536}) {
@@ -100,7 +110,7 @@ TEST_CASE("K-quant rows16 layouts keep every byte of every row", "[rows16]") {
     }
 }
 
-TEST_CASE("K-quant rows16 references equal their file types' on the file rows", "[rows16]") {
+TEST_CASE("rows16 references equal their file types' on the file rows", "[rows16]") {
   std::mt19937 rng(2);
   for (const Layout& l : kLayouts) {
     const Case c = make_case(l, 512, 32, 3, rng);
@@ -112,12 +122,13 @@ TEST_CASE("K-quant rows16 references equal their file types' on the file rows", 
   }
 }
 
-TEST_CASE("K-quant rows16 VNNI kernels equal the reference bit for bit, whatever the batch", "[rows16]") {
+TEST_CASE("rows16 VNNI kernels equal the reference bit for bit, whatever the batch", "[rows16]") {
   if (!has_vnni()) SUCCEED("no AVX-512 VNNI on this CPU: the reference is the only build");
   else {
     std::mt19937 rng(11);
     for (const Layout& l : kLayouts)
-      for (int64_t n_in : {256, 1536, 8960, 16384}) {
+      for (int64_t n_in : {224, 256, 640, 1536, 8960, 16384}) {
+        if (n_in % ggml_type_info(l.file_type).block_size != 0) continue;  // 224, 640: Q5_0's short last group, an odd unit count
         const int64_t n_out = 32, n_x = 11;
         const Case c = make_case(l, n_in, n_out, n_x, rng);
         std::vector<float> want(static_cast<size_t>(n_x * n_out)), got(want.size());
@@ -133,7 +144,7 @@ TEST_CASE("K-quant rows16 VNNI kernels equal the reference bit for bit, whatever
   }
 }
 
-TEST_CASE("matmul over a K-quant rows16 layout equals matmul over the file's, rows by id too", "[rows16][matmul]") {
+TEST_CASE("matmul over a rows16 layout equals matmul over the file's, rows by id too", "[rows16][matmul]") {
   std::mt19937 rng(5);
   for (const Layout& l : kLayouts) {
     const int64_t n_in = 1536, n_x = 10;
@@ -160,9 +171,9 @@ TEST_CASE("matmul over a K-quant rows16 layout equals matmul over the file's, ro
   }
 }
 
-TEST_CASE("the K-quants are repacked to rows16 exactly where the kernels run and the shape fits", "[rows16]") {
-  const bool rows16 = has_vnni() && !cpu_features().amx_int8;
+TEST_CASE("file types are repacked to rows16 exactly where the kernels run and the shape fits", "[rows16]") {
   for (const Layout& l : kLayouts) {
+    const bool rows16 = has_vnni() && !dot_rows_batch_has_amx(l.file_type);
     INFO(ggml_type_name(l.type));
     CHECK((repacked_type(WeightMatrix{l.file_type, 1536, 8960, nullptr}) == l.type) == rows16);
     CHECK(repacked_type(WeightMatrix{l.file_type, 1536, 8968, nullptr}) != l.type);   // not whole groups
