@@ -29,18 +29,39 @@
 #                                        into $DATA (default data/smoke), then checks that the engine loads
 #                                        each drafter and decodes losslessly with it
 #   scripts/train_drafters.sh --model qwen2.5-coder-1.5b [--smoke]
+#   scripts/train_drafters.sh --drafters eagle,medusa
+#                                        only these of the recipe's drafters (default: all of
+#                                        redrafter, medusa, eagle, redrafter-ground-truth that
+#                                        the recipe makes); distillation runs either way
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-smoke=0 model_name=gemma3-270m
+smoke=0 model_name=gemma3-270m only=""
+all_drafters=(redrafter medusa eagle redrafter-ground-truth)
 while (($#)); do
   case $1 in
     --smoke) smoke=1 ;;
     --model) model_name=${2:?--model takes an alias}; shift ;;
-    *) echo "train_drafters: unknown argument '$1' (expected --smoke, --model ALIAS)" >&2; exit 2 ;;
+    --drafters) only=${2:?--drafters takes a comma-separated list}; shift ;;
+    *) echo "train_drafters: unknown argument '$1' (expected --smoke, --model ALIAS, --drafters LIST)" >&2; exit 2 ;;
   esac
   shift
 done
+declare -A wanted=()
+if [[ -n $only ]]; then
+  IFS=, read -ra names <<<"$only"
+  for n in "${names[@]}"; do
+    [[ " ${all_drafters[*]} " == *" $n "* ]] ||
+      { echo "train_drafters: --drafters: '$n' is not a drafter of this script (expected some of: $(IFS=,; echo "${all_drafters[*]}"))" >&2; exit 2; }
+    wanted[$n]=1
+  done
+else
+  for n in "${all_drafters[@]}"; do wanted[$n]=1; done
+fi
+# The smoke run's resume and SIGTERM checks train ReDrafter, and its last check copies Medusa.
+if ((smoke)) && [[ -z ${wanted[redrafter]:-} || -z ${wanted[medusa]:-} ]]; then
+  echo "train_drafters: --smoke trains redrafter and medusa (its checks use both)" >&2; exit 2
+fi
 # Per target: its file, where its drafters ship, its corpus (distill_corpus, run below,
 # fills `sets` with the directories trained on), the EAGLE layer's options, and whether the
 # ground-truth ReDrafter of Table 6 is made.
@@ -147,6 +168,7 @@ responses=$(IFS=,; echo "${response_dirs[*]}")
 train() {
   local name=$1 drafter=$2 data=$3 labels=$4; shift 4
   local out=$work/train/$name resume=() dirs
+  [[ -n ${wanted[$name]:-} ]] || { log "$name: not asked for (--drafters)"; return 0; }
   IFS=, read -ra dirs <<<"$data"
   if [[ -f $out/train_result.json ]]; then
     log "$name: already trained ($out)"
@@ -243,7 +265,7 @@ fi
 train medusa medusa "$responses" distilled
 train eagle eagle "$responses" distilled "${eagle_args[@]}"
 
-if ((ground_truth)); then
+if ((ground_truth)) && [[ -n ${wanted[redrafter-ground-truth]:-} ]]; then
   run "$DRAFTBENCH" distill --model "$MODEL" --texts datasets/corpus/ground_truth.jsonl --no-text-continuations \
     "${text_args[@]}" --seed "$SEED" --out "$work/distill/ground_truth"
   train redrafter-ground-truth redrafter "$work/distill/ground_truth" ground_truth
