@@ -3,11 +3,13 @@
 // never in a file). Gemma 3 270M's layer weights are mostly Q5_0.
 //
 // Why: verifying a draft of n tokens multiplies n activation rows by every matrix, and there
-// the file layout's kernels (Q5_0x4, q5_0x4_x86.h) spend per four blocks, weight row and
-// activation row the 5-bit unpacking, horizontal folds and scalar float steps. Here a 512-bit
-// register holds four codes of each of sixteen rows, so the unpacking is done once per block
-// for sixteen rows and every activation row, one vpdpbusd against four broadcast activation
-// codes advances sixteen rows, and the float steps run on sixteen rows at once.
+// the kernels of the repacked file layout (Q5_0x4, q5_0x4_x86.h) work one weight row at a
+// time: they unpack each weight row's 5-bit codes once per pass of activation rows, run the
+// eight group lanes' float steps per weight row and activation row, and fold the lanes into
+// one sum per weight row and activation row. Here a 512-bit register holds four codes of each
+// of sixteen rows, so the unpacking is done once per block for sixteen rows and every
+// activation row, one vpdpbusd against four broadcast activation codes advances sixteen rows,
+// and the float steps and the fold run on sixteen rows at once.
 //
 // The float contract is Q5_0's own, block_lanes.h's group lanes (vec_dot_ref.cpp's
 // dot_q5_0): each row keeps sixteen float lane sums; block i of the row is in unit u = i / 4,

@@ -32,7 +32,8 @@ namespace {
 bool has_vnni() { return std::strcmp(dot_rows_backend(), "avx512vnni") == 0; }
 
 // A layout under test: its file type, the unpacking of one row back to the file's bytes,
-// the extreme block (every code and scale at its largest) and its VNNI kernel.
+// the extreme block (the codes, and the sub-block scales where the type has them, at their
+// largest products) and its VNNI kernel.
 struct Layout {
   GgmlType type, file_type;
   void (*unpack_row)(const uint8_t* group, int lane, int64_t nb, uint8_t* out);
