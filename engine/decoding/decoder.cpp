@@ -39,8 +39,8 @@ void verify(const Draft& draft, const TokenTree& tree, TargetLogits target, cons
   const SamplingContext ctx{options.sampling, key};
   switch (options.rule) {
     case VerificationRule::exact:
-      // Deterministic drafts (beam search, top-k trees) are one-hot proposals.
-      return verify_sampling_one_hot(tree, tokens, target, ctx, scratch, out);
+      // Every position's token is the autoregressive draw at that position.
+      return verify_sampling_coupled(tree, tokens, target, options.sampling, key, scratch, out);
     case VerificationRule::redrafter_lossy: {
       if (draft.n_beams == 0 || !draft.has_q())
         throw InputError("verification", "redrafter_lossy", "needs a beam drafter that keeps its draft distributions (ReDrafter)");
@@ -135,7 +135,7 @@ class DecodeRun {
       const int s = active_[a];
       Sequence& q = seqs_[s];
       const auto t0 = Clock::now();
-      drafter_.propose(DraftContext{s, q.context, q.root, q.hidden, !options_.sampling.greedy()}, q.draft);
+      drafter_.propose(DraftContext{s, q.context, q.root, q.hidden, !options_.sampling.greedy(), options_.sampling, first_draw_key(s)}, q.draft);
       const int32_t n_nodes = q.draft.tree.size();
       if (n_nodes > max_tree_nodes_ || q.draft.tree.tokens[0] != q.root)
         throw InputError(
@@ -184,6 +184,11 @@ class DecodeRun {
   std::vector<SequenceResult> take_results() { return std::move(results_); }
 
  private:
+  // The key of the token drawn below sequence s's root: step g for its g-th generated token
+  // (the root, already emitted, is token g - 1; the prefill's draw is step 0), as
+  // generate_autoregressive keys its draws.
+  RngKey first_draw_key(int s) const { return RngKey{options_.seed, options_.first_request + static_cast<uint64_t>(s), results_[s].tokens.size(), 0}; }
+
   // A sequence emits its root; it is finished by a stop token or the length limit.
   void emit(int s, int32_t token) {
     results_[s].tokens.push_back(token);
@@ -203,8 +208,7 @@ class DecodeRun {
     const SequenceInput& in = batch_.sequences[a];
     const auto t0 = Clock::now();
     const TargetLogits target{nullptr, node_logits_.n_vocab(), &node_logits_.tree(static_cast<int>(a))};
-    // The k-th verification of request s uses step k (the prefill's draw is step 0).
-    const RngKey key{options_.seed, options_.first_request + static_cast<uint64_t>(s), results_[s].steps.size() + 1, 0};
+    const RngKey key = first_draw_key(s);
     draftbench::verify(q.draft, in.tree, target, options_, key, verify_scratch_, q.acceptance);
     const std::vector<int32_t>& path = q.acceptance.path;
     if (options_.on_step) options_.on_step(StepTrace{s, static_cast<int>(results_[s].steps.size()), q.draft, path, q.acceptance.next_token});

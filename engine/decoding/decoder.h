@@ -31,7 +31,7 @@ namespace draftbench {
 
 // How drafts are verified at temperature > 0 (temperature 0 is always greedy, lossless).
 enum class VerificationRule {
-  exact,            // one-hot proposals with residual renormalisation: the target distribution exactly
+  exact,            // coupled (verify_sampling_coupled): autoregressive sampling's tokens with the same seed
   redrafter_lossy,  // the ReDrafter reference rule (per-beam u < p/q, longest): LOSSY, needs beams and q
   typical_lossy,    // Medusa's typical acceptance (epsilon, delta): LOSSY
 };

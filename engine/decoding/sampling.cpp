@@ -68,4 +68,39 @@ int32_t sample_token(std::span<const float> logits, const SamplingParams& params
   return draw(scratch.dist, uniform(key));
 }
 
+CoupledPick coupled_pick(std::span<const float> logits, std::span<const int32_t> ids, std::span<const int32_t> by_id, const SamplingParams& params, double u,
+                         CoupledScratch& scratch) {
+  DB_CHECK(!params.greedy() && !logits.empty() && logits.size() == ids.size() && by_id.size() == ids.size());
+  const auto n = static_cast<int64_t>(logits.size());
+  const int32_t best = argmax(logits);
+  std::vector<float>& w = scratch.weights;
+  w.resize(logits.size());
+  const double sum = softmax_exp(logits.data(), n, logits[static_cast<size_t>(best)], 1.0f / params.temperature, w.data());
+  if (!(sum > 0.0) || !std::isfinite(sum)) return CoupledPick{best, 0.0, 1.0};
+  // The draw's order over the drafter's tokens, as target_distribution orders the target's.
+  std::vector<int32_t>& order = scratch.order;
+  if (params.top_k > 0) {
+    top_k(w.data(), n, params.top_k, order);
+    if (params.top_p < 1.0f) keep_mass_prefix(w.data(), params.top_p * sum, order);
+  } else if (params.top_p < 1.0f) {
+    top_mass(w.data(), n, params.top_p * sum, order);
+  } else {
+    order.assign(by_id.begin(), by_id.end());
+  }
+  double total = 0.0;
+  for (int32_t i : order) total += w[static_cast<size_t>(i)];
+  if (!(total > 0.0)) return CoupledPick{best, 0.0, 1.0};
+  const double threshold = u * total;
+  double acc = 0.0;
+  int32_t last = best;
+  for (int32_t i : order) {
+    const double wi = w[static_cast<size_t>(i)];
+    if (wi <= 0.0) continue;
+    if (threshold < acc + wi) return CoupledPick{i, acc / total, (acc + wi) / total};
+    acc += wi;
+    last = i;
+  }
+  return CoupledPick{last, acc / total - w[static_cast<size_t>(last)] / total, 1.0};  // u within rounding of 1
+}
+
 }  // namespace draftbench

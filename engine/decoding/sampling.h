@@ -4,6 +4,7 @@
 // that target distribution, then an inverse-CDF draw with a counter-based uniform.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -49,5 +50,26 @@ void target_distribution(std::span<const float> logits, const SamplingParams& pa
 int32_t draw(std::span<const TokenProb> dist, double u);
 
 int32_t sample_token(std::span<const float> logits, const SamplingParams& params, const RngKey& key, DistributionScratch& scratch);
+
+// Coupled drafting (verify_sampling_coupled): a drafter that knows the uniform u of the
+// target's next draw proposes the token that draw would give if the target's logits were
+// the drafter's. `logits` are the drafter's over the target ids `ids` (others count as
+// -infinity); `by_id` lists the indices of `ids` in increasing id order. The draw takes the
+// tokens in target_distribution's order (by id when unfiltered, else by decreasing
+// probability) with the same temperature, top-k and top-p. Far from the ends of the pick's
+// interval [low, high) of draft probability mass, a target close to the drafter draws the
+// same token; near an end, a neighbour.
+struct CoupledPick {
+  int32_t index = -1;        // into `ids`
+  double low = 0, high = 0;  // the draft mass before the pick and through it, in the draw's order
+  // For automatic sizing: twice u's distance to the nearer end, at most the pick's probability.
+  float confidence(double u) const { return static_cast<float>(2 * std::min(u - low, high - u)); }
+};
+struct CoupledScratch {
+  std::vector<float> weights;
+  std::vector<int32_t> order;
+};
+CoupledPick coupled_pick(std::span<const float> logits, std::span<const int32_t> ids, std::span<const int32_t> by_id, const SamplingParams& params, double u,
+                         CoupledScratch& scratch);
 
 }  // namespace draftbench

@@ -8,9 +8,10 @@
 namespace draftbench {
 namespace {
 
-// Per-node state of greedy verification, kept in out.path's storage (see verify_greedy).
+// Per-node state of greedy and coupled verification, kept in out.path's storage
+// (longest_chosen_path).
 constexpr int32_t kRejected = -2;
-constexpr int32_t kAcceptedArgmaxUnknown = -1;  // >= 0: accepted, and the argmax at the node
+constexpr int32_t kAcceptedChoiceUnknown = -1;  // >= 0: accepted, and the target's choice at the node
 
 // slot_by_token marks: neutral value, and "a draw's or q's token, not yet found in the target".
 constexpr int32_t kNoSlot = -1;
@@ -228,31 +229,51 @@ RngKey key_at(const SamplingContext& sampling, int32_t node) {
   return key;
 }
 
-}  // namespace
-
-void verify_greedy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, Acceptance& out) {
-  check_tree(tree, tokens, target);
+// The longest root path whose every draft token is the target's choice at its parent,
+// choice(node) (asked once per accepted node); ties between equally long paths go to the one
+// ending first in node order. out.path doubles as the per-node state (kRejected / accepted,
+// with the choice once known), so no other storage is needed; the path is written over it at
+// the end and is never longer than the tree.
+template <class Choice>
+void longest_chosen_path(const TokenTree& tree, std::span<const int32_t> tokens, Choice&& choice, Acceptance& out) {
   const int32_t n = tree.size();
-  // out.path doubles as the per-node state (kRejected / accepted, with the argmax once
-  // known) so greedy verification needs no other storage; the path is written over it at
-  // the end and is never longer than n.
   std::vector<int32_t>& state = out.path;
   state.assign(static_cast<size_t>(n), kRejected);
-  state[0] = kAcceptedArgmaxUnknown;
-  auto argmax_at = [&](int32_t node) {
-    if (state[node] == kAcceptedArgmaxUnknown) state[node] = target.argmax_at(node);
+  state[0] = kAcceptedChoiceUnknown;
+  auto chosen_at = [&](int32_t node) {
+    if (state[node] == kAcceptedChoiceUnknown) state[node] = choice(node);
     return state[node];
   };
   int32_t deepest = 0;
   for (int32_t v = 1; v < n; ++v) {
     if (is_root_copy(tree, v)) continue;
     const int32_t parent = canonical_parent(tree, v);
-    if (state[parent] == kRejected || tokens[v] != argmax_at(parent)) continue;
-    state[v] = kAcceptedArgmaxUnknown;
+    if (state[parent] == kRejected || tokens[v] != chosen_at(parent)) continue;
+    state[v] = kAcceptedChoiceUnknown;
     if (tree.depth[v] > tree.depth[deepest]) deepest = v;  // strict: ties keep the first in node order
   }
-  out.next_token = argmax_at(deepest);
+  out.next_token = chosen_at(deepest);
   write_path_to(tree, deepest, out.path);
+}
+
+}  // namespace
+
+void verify_greedy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, Acceptance& out) {
+  check_tree(tree, tokens, target);
+  longest_chosen_path(
+      tree, tokens, [&](int32_t node) { return target.argmax_at(node); }, out);
+}
+
+void verify_sampling_coupled(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const SamplingParams& params,
+                             const RngKey& first_draw, VerifyScratch& scratch, Acceptance& out) {
+  check_tree(tree, tokens, target);
+  DB_CHECK(!params.greedy());
+  const auto draw_at = [&](int32_t node) {
+    RngKey key = first_draw;
+    key.step += static_cast<uint64_t>(tree.depth[node]);
+    return sample_token(target.at(node), params, key, scratch.target);
+  };
+  longest_chosen_path(tree, tokens, draw_at, out);
 }
 
 void verify_sampling_one_hot(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const SamplingContext& sampling,

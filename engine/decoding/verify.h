@@ -133,6 +133,20 @@ struct VerifyScratch {
 // autoregressive greedy decoding. Reads only target.argmax_at, at accepted nodes.
 void verify_greedy(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, Acceptance& out);
 
+// Exact sampling by coupling, the decoder's rule at temperature > 0: the token the target
+// chooses at a node is the one sample_token draws from the node's row with the uniform of
+// that token's position in the request, uniform({seed, request, g, 0}, 0) for the g-th
+// generated token (`first_draw` is the key of the token drawn at the root; a node at depth d
+// draws with step first_draw.step + d), and a draft token is accepted when it is that token.
+// The path is then chosen as verify_greedy chooses it, with these draws for the argmax. The
+// committed tokens are autoregressive sampling's with the same seed, bit for bit, whatever
+// the tree; a drafter that knows the uniforms (DraftContext::first_draw) can aim its draft at
+// the draws (engine/DESIGN.md §5.4). A draft independent of the uniforms is accepted as often
+// as under verify_sampling_one_hot: child x with probability p(x), some child of a node with
+// the sum of its children's.
+void verify_sampling_coupled(const TokenTree& tree, std::span<const int32_t> tokens, TargetLogits target, const SamplingParams& params,
+                             const RngKey& first_draw, VerifyScratch& scratch, Acceptance& out);
+
 // Exact sampling for deterministic (one-hot) proposals — beam search, top-k trees (Medusa,
 // EAGLE-2/3): from the root, with p the filtered target distribution at the current node, try
 // its children in node order, accepting child x with probability p(x) under the residual

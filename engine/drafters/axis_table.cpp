@@ -61,6 +61,10 @@ constexpr Setting kSettings[] = {
     {"draft_weights", T::text, 0, 0, kDynamicTree, false, true, "--draft-weights", nullptr, nullptr,
      "EAGLE: its layer's weights requantised to q8_0 once (faster drafts) or multiplied as the file stores them",
      [](PointSettings& p) { return SettingField{&p.drafter.draft_weights}; }, kDraftWeights},
+    {"coupled_drafts", T::boolean, 0, 0, kWithWeights, false, true, "--coupled-drafts", nullptr, nullptr,
+     "At temperature > 0 with auto sizing: draft the tokens the target's draws would give if its distribution were the drafter's (on), "
+     "or the drafter's likeliest tokens (off); both exact",
+     [](PointSettings& p) { return SettingField{&p.drafter.coupled_drafts}; }},
     {"ngram_min", T::integer, 1, 64, kLookup, false, false, "--ngram-min", nullptr, nullptr, "n-gram: shortest context suffix matched",
      [](PointSettings& p) { return SettingField{&p.drafter.ngram_min}; }},
     {"ngram_max", T::integer, 1, 64, kLookup, false, false, "--ngram-max", nullptr, nullptr, "n-gram: longest context suffix matched (tried first)",

@@ -37,6 +37,9 @@ struct DrafterOptions {
   // integer kernels, and may differ from the float ones' in near ties; what is generated
   // never does), "file" multiplies them as stored (parity with a float reference).
   std::string draft_weights = "q8_0";
+  // At temperature > 0 with automatic sizing, the drafters with weights draft the chain of
+  // coupled picks (engine/DESIGN.md §5.4) rather than their likeliest tokens.
+  bool coupled_drafts = true;
   // n-gram lookup (ngram.h): suffix lengths tried, longest first; the nodes proposed
   // beyond the root (0 = auto: sized each step to the hardware, sized_drafter.h); distinct
   // continuations (branches) at most.

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "engine/decoding/decoder.h"
 #include "engine/drafters/make_drafter.h"
@@ -262,6 +263,112 @@ TEST_CASE("decoder sampling: automatic sizing and the hybrids leave the target d
       INFO(o.kind << " auto: chi2 " << s.chi2 << " critical " << s.critical << ", accepted drafts " << s.accepted);
       CHECK(s.chi2 < s.critical);
       if (!hybrid.empty()) CHECK(s.accepted > static_cast<int64_t>(kSamples) / 10);  // the lookup's drafts are taken
+    }
+  }
+}
+
+namespace {
+
+// Drafts, at temperature > 0, the tokens the target's own draws will be: at each depth the
+// coupled pick of the target's logits there with that depth's uniform (DraftContext's key).
+// Verification draws with the same uniforms, so every one of its drafts should be accepted.
+class CoupledOracleDrafter final : public Drafter {
+ public:
+  CoupledOracleDrafter(const Model& m, Transformer& tf, int depth) : m_(m), tf_(tf), depth_(depth) {
+    ids_.resize(static_cast<size_t>(m.config().n_vocab));
+    std::iota(ids_.begin(), ids_.end(), 0);
+  }
+  std::string name() const override { return "coupled-oracle"; }
+  int32_t max_tree_nodes() const override { return 1 + depth_; }
+  void reset(int) override {}
+  void propose(const DraftContext& ctx, Draft& out) override {
+    out.reset_to_root(ctx.root);
+    std::vector<int32_t> context(ctx.tokens.begin(), ctx.tokens.end());
+    context.push_back(ctx.root);
+    for (int d = 1, node = 0; d <= depth_; ++d) {
+      RngKey key = ctx.first_draw;
+      key.step += static_cast<uint64_t>(d - 1);
+      const CoupledPick pick = coupled_pick(last_logits(m_, tf_, context), ids_, ids_, ctx.params, uniform(key), scratch_);
+      node = out.tree.add(node, ids_[static_cast<size_t>(pick.index)]);
+      context.push_back(ids_[static_cast<size_t>(pick.index)]);
+    }
+  }
+
+ private:
+  const Model& m_;
+  Transformer& tf_;
+  int depth_;
+  std::vector<int32_t> ids_;
+  CoupledScratch scratch_;
+};
+
+std::vector<SequenceResult> decode(const Model& m, Transformer& tf, Drafter& drafter, const std::vector<std::vector<int32_t>>& prompts, SamplingParams sampling,
+                                   uint64_t seed) {
+  Decoder decoder(m, tf, drafter);
+  DecodeOptions opt;
+  opt.max_new_tokens = 24;
+  opt.ignore_eos = true;
+  opt.sampling = sampling;
+  opt.seed = seed;
+  opt.first_request = 7;
+  return decoder.generate(prompts, opt);
+}
+
+}  // namespace
+
+TEST_CASE("decoder sampling: every drafter commits autoregressive sampling's tokens, bit for bit", "[decoder][sampling][lossless]") {
+  TempDir dir("decoder_sampling_coupled");
+  TinyTarget target(dir);
+  const Model& m = *target.model;
+  Transformer& tf = target.tf;
+  const std::vector<std::vector<int32_t>> prompts = {target.prompt, repeated_prompt(m, tf, target.prompt), {1, 5, 9}};
+  auto cost = std::make_shared<CostModel>();
+  for (int32_t n = 1; n <= 64; n *= 2) {
+    cost->sizes.push_back(n);
+    cost->forward_s.push_back(0.010 + 0.0001 * (n - 1));
+    cost->head_s.push_back(0.005 + 0.0001 * (n - 1));
+  }
+  for (const std::string kind : {"redrafter", "medusa", "eagle"}) {
+    RandomDrafterSpec spec;
+    spec.kind = kind;
+    spec.seed = 6;
+    write_random_drafter(spec, m, dir / kind);
+  }
+  const SamplingParams filtered{0.7f, 5, 0.9f};
+  for (const SamplingParams sampling : {SamplingParams{1.0f, 0, 1.0f}, filtered}) {
+    for (const uint64_t seed : {3u, 11u}) {
+      AutoregressiveDrafter autoregressive;
+      const auto baseline = decode(m, tf, autoregressive, prompts, sampling, seed);
+      auto same_tokens = [&](Drafter& drafter, const std::string& what) {
+        const auto results = decode(m, tf, drafter, prompts, sampling, seed);
+        int64_t accepted = 0;
+        for (size_t i = 0; i < prompts.size(); ++i) {
+          INFO(what << ", T " << sampling.temperature << ", seed " << seed << ", prompt " << i);
+          CHECK(results[i].tokens == baseline[i].tokens);
+          for (const StepRecord& step : results[i].steps) accepted += step.accepted;
+        }
+        return accepted;
+      };
+      CoupledOracleDrafter oracle(m, tf, 3);
+      // Every draft accepted: 24 tokens in 6 steps of 3 drafts and a bonus each, less the first.
+      CHECK(same_tokens(oracle, "coupled oracle") == static_cast<int64_t>(prompts.size()) * 18);
+      for (const std::string kind : {"ngram", "redrafter", "medusa", "eagle", "redrafter+ngram", "medusa+ngram", "eagle+ngram"}) {
+        for (const std::string sizing : {"auto", "fixed"}) {
+          if (kind.find('+') != std::string::npos && sizing == "fixed") continue;
+          DrafterOptions o;
+          o.kind = kind;
+          if (kind != "ngram") o.weights_dir = dir / kind.substr(0, kind.find('+'));
+          o.sizing = sizing;
+          o.cost = cost;
+          o.beam_width = 3;
+          o.beam_length = 3;
+          o.depth = 3;
+          o.top_k = 3;
+          o.total_tokens = 10;
+          auto drafter = make_drafter(o, m, target.pool);
+          same_tokens(*drafter, kind + " " + sizing);
+        }
+      }
     }
   }
 }

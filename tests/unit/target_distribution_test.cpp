@@ -1,9 +1,12 @@
 // The sampler's filtered target distribution against values worked out by hand: top-k,
 // top-p (the nucleus of the whole distribution, also when cut to the top k), ties by id,
-// and tokens far below the maximum left out.
+// and tokens far below the maximum left out. The coupled pick of a drafter against the draw
+// it aims at.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "engine/decoding/sampling.h"
@@ -56,4 +59,38 @@ TEST_CASE("target distribution: top-k, top-p and both, by hand", "[sampling]") {
 
 TEST_CASE("target distribution: equal probabilities are ordered by id", "[sampling]") {
   require_dist(dist_of({1.0f, 2.0f, 2.0f, 1.0f, 2.0f}, {1.0f, 2, 1.0f}), {{1, 0.5}, {2, 0.5}});
+}
+
+TEST_CASE("coupled pick: the token sample_token draws from the same logits over a subset of the vocabulary", "[sampling]") {
+  // A drafter's logits over 12 of 40 target ids, listed out of id order; the target's logits
+  // are the same there and -infinity elsewhere. With any uniform the pick is the target's
+  // draw, its [low, high) holds u, and the confidence is 2 min(u - low, high - u).
+  const std::vector<int32_t> ids = {31, 4, 17, 9, 22, 0, 38, 12, 27, 5, 19, 33};
+  std::vector<int32_t> by_id(ids.size());
+  for (size_t i = 0; i < by_id.size(); ++i) by_id[i] = static_cast<int32_t>(i);
+  std::sort(by_id.begin(), by_id.end(), [&](int32_t a, int32_t b) { return ids[static_cast<size_t>(a)] < ids[static_cast<size_t>(b)]; });
+  std::vector<float> draft(ids.size()), target(40, -std::numeric_limits<float>::infinity());
+  CoupledScratch coupled;
+  DistributionScratch scratch;
+  int64_t checked = 0;
+  for (uint64_t trial = 0; trial < 200; ++trial) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      draft[i] = static_cast<float>(4.0 * uniform(RngKey{1, trial, i, 0}) - 2.0);
+      target[static_cast<size_t>(ids[i])] = draft[i];
+    }
+    for (const SamplingParams params :
+         {SamplingParams{1.0f, 0, 1.0f}, SamplingParams{0.6f, 4, 1.0f}, SamplingParams{1.3f, 0, 0.8f}, SamplingParams{0.9f, 6, 0.7f}}) {
+      for (uint64_t draw = 0; draw < 20; ++draw) {
+        const RngKey key{2, trial, draw, 0};
+        const double u = uniform(key);
+        const CoupledPick pick = coupled_pick(draft, ids, by_id, params, u, coupled);
+        INFO("trial " << trial << ", T " << params.temperature << ", top-k " << params.top_k << ", top-p " << params.top_p << ", u " << u);
+        REQUIRE(ids[static_cast<size_t>(pick.index)] == sample_token(target, params, key, scratch));
+        REQUIRE((pick.low <= u && u < pick.high));
+        REQUIRE(pick.confidence(u) == Approx(2 * std::min(u - pick.low, pick.high - u)));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 200 * 4 * 20);
 }

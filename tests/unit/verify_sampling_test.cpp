@@ -279,7 +279,7 @@ Propose sampled_beams(int width, int length) {
 
 // ---- decoding and the chi-square test
 
-enum class Rule { autoregressive, one_hot, with_q, redrafter_lossy };
+enum class Rule { autoregressive, one_hot, coupled, with_q, redrafter_lossy };
 
 struct SamplingCase {
   std::string name;
@@ -305,10 +305,12 @@ struct Workspace {
 int decode_first_tokens(const SamplingCase& c, const ToyModels& m, uint64_t request, Workspace& w) {
   int32_t before = kPromptToken, last = kRoot;
   int n_out = 0, sequence = 0;
+  uint64_t generated = 0;  // tokens after the root so far: the coupled rule's position
   auto emit = [&](int32_t token) {
     if (n_out < kGenerated) sequence = sequence * kVocab + token, ++n_out;
     before = last, last = token;
     ++w.n_tokens;
+    ++generated;
   };
   for (uint64_t step = 0; n_out < kGenerated; ++step) {
     ++w.n_steps;
@@ -337,15 +339,18 @@ int decode_first_tokens(const SamplingCase& c, const ToyModels& m, uint64_t requ
     Acceptance& a = w.acceptance;
     switch (c.rule) {
       case Rule::one_hot: verify_sampling_one_hot(tree, d.tokens, target, sampling, w.scratch, a); break;
+      // The autoregressive rule's key for the token after the root is step `generated` too.
+      case Rule::coupled: verify_sampling_coupled(tree, d.tokens, target, c.params, RngKey{kVerifySeed, request, generated, 0}, w.scratch, a); break;
       case Rule::with_q:
         verify_sampling_with_q(tree, d.tokens, target, SampledDrafts{q, c.sampling, c.beams_as_draws ? beams : BeamPaths{}}, sampling, w.scratch, a);
         break;
       case Rule::redrafter_lossy: verify_sampling_redrafter_lossy(tree, d.tokens, target, q, beams, sampling, w.scratch, a); break;
       case Rule::autoregressive: break;
     }
-    // Invariants: a root path; under the one-hot rule a correction never repeats a rejected child.
+    // Invariants: a root path; under the one-hot and coupled rules the next token is no child of the
+    // path's end (a rejected child is never drawn again; a drawn child is accepted).
     for (size_t k = 1; k < a.path.size(); ++k) w.n_violations += tree.parent[a.path[k]] != a.path[k - 1];
-    if (c.rule == Rule::one_hot)
+    if (c.rule == Rule::one_hot || c.rule == Rule::coupled)
       for (int32_t v = 1; v < tree.size(); ++v) w.n_violations += tree.parent[v] == a.path.back() && d.tokens[v] == a.next_token;
     for (size_t k = 1; k < a.path.size(); ++k) emit(d.tokens[a.path[k]]);
     emit(a.next_token);
@@ -459,6 +464,24 @@ TEST_CASE("sampling: the one-hot rule is exact for chains, beams, Medusa and EAG
   require_exact({"one-hot, beam search 4x4 packed, T 0.7", Rule::one_hot, params(0.7f), beam_search(4, 4)}, m);
   require_exact({"one-hot, Medusa tree (10 nodes), T 1, top-k 4", Rule::one_hot, params(1.0f, 4), medusa_tree()}, m);
   require_exact({"one-hot, EAGLE-2 tree (k3 d3 n10), T 1.3, top-p .85", Rule::one_hot, params(1.3f, 0, 0.85f), eagle2_tree(3, 3, 10)}, m);
+}
+
+TEST_CASE("sampling: the coupled rule is exact, and commits autoregressive sampling's tokens", "[verify][sampling]") {
+  const ToyModels m = make_toy_models();
+  require_exact({"coupled, top-1 chain of 3, T 1", Rule::coupled, params(1.0f), chain_of_top1(3)}, m);
+  require_exact({"coupled, EAGLE-2 tree (k3 d3 n10), T 0.8, top-k 4", Rule::coupled, params(0.8f, 4), eagle2_tree(3, 3, 10)}, m);
+  // Bit for bit: request by request, the same first tokens as the autoregressive rule's.
+  Workspace w;
+  for (const SamplingCase& c : {SamplingCase{"coupled beams", Rule::coupled, params(0.7f), beam_search(4, 4)},
+                                SamplingCase{"coupled Medusa", Rule::coupled, params(1.0f, 0, 0.9f), medusa_tree()}}) {
+    const SamplingCase autoregressive{"autoregressive", Rule::autoregressive, c.params, {}};
+    int64_t differ = 0;
+    for (uint64_t request = 0; request < 20'000; ++request)
+      differ += decode_first_tokens(c, m, request, w) != decode_first_tokens(autoregressive, m, request, w);
+    INFO(c.name);
+    CHECK(differ == 0);
+  }
+  CHECK(w.n_violations == 0);
 }
 
 TEST_CASE("sampling: the multi-round rule is exact for drafts sampled from q", "[verify][sampling]") {

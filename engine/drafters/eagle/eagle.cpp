@@ -171,6 +171,7 @@ std::unique_ptr<Drafter> make_eagle_drafter(DrafterCheckpoint& checkpoint, const
   const int cap = options.draft_vocab > 0 ? options.draft_vocab : sizing_is_auto(options) ? DrafterOptions::kAutoDraftVocab : 0;
   p.draft_vocab = capped_draft_vocab(std::move(whole_vocab), cap, target.tokenizer().stop_ids());
   p.vocab_capped = p.draft_vocab.size() < whole_size;
+  p.coupled = options.coupled_drafts && sizing_is_auto(options) && !p.static_tree;
   if (p.static_tree && p.static_tree->max_rank() >= static_cast<int32_t>(p.draft_vocab.size()))
     throw InputError(options.tree_file, "",
                      fmt::format("rank {} needs more tokens than the draft vocabulary's {}", p.static_tree->max_rank(), p.draft_vocab.size()));

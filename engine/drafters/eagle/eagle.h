@@ -66,6 +66,10 @@ class EagleDrafter final : public Drafter {
     bool vocab_capped = false;              // DrafterOptions::draft_vocab left some of the checkpoint's out
     std::optional<ChoiceTree> static_tree;  // EAGLE-1 static tree instead of EAGLE-2's
     int depth = 5, top_k = 10, total_tokens = 60;
+    // At temperature > 0, draft the chain of coupled picks (coupled_chain) instead of the
+    // tree: what automatic sizing drafts unless DrafterOptions::coupled_drafts is off; fixed
+    // sizes keep the paper's trees.
+    bool coupled = false;
   };
   EagleDrafter(Parts parts, const Model& target, ThreadPool& pool);
   EagleDrafter(const EagleDrafter&) = delete;
@@ -127,6 +131,12 @@ class EagleDrafter final : public Drafter {
   // Queues (root, hidden that chose it) for the draft cache: what propose and skip share.
   void push_root(const DraftContext& ctx);
   void static_tree(int seq, const ChoiceTree& tree, Draft& out);
+  // At temperature > 0: at each depth the token the target's draw would give if its
+  // distribution were the draft's (coupled_pick with that depth's uniform), each fed to
+  // rank the next; depth + 1 levels, or the sizer's limit. The target's draws use the same
+  // uniforms (verify_sampling_coupled), so a draft close to the target's distribution is
+  // accepted far more often than its likeliest tokens would be.
+  void coupled_chain(const DraftContext& ctx, Draft& out);
   int64_t max_scratch_nodes() const;
 
   Parts parts_;
@@ -144,6 +154,8 @@ class EagleDrafter final : public Drafter {
   std::vector<uint8_t> fc_scratch_;
   std::vector<int32_t> top_, frontier_, selected_, tree_node_, scratch_parents_, scratch_tokens_, feed_tokens_, previous_tokens_;
   std::vector<Candidate> candidates_;
+  std::vector<int32_t> vocab_by_id_;  // indices of parts_.draft_vocab in increasing token id
+  CoupledScratch coupled_scratch_;
   int32_t depth_limit_ = 0, width_limit_ = 0;      // limit_draft's hints; 0 = none
   std::vector<std::pair<int32_t, int32_t>> work_;  // the last propose's forwards: (tokens, logit rows)
 };

@@ -31,6 +31,9 @@ EagleDrafter::EagleDrafter(Parts parts, const Model& target, ThreadPool& pool)
   for (size_t i = 0; whole && i < v.size(); ++i) whole = v[i] == static_cast<int32_t>(i);
   if (!whole) batch_.vocab_subset = v;  // else one dense matmul over the LM head
   batch_.sequences.resize(1);
+  vocab_by_id_.resize(v.size());
+  std::iota(vocab_by_id_.begin(), vocab_by_id_.end(), 0);
+  std::sort(vocab_by_id_.begin(), vocab_by_id_.end(), [&](int32_t a, int32_t b) { return v[static_cast<size_t>(a)] < v[static_cast<size_t>(b)]; });
 }
 
 int32_t EagleDrafter::max_tree_nodes() const { return parts_.static_tree ? parts_.static_tree->size() : parts_.total_tokens; }
@@ -238,8 +241,31 @@ void EagleDrafter::propose(const DraftContext& ctx, Draft& out) {
   work_.clear();
   push_root(ctx);
   run_pending(ctx.seq);
-  if (parts_.static_tree) static_tree(ctx.seq, *parts_.static_tree, out);
+  if (ctx.sampling && parts_.coupled) coupled_chain(ctx, out);
+  else if (parts_.static_tree) static_tree(ctx.seq, *parts_.static_tree, out);
   else dynamic_tree(ctx.seq, out);
+}
+
+void EagleDrafter::coupled_chain(const DraftContext& ctx, Draft& out) {
+  const auto& vocab = parts_.draft_vocab;
+  const auto width = static_cast<size_t>(vocab.size());
+  const int levels = 1 + (depth_limit_ > 0 ? std::min(parts_.depth, depth_limit_ - 1) : parts_.depth);
+  candidates_.clear();
+  std::span<const float> logp(root_logp_.data(), width);
+  for (int32_t depth = 1, node = 0;; ++depth) {
+    RngKey key = ctx.first_draw;
+    key.step += static_cast<uint64_t>(depth - 1);
+    const double u = uniform(key);
+    const CoupledPick pick = coupled_pick(logp, vocab, vocab_by_id_, ctx.params, u, coupled_scratch_);
+    const int32_t token = vocab[static_cast<size_t>(pick.index)];
+    node = out.tree.add(node, token);
+    out.confidence.push_back(pick.confidence(u));
+    candidates_.push_back(Candidate{token, depth == 1 ? -1 : static_cast<int32_t>(candidates_.size()) - 1, -1});
+    if (depth == levels) return;
+    frontier_.assign(1, static_cast<int32_t>(candidates_.size()) - 1);
+    feed(ctx.seq, frontier_);
+    logp = std::span<const float>(rows_logp_.data(), width);
+  }
 }
 
 void EagleDrafter::dynamic_tree(int seq, Draft& out) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <numeric>
 #include <random>
 
 #include "engine/common/error.h"
@@ -104,8 +105,9 @@ class MedusaDrafter final : public Drafter {
  public:
   // shared_output: every head projects through heads[0]'s output layer (the target's LM
   // head rows), so the heads' block outputs are stacked and projected in one call.
-  MedusaDrafter(std::vector<DraftHead> heads, bool shared_output, ChoiceTree tree, int64_t n_vocab, ThreadPool& pool)
-      : heads_(std::move(heads)), shared_output_(shared_output), tree_(std::move(tree)), pool_(pool), n_vocab_(n_vocab) {
+  // coupled: at temperature > 0, draft the chain of coupled picks (below) instead of the tree.
+  MedusaDrafter(std::vector<DraftHead> heads, bool shared_output, ChoiceTree tree, int64_t n_vocab, bool coupled, ThreadPool& pool)
+      : heads_(std::move(heads)), shared_output_(shared_output), tree_(std::move(tree)), pool_(pool), n_vocab_(n_vocab), coupled_(coupled) {
     DB_CHECK(!heads_.empty() && tree_.max_depth() <= static_cast<int32_t>(heads_.size()));
     n_used_heads_ = tree_.max_depth();
     n_ranks_ = tree_.max_rank() + 1;
@@ -114,6 +116,10 @@ class MedusaDrafter final : public Drafter {
     x_.resize(static_cast<size_t>(n_used_heads_ * dim));
     logits_.resize(static_cast<size_t>(n_used_heads_ * n_draft_vocab));
     top_.resize(static_cast<size_t>(n_used_heads_));
+    const std::vector<int32_t>& v = heads_[0].draft_vocab();
+    vocab_by_id_.resize(v.size());
+    std::iota(vocab_by_id_.begin(), vocab_by_id_.end(), 0);
+    std::sort(vocab_by_id_.begin(), vocab_by_id_.end(), [&](int32_t a, int32_t b) { return v[static_cast<size_t>(a)] < v[static_cast<size_t>(b)]; });
   }
 
   std::string name() const override { return "medusa"; }
@@ -150,8 +156,9 @@ class MedusaDrafter final : public Drafter {
       top_k_indices(row, n_ranks_, top_[k]);
       log_softmax(row);  // after the ranking, which it does not change
     }
-    // Choice node i is draft node i: reset_to_root made node 0, and add() numbers in order.
     const std::vector<int32_t>& draft_vocab = heads_[0].draft_vocab();
+    if (ctx.sampling && coupled_) return coupled_chain(ctx, n_heads, draft);
+    // Choice node i is draft node i: reset_to_root made node 0, and add() numbers in order.
     for (int32_t i = 1; i < tree_.size() && tree_.depth[i] <= n_heads; ++i) {
       const int32_t head = tree_.depth[i] - 1, draft_id = top_[head][tree_.rank[i]];
       draft.tree.add(tree_.parent[i], draft_vocab[draft_id]);
@@ -160,6 +167,22 @@ class MedusaDrafter final : public Drafter {
   }
 
  private:
+  // Head k's coupled pick with the uniform of depth k + 1 (coupled_pick, sampling.h): the
+  // token the target's draw there would give if its distribution were the head's.
+  void coupled_chain(const DraftContext& ctx, int32_t n_heads, Draft& draft) {
+    const int64_t n_draft_vocab = heads_[0].n_draft_vocab();
+    const std::vector<int32_t>& draft_vocab = heads_[0].draft_vocab();
+    for (int32_t k = 0, node = 0; k < n_heads; ++k) {
+      RngKey key = ctx.first_draw;
+      key.step += static_cast<uint64_t>(k);
+      const double u = uniform(key);
+      const std::span<const float> row(logits_.data() + k * n_draft_vocab, static_cast<size_t>(n_draft_vocab));
+      const CoupledPick pick = coupled_pick(row, draft_vocab, vocab_by_id_, ctx.params, u, coupled_scratch_);
+      node = draft.tree.add(node, draft_vocab[static_cast<size_t>(pick.index)]);
+      draft.confidence.push_back(pick.confidence(u));
+    }
+  }
+
   std::vector<DraftHead> heads_;
   bool shared_output_;
   ChoiceTree tree_;
@@ -172,6 +195,9 @@ class MedusaDrafter final : public Drafter {
   std::vector<float> x_;                   // [n_used_heads][n_embd]
   std::vector<float> logits_;              // [n_used_heads][n_draft_vocab]
   std::vector<std::vector<int32_t>> top_;  // [n_used_heads][n_ranks] draft ids
+  bool coupled_;
+  std::vector<int32_t> vocab_by_id_;  // indices of the draft vocabulary in increasing token id
+  CoupledScratch coupled_scratch_;
 };
 
 }  // namespace
@@ -223,7 +249,9 @@ std::unique_ptr<Drafter> make_medusa_drafter(DrafterCheckpoint& checkpoint, cons
     throw InputError(tree_label, "",
                      fmt::format("rank {} needs a top-{} over a draft vocabulary of {} tokens (expected ranks < {})", tree.max_rank(), tree.max_rank() + 1,
                                  n_draft_vocab, n_draft_vocab));
-  return std::make_unique<MedusaDrafter>(std::move(heads), !layout.own_output, std::move(tree), target.config().n_vocab, pool);
+  // At T > 0 automatic sizing drafts the coupled chain (unless told not to); fixed sizes keep the tree (the paper's).
+  return std::make_unique<MedusaDrafter>(std::move(heads), !layout.own_output, std::move(tree), target.config().n_vocab,
+                                         options.coupled_drafts && sizing_is_auto(options), pool);
 }
 
 void write_random_medusa(const RandomDrafterSpec& spec, const Model& target, const std::string& dir) {

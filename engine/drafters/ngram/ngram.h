@@ -5,8 +5,8 @@
 // under the root, longest matches and then the most recent first, so equal prefixes share
 // nodes, until `branches` distinct continuations or `draft_tokens` nodes; each
 // continuation is cut to ceil(draft_tokens / branches) tokens. Deterministic:
-// at temperature > 0 its drafts are one-hot proposals, which exact verification accepts
-// or rejects without changing the target distribution. No weights. Its budget is fixed;
+// at temperature > 0 exact verification accepts or rejects its drafts without changing
+// the tokens sampled. No weights. Its budget is fixed;
 // `--drafter ngram` with draft_tokens = 0 (auto) is this drafter inside a SizedDrafter
 // (sized_drafter.h), which trims each step's draft to what pays on the machine.
 #pragma once

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <numeric>
 #include <random>
 
 #include "engine/common/error.h"
@@ -43,6 +44,12 @@ class Redrafter final : public Drafter {
     tree_attention_ = options.tree_attention;
     top_k_warp_ = options.top_k_warp;
     keep_q_ = options.keep_draft_distributions;
+    // At T > 0 automatic sizing drafts the coupled beam (unless told not to); fixed sizes keep the beam search (the paper's).
+    coupled_ = options.coupled_drafts && sizing_is_auto(options) && !keep_q_;
+    const std::vector<int32_t>& v = head_.draft_vocab();
+    vocab_by_id_.resize(v.size());
+    std::iota(vocab_by_id_.begin(), vocab_by_id_.end(), 0);
+    std::sort(vocab_by_id_.begin(), vocab_by_id_.end(), [&](int32_t a, int32_t b) { return v[static_cast<size_t>(a)] < v[static_cast<size_t>(b)]; });
   }
 
   std::string name() const override { return "redrafter"; }
@@ -69,7 +76,8 @@ class Redrafter final : public Drafter {
   // Beam search over the draft vocabulary (each step: score every live beam, keep the top W
   // by summed log-probability), then the beams packed into the draft's tree.
   void propose(const DraftContext& ctx, Draft& out) override {
-    start_beams(ctx);
+    if (ctx.sampling && coupled_) return coupled_beam(ctx, out);
+    start_beams(ctx, shape_.beam_width);
     out.reset_to_root(ctx.root);
     int alive = 1;  // beams with a finite score: all later steps run every beam
     for (int t = 1; t < step_shape_.beam_length; ++t) {
@@ -81,13 +89,35 @@ class Redrafter final : public Drafter {
   }
 
  private:
-  // The step's beam shape (within the sizing limits) and the beams before the first step:
-  // beam 0 alive at the root, the others at -inf.
-  void start_beams(const DraftContext& ctx) {
+  // At temperature > 0: one beam whose token at step t is the coupled pick (sampling.h) of
+  // its draft distribution with the uniform of depth t, the token the target's draw there
+  // would give if its distribution were the drafter's; each node's confidence the pick's.
+  void coupled_beam(const DraftContext& ctx, Draft& out) {
+    start_beams(ctx, 1);
+    out.reset_to_root(ctx.root);
+    const int64_t V = head_.n_draft_vocab();
+    for (int t = 1; t < step_shape_.beam_length; ++t) {
+      const int history_base = score_beams(t, 1);
+      RngKey key = ctx.first_draw;
+      key.step += static_cast<uint64_t>(t - 1);
+      const double u = uniform(key);
+      const CoupledPick pick =
+          coupled_pick(std::span<const float>(logits_.data(), static_cast<size_t>(V)), head_.draft_vocab(), vocab_by_id_, ctx.params, u, coupled_scratch_);
+      picked_.assign(1, pick.index);
+      extend_beams(t, history_base);
+      cond_[static_cast<size_t>(t)] = std::log(pick.confidence(u));  // beam 0's node at depth t, as pack_draft reads it
+    }
+    pack_draft(out);
+  }
+
+  // The step's beam shape (within the sizing limits and `max_width`) and the beams before
+  // the first step: beam 0 alive at the root, the others at -inf.
+  void start_beams(const DraftContext& ctx, int max_width) {
     // A beam of length L reaches L - 1 levels below the root.
     step_shape_ = shape_;
     if (depth_limit_ > 0) step_shape_.beam_length = std::min(shape_.beam_length, depth_limit_ + 1);
-    if (width_limit_ > 0) step_shape_.beam_width = std::min(shape_.beam_width, width_limit_);
+    step_shape_.beam_width = std::min(shape_.beam_width, max_width);
+    if (width_limit_ > 0) step_shape_.beam_width = std::min(step_shape_.beam_width, width_limit_);
     const int W = step_shape_.beam_width, L = step_shape_.beam_length;
     const int64_t H = w_.n_embd;
     hidden_.assign(ctx.hidden.begin(), ctx.hidden.end());  // h is constant over the draft
@@ -263,7 +293,9 @@ class Redrafter final : public Drafter {
   ThreadPool& pool_;
   BeamShape shape_, step_shape_;  // as configured; this step's (limit_draft)
   int32_t depth_limit_ = 0, width_limit_ = 0;
-  bool tree_attention_ = true, keep_q_ = false;
+  bool tree_attention_ = true, keep_q_ = false, coupled_ = false;
+  std::vector<int32_t> vocab_by_id_;  // indices of the draft vocabulary in increasing token id
+  CoupledScratch coupled_scratch_;
   int top_k_warp_ = 0;
   // Working storage, reused across steps: [W][L] beams, [W][H] states, [n][V] logits, ...
   std::vector<int32_t> beams_, next_beams_, last_, picked_, warp_keep_, prefix_tree_, q_row_, next_q_row_, node_q_row_;
