@@ -172,6 +172,17 @@ std::vector<int32_t> repeated_prompt(const Model& m, Transformer& tf, const std:
   return repeated;
 }
 
+// A cost model whose extra tree tokens and LM-head rows are nearly free.
+std::shared_ptr<CostModel> nearly_free_rows() {
+  auto cost = std::make_shared<CostModel>();
+  for (int32_t n = 1; n <= 64; n *= 2) {
+    cost->sizes.push_back(n);
+    cost->forward_s.push_back(0.010 + 0.0001 * (n - 1));
+    cost->head_s.push_back(0.005 + 0.0001 * (n - 1));
+  }
+  return cost;
+}
+
 }  // namespace
 
 TEST_CASE("decoder sampling: every drafter leaves the target distribution of the first tokens unchanged", "[decoder][sampling]") {
@@ -236,12 +247,7 @@ TEST_CASE("decoder sampling: automatic sizing and the hybrids leave the target d
   const std::vector<int32_t> repeated = repeated_prompt(m, tf, prompt);
   const auto exact = exact_distribution(m, tf, repeated);
   // Rows nearly free: the sizer keeps most of what is drafted, so verification sees trees.
-  auto cost = std::make_shared<CostModel>();
-  for (int32_t n = 1; n <= 64; n *= 2) {
-    cost->sizes.push_back(n);
-    cost->forward_s.push_back(0.010 + 0.0001 * (n - 1));
-    cost->head_s.push_back(0.005 + 0.0001 * (n - 1));
-  }
+  const auto cost = nearly_free_rows();
   for (const std::string kind : {"redrafter", "medusa", "eagle"}) {
     RandomDrafterSpec spec;
     spec.kind = kind;
@@ -322,12 +328,7 @@ TEST_CASE("decoder sampling: every drafter commits autoregressive sampling's tok
   const Model& m = *target.model;
   Transformer& tf = target.tf;
   const std::vector<std::vector<int32_t>> prompts = {target.prompt, repeated_prompt(m, tf, target.prompt), {1, 5, 9}};
-  auto cost = std::make_shared<CostModel>();
-  for (int32_t n = 1; n <= 64; n *= 2) {
-    cost->sizes.push_back(n);
-    cost->forward_s.push_back(0.010 + 0.0001 * (n - 1));
-    cost->head_s.push_back(0.005 + 0.0001 * (n - 1));
-  }
+  const auto cost = nearly_free_rows();
   for (const std::string kind : {"redrafter", "medusa", "eagle"}) {
     RandomDrafterSpec spec;
     spec.kind = kind;
