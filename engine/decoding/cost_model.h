@@ -75,7 +75,7 @@ struct CostModel {
 struct CostKey {
   std::string model_sha256, cpu, device;
   int threads = 0;
-  std::string build;
+  std::string build{};
   nlohmann::json to_json() const;
   std::string file_name() const;  // "cost-<first 16 hex of the key's SHA-256>.json"
 };

@@ -135,7 +135,7 @@ class DecodeRun {
       const int s = active_[a];
       Sequence& q = seqs_[s];
       const auto t0 = Clock::now();
-      drafter_.propose(DraftContext{s, q.context, q.root, q.hidden, !options_.sampling.greedy(), options_.sampling, first_draw_key(s)}, q.draft);
+      drafter_.propose(DraftContext{s, q.context, q.root, q.hidden, options_.sampling, first_draw_key(s)}, q.draft);
       const int32_t n_nodes = q.draft.tree.size();
       if (n_nodes > max_tree_nodes_ || q.draft.tree.tokens[0] != q.root)
         throw InputError(

@@ -90,13 +90,15 @@ struct DraftContext {
   std::span<const int32_t> tokens;  // committed tokens (prompt + generated), root excluded
   int32_t root = 0;
   std::span<const float> hidden;  // [n_embd] target's final-norm hidden state that chose root
-  bool sampling = false;          // temperature > 0: verification samples (and costs more per row)
-  // At temperature > 0, what the target's draws will be made with (verify_sampling_coupled):
-  // its sampling parameters and the key of the token drawn below the root; a node at depth d
-  // is drawn with step first_draw.step + d - 1. A drafter may aim its draft at those draws
+  // What the target's draws will be made with (verify_sampling_coupled): its sampling
+  // parameters and the key of the token drawn below the root; a node at depth d is drawn
+  // with step first_draw.step + d - 1. A drafter may aim its draft at those draws
   // (coupled_pick in sampling.h).
-  SamplingParams params;
-  RngKey first_draw;
+  SamplingParams params{};
+  RngKey first_draw{};
+
+  // Temperature > 0: verification samples (and costs more per row).
+  bool sampling() const { return !params.greedy(); }
 };
 
 // The outcome of a step for one sequence, in the drafter's terms.

@@ -1,6 +1,8 @@
 #include "engine/decoding/sampling.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "engine/common/error.h"
 #include "kernels/sampling/softmax.h"
@@ -66,6 +68,13 @@ int32_t sample_token(std::span<const float> logits, const SamplingParams& params
   if (params.greedy()) return argmax(logits);
   target_distribution(logits, params, scratch);
   return draw(scratch.dist, uniform(key));
+}
+
+std::vector<int32_t> indices_by_id(std::span<const int32_t> ids) {
+  std::vector<int32_t> order(ids.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return ids[static_cast<size_t>(a)] < ids[static_cast<size_t>(b)]; });
+  return order;
 }
 
 CoupledPick coupled_pick(std::span<const float> logits, std::span<const int32_t> ids, std::span<const int32_t> by_id, const SamplingParams& params, double u,

@@ -72,4 +72,7 @@ struct CoupledScratch {
 CoupledPick coupled_pick(std::span<const float> logits, std::span<const int32_t> ids, std::span<const int32_t> by_id, const SamplingParams& params, double u,
                          CoupledScratch& scratch);
 
+// coupled_pick's `by_id` for the ids `ids`: their indices in increasing id order.
+std::vector<int32_t> indices_by_id(std::span<const int32_t> ids);
+
 }  // namespace draftbench

@@ -118,7 +118,7 @@ DraftTiming measure_draft_timing(Drafter& drafter, const CostModel& cost, const 
       for (int r = 0; r <= kRepeats; ++r) {
         const int32_t root = token(rng);
         const auto t0 = std::chrono::steady_clock::now();
-        drafter.propose(DraftContext{0, context, root, hidden, false}, draft);
+        drafter.propose(DraftContext{0, context, root, hidden}, draft);
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (r > 0) {  // the first is a warm-up
           measured.push_back(s);

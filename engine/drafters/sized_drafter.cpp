@@ -188,14 +188,14 @@ void SizedDrafter::propose(const DraftContext& ctx, Draft& out) {
     merged_.reset_to_root(ctx.root);
   }
   if (lookup_) merge_drafts(lookup_draft_, merged_, map_);
-  sizer_.choose(merged_, ctx.sampling, keep_);
+  sizer_.choose(merged_, ctx.sampling(), keep_);
   keep_nodes(merged_, keep_, out, map_);
   const auto [depth, width] = depth_and_width(out.tree, map_);
   s.kept_depth = std::max(s.kept_depth - kShapeForget, static_cast<double>(depth));
   s.kept_width = std::max(s.kept_width - kShapeForget, static_cast<double>(width));
   s.verified = out;
   s.sized = true;
-  if (with_model) prepare_judgement(s, context, draft_seconds, ctx.sampling);
+  if (with_model) prepare_judgement(s, context, draft_seconds, ctx.sampling());
 }
 
 void SizedDrafter::accept(int seq, const AcceptedPath& path) {

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
@@ -72,28 +73,65 @@ inline __m128 block_scale(const Block* b) {
 }
 
 // One weight row of 32-value blocks against X activation rows: each block is unpacked once,
-// with its |w|, for all X. Lane l of acc[s][x] performs exactly the reference's operations
+// with its |w| and its scale, for all X. dy holds the X rows' block scales as floats, nb
+// apart (ActivationScales). Lane l of acc[s][x] performs exactly the reference's operations
 // for lane l of set s (block_lanes.h), so the result does not depend on X: matmul stays
 // batch-invariant.
 template <int X, typename Block, typename Unpack>
-void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, int64_t nb, float* out, size_t out_stride, Unpack unpack) {
+void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, const float* dy, int64_t nb, float* out, size_t out_stride, Unpack unpack) {
   __m256 acc[2][X];  // block_lanes.h's two sets: even and odd blocks
   for (int x = 0; x < X; ++x) acc[0][x] = acc[1][x] = _mm256_setzero_ps();
   const auto add_block = [&](int64_t i, __m256* set) {
     prefetch_weights(w + i, sizeof(Block));
     const __m256i q = unpack(w + i);
     const __m256i abs_q = _mm256_sign_epi8(q, q);
-    const __m128 dw = block_scale(w + i);
+    const __m256 dw = _mm256_broadcastss_ps(block_scale(w + i));
     for (int x = 0; x < X; ++x) {
       const BlockQ8_0& y = reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x) * xq_stride)[i];
       const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
       const __m256 lanes = _mm256_cvtepi32_ps(dot_abs_s8(abs_q, _mm256_sign_epi8(a, q)));
-      set[x] = _mm256_add_ps(set[x], _mm256_mul_ps(lanes, _mm256_broadcastss_ps(_mm_mul_ss(dw, block_scale(&y)))));
+      const __m256 scale = _mm256_mul_ps(dw, _mm256_broadcast_ss(dy + static_cast<size_t>(x) * static_cast<size_t>(nb) + i));
+      set[x] = _mm256_add_ps(set[x], _mm256_mul_ps(lanes, scale));
     }
   };
   for_each_in_sets(nb, [&](int64_t i, auto set) { add_block(i, acc[set]); });
   for (int x = 0; x < X; ++x) out[static_cast<size_t>(x) * out_stride] = fold_lanes(acc[0][x], acc[1][x]);
 }
+
+// The block scales of some activation rows as floats (row x's block i at x * nb + i),
+// converted once per call and shared by every weight row. Converted per weight row and
+// activation row, with the scale product's multiply and broadcast, they were three of the ten
+// vector operations per block and activation row that bound the LM head's batches on AVX2.
+// Rows of up to kStackFloats / kBatchX blocks (32768 values) use the caller's stack; longer
+// ones, which no model here has, a heap buffer.
+class ActivationScales {
+ public:
+  static constexpr int64_t kStackFloats = 4096;  // 16 KB
+
+  ActivationScales(int64_t nb, int batch) : nb_(nb) {
+    rows_ = std::max<int64_t>(batch, kStackFloats / std::max<int64_t>(nb, 1) / batch * batch);
+    if (rows_ * nb > kStackFloats) {
+      heap_.resize(static_cast<size_t>(rows_ * nb));
+      d_ = heap_.data();
+    }
+  }
+  // Activation rows per pass over the weight rows: a multiple of the batch, at least one.
+  int64_t rows_per_pass() const { return rows_; }
+  const float* row(int64_t x) const { return d_ + x * nb_; }
+  void convert(const uint8_t* xq, size_t xq_stride, int64_t n_x) {
+    for (int64_t x = 0; x < n_x; ++x) {
+      const BlockQ8_0* y = reinterpret_cast<const BlockQ8_0*>(xq + static_cast<size_t>(x) * xq_stride);
+      for (int64_t i = 0; i < nb_; ++i) d_[x * nb_ + i] = fp16_to_fp32(y[i].d);
+    }
+  }
+
+ private:
+  int64_t nb_;
+  int64_t rows_;
+  alignas(32) float stack_[kStackFloats];
+  std::vector<float> heap_;
+  float* d_ = stack_;
+};
 
 // Lambdas, not functions: each is its own type, so the kernels inline them (a function
 // pointer passed through the batching lambda stays an indirect call in the inner loop).
@@ -162,10 +200,24 @@ void rows_batched(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_str
   }
 }
 
+// The activation rows go in passes of as many as ActivationScales holds (every row of a
+// decode or verification batch in one pass; weight rows are re-read per pass only for long
+// batches of long rows, from L2 within matmul's tiles).
 template <typename Block, typename RowAt, typename Unpack>
 void rows_32block(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, int64_t nb, float* y, size_t y_stride, Unpack unpack) {
-  rows_batched<Block>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride,
-                      [&](const Block* w, const uint8_t* xq_x, float* y_x, auto X) { row_32block_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride, unpack); });
+  ActivationScales scales(nb, kBatchX);
+  const int64_t pass = scales.rows_per_pass();
+  for (int64_t x0 = 0; x0 < n_x; x0 += pass) {
+    const int64_t n_pass = std::min(pass, n_x - x0);
+    const uint8_t* xq_pass = xq + static_cast<size_t>(x0) * xq_stride;
+    scales.convert(xq_pass, xq_stride, n_pass);
+    rows_batched<Block>(row_at, n_rows, xq_pass, xq_stride, n_pass, y + static_cast<size_t>(x0) * y_stride, y_stride,
+                        [&](const Block* w, const uint8_t* xq_x, float* y_x, auto X) {
+                          // A lone activation row comes with stride 0.
+                          const int64_t x = xq_stride == 0 ? 0 : (xq_x - xq_pass) / static_cast<std::ptrdiff_t>(xq_stride);
+                          row_32block_batch<X()>(w, xq_x, xq_stride, scales.row(x), nb, y_x, y_stride, unpack);
+                        });
+  }
 }
 
 // The 32-value-block kernel for `type`, or false for other types (and Q5_0x4 rows longer

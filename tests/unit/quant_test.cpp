@@ -46,7 +46,8 @@ TEST_CASE("optimised dot products are bit-identical to the reference", "[quant]"
     std::vector<int64_t> lengths{block, 2 * block, 3 * block, 4 * block, 5 * block};
     if (float_type) lengths.insert(lengths.end(), {1, 7, 45, 640});  // float rows take any length: the 16-lane tails too
     if (block == 32 && !float_type)
-      lengths.insert(lengths.end(), {127 * 32, 129 * 32, 513 * 32});                  // the AVX-512 kernels' prepared rows end at 128 (batch) and 512 blocks
+      lengths.insert(lengths.end(), {127 * 32, 129 * 32, 513 * 32, 1025 * 32});       // the AVX-512 kernels' prepared rows end at 128 (batch) and 512
+                                                                                      // blocks, the AVX2 batches' scales on the stack at 1024
     if (block == 256) lengths.insert(lengths.end(), {43 * 256, 64 * 256, 65 * 256});  // Vicuna's ffn_down (odd); Q4_K's AVX-512 mat-vec ends at 64 blocks
     if (type == GgmlType::Q5_0x4)
       lengths.insert(lengths.end(), {kQ5_0x4MaxValues, kQ5_0x4MaxValues + 128});  // the prepared rows end there; longer rows take the reference

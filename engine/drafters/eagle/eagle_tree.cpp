@@ -31,9 +31,7 @@ EagleDrafter::EagleDrafter(Parts parts, const Model& target, ThreadPool& pool)
   for (size_t i = 0; whole && i < v.size(); ++i) whole = v[i] == static_cast<int32_t>(i);
   if (!whole) batch_.vocab_subset = v;  // else one dense matmul over the LM head
   batch_.sequences.resize(1);
-  vocab_by_id_.resize(v.size());
-  std::iota(vocab_by_id_.begin(), vocab_by_id_.end(), 0);
-  std::sort(vocab_by_id_.begin(), vocab_by_id_.end(), [&](int32_t a, int32_t b) { return v[static_cast<size_t>(a)] < v[static_cast<size_t>(b)]; });
+  vocab_by_id_ = indices_by_id(v);
 }
 
 int32_t EagleDrafter::max_tree_nodes() const { return parts_.static_tree ? parts_.static_tree->size() : parts_.total_tokens; }
@@ -241,7 +239,7 @@ void EagleDrafter::propose(const DraftContext& ctx, Draft& out) {
   work_.clear();
   push_root(ctx);
   run_pending(ctx.seq);
-  if (ctx.sampling && parts_.coupled) coupled_chain(ctx, out);
+  if (ctx.sampling() && parts_.coupled) coupled_chain(ctx, out);
   else if (parts_.static_tree) static_tree(ctx.seq, *parts_.static_tree, out);
   else dynamic_tree(ctx.seq, out);
 }

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <numeric>
 #include <random>
 
 #include "engine/common/error.h"
@@ -116,10 +115,7 @@ class MedusaDrafter final : public Drafter {
     x_.resize(static_cast<size_t>(n_used_heads_ * dim));
     logits_.resize(static_cast<size_t>(n_used_heads_ * n_draft_vocab));
     top_.resize(static_cast<size_t>(n_used_heads_));
-    const std::vector<int32_t>& v = heads_[0].draft_vocab();
-    vocab_by_id_.resize(v.size());
-    std::iota(vocab_by_id_.begin(), vocab_by_id_.end(), 0);
-    std::sort(vocab_by_id_.begin(), vocab_by_id_.end(), [&](int32_t a, int32_t b) { return v[static_cast<size_t>(a)] < v[static_cast<size_t>(b)]; });
+    vocab_by_id_ = indices_by_id(heads_[0].draft_vocab());
   }
 
   std::string name() const override { return "medusa"; }
@@ -157,7 +153,7 @@ class MedusaDrafter final : public Drafter {
       log_softmax(row);  // after the ranking, which it does not change
     }
     const std::vector<int32_t>& draft_vocab = heads_[0].draft_vocab();
-    if (ctx.sampling && coupled_) return coupled_chain(ctx, n_heads, draft);
+    if (ctx.sampling() && coupled_) return coupled_chain(ctx, n_heads, draft);
     // Choice node i is draft node i: reset_to_root made node 0, and add() numbers in order.
     for (int32_t i = 1; i < tree_.size() && tree_.depth[i] <= n_heads; ++i) {
       const int32_t head = tree_.depth[i] - 1, draft_id = top_[head][tree_.rank[i]];

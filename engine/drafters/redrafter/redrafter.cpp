@@ -7,7 +7,6 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <numeric>
 #include <random>
 
 #include "engine/common/error.h"
@@ -46,10 +45,7 @@ class Redrafter final : public Drafter {
     keep_q_ = options.keep_draft_distributions;
     // At T > 0 automatic sizing drafts the coupled beam (unless told not to); fixed sizes keep the beam search (the paper's).
     coupled_ = options.coupled_drafts && sizing_is_auto(options) && !keep_q_;
-    const std::vector<int32_t>& v = head_.draft_vocab();
-    vocab_by_id_.resize(v.size());
-    std::iota(vocab_by_id_.begin(), vocab_by_id_.end(), 0);
-    std::sort(vocab_by_id_.begin(), vocab_by_id_.end(), [&](int32_t a, int32_t b) { return v[static_cast<size_t>(a)] < v[static_cast<size_t>(b)]; });
+    vocab_by_id_ = indices_by_id(head_.draft_vocab());
   }
 
   std::string name() const override { return "redrafter"; }
@@ -76,7 +72,7 @@ class Redrafter final : public Drafter {
   // Beam search over the draft vocabulary (each step: score every live beam, keep the top W
   // by summed log-probability), then the beams packed into the draft's tree.
   void propose(const DraftContext& ctx, Draft& out) override {
-    if (ctx.sampling && coupled_) return coupled_beam(ctx, out);
+    if (ctx.sampling() && coupled_) return coupled_beam(ctx, out);
     start_beams(ctx, shape_.beam_width);
     out.reset_to_root(ctx.root);
     int alive = 1;  // beams with a finite score: all later steps run every beam
@@ -85,7 +81,7 @@ class Redrafter final : public Drafter {
       extend_beams(t, history_base);
       alive = step_shape_.beam_width;
     }
-    pack_draft(out);
+    pack_draft(cond_, out);
   }
 
  private:
@@ -96,6 +92,7 @@ class Redrafter final : public Drafter {
     start_beams(ctx, 1);
     out.reset_to_root(ctx.root);
     const int64_t V = head_.n_draft_vocab();
+    pick_log_confidence_.assign(static_cast<size_t>(step_shape_.beam_length), 0.0f);
     for (int t = 1; t < step_shape_.beam_length; ++t) {
       const int history_base = score_beams(t, 1);
       RngKey key = ctx.first_draw;
@@ -105,9 +102,9 @@ class Redrafter final : public Drafter {
           coupled_pick(std::span<const float>(logits_.data(), static_cast<size_t>(V)), head_.draft_vocab(), vocab_by_id_, ctx.params, u, coupled_scratch_);
       picked_.assign(1, pick.index);
       extend_beams(t, history_base);
-      cond_[static_cast<size_t>(t)] = std::log(pick.confidence(u));  // beam 0's node at depth t, as pack_draft reads it
+      pick_log_confidence_[static_cast<size_t>(t)] = std::log(pick.confidence(u));
     }
-    pack_draft(out);
+    pack_draft(pick_log_confidence_, out);
   }
 
   // The step's beam shape (within the sizing limits and `max_width`) and the beams before
@@ -194,8 +191,8 @@ class Redrafter final : public Drafter {
 
   // The final beams as the draft: with dynamic tree attention their distinct prefixes
   // verified once, without it every beam a chain; each node's probability given its parent
-  // from the beam step that chose its token.
-  void pack_draft(Draft& out) {
+  // (log_confidence, [W][L], as cond_).
+  void pack_draft(std::span<const float> log_confidence, Draft& out) {
     const int L = step_shape_.beam_length;
     if (tree_attention_) {
       prefix_tree_.resize(beams_.size());
@@ -208,7 +205,7 @@ class Redrafter final : public Drafter {
     out.tree.parents = packed_.parents;
     out.confidence.assign(static_cast<size_t>(packed_.size()), 1.0f);
     for (size_t i = 0; i < packed_.unpacker.size(); ++i)
-      if (i % static_cast<size_t>(L) != 0) out.confidence[static_cast<size_t>(packed_.unpacker[i])] = std::exp(cond_[i]);
+      if (i % static_cast<size_t>(L) != 0) out.confidence[static_cast<size_t>(packed_.unpacker[i])] = std::exp(log_confidence[i]);
     out.beam_nodes = packed_.unpacker;
     out.n_beams = step_shape_.beam_width;
     out.beam_length = L;
@@ -299,8 +296,9 @@ class Redrafter final : public Drafter {
   int top_k_warp_ = 0;
   // Working storage, reused across steps: [W][L] beams, [W][H] states, [n][V] logits, ...
   std::vector<int32_t> beams_, next_beams_, last_, picked_, warp_keep_, prefix_tree_, q_row_, next_q_row_, node_q_row_;
-  std::vector<int32_t> step_rows_;       // the last propose's beams per step
-  std::vector<float> cond_, next_cond_;  // [W][L]: log-prob of each beam token given its prefix
+  std::vector<int32_t> step_rows_;          // the last propose's beams per step
+  std::vector<float> cond_, next_cond_;     // [W][L]: log-prob of each beam token given its prefix
+  std::vector<float> pick_log_confidence_;  // [L]: the coupled beam's log confidence per depth
   std::vector<float> scores_, next_scores_, state_, next_state_, embed_, step_out_, concat_, proj_, logits_, flat_, history_, hidden_;
   std::vector<uint8_t> quant_;
   PackedBeams packed_;
