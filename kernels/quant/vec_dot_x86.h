@@ -21,7 +21,7 @@
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
-#include <vector>
+#include <memory>
 
 #include "kernels/quant/block_lanes.h"
 #include "kernels/quant/blocks.h"
@@ -103,7 +103,9 @@ void row_32block_batch(const Block* w, const uint8_t* xq, size_t xq_stride, cons
 // activation row, with the scale product's multiply and broadcast, they were three of the ten
 // vector operations per block and activation row that bound the LM head's batches on AVX2.
 // Rows of up to kStackFloats / kBatchX blocks (32768 values) use the caller's stack; longer
-// ones, which no model here has, a heap buffer.
+// ones, which no model here has, a heap buffer (new[], not std::vector: a library template
+// instantiated here would be compiled with this unit's ISA flags and could be the copy the
+// linker keeps for the other ISA's unit).
 class ActivationScales {
  public:
   static constexpr int64_t kStackFloats = 4096;  // 16 KB
@@ -111,8 +113,8 @@ class ActivationScales {
   ActivationScales(int64_t nb, int batch) : nb_(nb) {
     rows_ = std::max<int64_t>(batch, kStackFloats / std::max<int64_t>(nb, 1) / batch * batch);
     if (rows_ * nb > kStackFloats) {
-      heap_.resize(static_cast<size_t>(rows_ * nb));
-      d_ = heap_.data();
+      heap_ = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(rows_ * nb));
+      d_ = heap_.get();
     }
   }
   // Activation rows per pass over the weight rows: a multiple of the batch, at least one.
@@ -129,7 +131,7 @@ class ActivationScales {
   int64_t nb_;
   int64_t rows_;
   alignas(32) float stack_[kStackFloats];
-  std::vector<float> heap_;
+  std::unique_ptr<float[]> heap_;
   float* d_ = stack_;
 };
 
@@ -186,8 +188,8 @@ void row_q5_0_batch(const BlockQ5_0* w, const uint8_t* xq, size_t xq_stride, int
 constexpr int kBatchX = 4;
 
 // Weight rows row_at(0 .. n_rows) against n_x activation rows, xq_stride bytes apart, into
-// y[x * y_stride + r]: kBatchX activation rows at a time go to row(w, xq_x, y_x, X), X
-// being their count as a std::integral_constant so that the kernel unrolls over them.
+// y[x * y_stride + r]: kBatchX activation rows at a time, from row x, go to
+// row(w, x, xq_x, y_x, X), X being their count as a std::integral_constant so that the kernel unrolls over them.
 template <typename Block, typename RowAt, typename RowKernel>
 void rows_batched(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_stride, int64_t n_x, float* y, size_t y_stride, RowKernel row) {
   for (int64_t r = 0; r < n_rows; ++r) {
@@ -195,7 +197,7 @@ void rows_batched(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_str
     for (int64_t x = 0; x < n_x; x += kBatchX) {
       const uint8_t* xq_x = xq + static_cast<size_t>(x) * xq_stride;
       float* y_x = y + static_cast<size_t>(x) * y_stride + r;
-      with_row_count<kBatchX>(static_cast<int>(std::min<int64_t>(kBatchX, n_x - x)), [&](auto X) { row(w, xq_x, y_x, X); });
+      with_row_count<kBatchX>(static_cast<int>(std::min<int64_t>(kBatchX, n_x - x)), [&](auto X) { row(w, x, xq_x, y_x, X); });
     }
   }
 }
@@ -212,9 +214,7 @@ void rows_32block(RowAt row_at, int64_t n_rows, const uint8_t* xq, size_t xq_str
     const uint8_t* xq_pass = xq + static_cast<size_t>(x0) * xq_stride;
     scales.convert(xq_pass, xq_stride, n_pass);
     rows_batched<Block>(row_at, n_rows, xq_pass, xq_stride, n_pass, y + static_cast<size_t>(x0) * y_stride, y_stride,
-                        [&](const Block* w, const uint8_t* xq_x, float* y_x, auto X) {
-                          // A lone activation row comes with stride 0.
-                          const int64_t x = xq_stride == 0 ? 0 : (xq_x - xq_pass) / static_cast<std::ptrdiff_t>(xq_stride);
+                        [&](const Block* w, int64_t x, const uint8_t* xq_x, float* y_x, auto X) {
                           row_32block_batch<X()>(w, xq_x, xq_stride, scales.row(x), nb, y_x, y_stride, unpack);
                         });
   }
@@ -227,7 +227,7 @@ bool rows_32block_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t
   switch (type) {
     case GgmlType::Q8_0: rows_32block<BlockQ8_0>(row_at, n_rows, xq, xq_stride, n_x, n / 32, y, y_stride, unpack_q8_0); return true;
     case GgmlType::Q5_0:
-      rows_batched<BlockQ5_0>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ5_0* w, const uint8_t* xq_x, float* y_x, auto X) {
+      rows_batched<BlockQ5_0>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ5_0* w, int64_t, const uint8_t* xq_x, float* y_x, auto X) {
         row_q5_0_batch<X()>(w, xq_x, xq_stride, n / 32, y_x, y_stride);
       });
       return true;
@@ -306,8 +306,9 @@ bool rows_k_any(GgmlType type, RowAt row_at, int64_t n_rows, const uint8_t* xq, 
     case GgmlType::Q4_K: rows_prepared_q8_k<kBatchX, BlockQ4_K>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows); return true;
     case GgmlType::Q4_Kt: rows_prepared_q8_k<kBatchX, BlockQ4_K, PreparedQ8Kt>(row_at, n_rows, xq, xq_stride, n_x, nb, y, y_stride, q4_k_rows); return true;
     case GgmlType::Q6_K:
-      rows_batched<BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride,
-                              [&](const BlockQ6_K* w, const uint8_t* xq_x, float* y_x, auto X) { row_q6_k_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride); });
+      rows_batched<BlockQ6_K>(row_at, n_rows, xq, xq_stride, n_x, y, y_stride, [&](const BlockQ6_K* w, int64_t, const uint8_t* xq_x, float* y_x, auto X) {
+        row_q6_k_batch<X()>(w, xq_x, xq_stride, nb, y_x, y_stride);
+      });
       return true;
     default: return false;
   }
