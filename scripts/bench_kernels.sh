@@ -7,7 +7,8 @@
 #   scripts/bench_kernels.sh --pass OUT.json     the short pass only
 #   scripts/bench_kernels.sh --gate BASE.json OUT.json
 #                                                the gate against another baseline
-# KERNEL_BENCH names the binary (default: the release build's).
+# KERNEL_BENCH names the binary (default: the release build's); BENCH_FILTER, a regex, runs
+# only the kernels it matches (a confirmation pass narrows it further).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=${KERNEL_BENCH:-build/release/kernels/bench/kernel_bench}
@@ -25,7 +26,8 @@ ci_pass() {  # ci_pass OUT.json [extra kernel_bench flags]
   shift
   for i in $(seq "${PROCESSES:-3}"); do
     "$bench" --suite=ci --benchmark_repetitions=4 --benchmark_enable_random_interleaving=true \
-      --benchmark_min_time=0.05 --benchmark_out_format=json --benchmark_out="$out.part$i" "$@" > /dev/null 2> "$out.log" ||
+      --benchmark_min_time=0.05 --benchmark_out_format=json --benchmark_out="$out.part$i" \
+      ${BENCH_FILTER:+"--benchmark_filter=$BENCH_FILTER"} "$@" > /dev/null 2> "$out.log" ||
       { cat "$out.log" >&2; exit 2; }
     parts+=("$out.part$i")
   done

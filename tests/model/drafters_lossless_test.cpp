@@ -12,6 +12,7 @@
 #include "engine/model/transformer.h"
 #include "tests/support/cost_curves.h"
 #include "tests/support/default_model.h"
+#include "tests/support/shared_truth.h"
 #include "tests/support/temp_dir.h"
 
 using namespace draftbench;
@@ -34,20 +35,30 @@ struct Truth {
   std::vector<std::vector<int32_t>> prompts, tokens;
 };
 
+// Autoregressive greedy decoding of every prompt: computed by the first test case's process
+// and shared with the others (tests/support/shared_truth.h).
 const Truth& truth() {
   static const Truth t = [] {
     const Model& m = default_model();
-    ThreadPool pool(2);
-    Transformer tf(m.config(), m.weights(), pool);
     Truth out;
+    std::string key = "drafters_lossless_test new_tokens=" + std::to_string(kNewTokens);
     for (const auto& text : prompt_texts()) {
       out.prompts.push_back(m.tokenizer().encode(text, true, false));
-      KvCache cache(m.config(), 1, static_cast<int64_t>(out.prompts.back().size()) + kNewTokens);
-      GenerationOptions g;
-      g.max_new_tokens = kNewTokens;
-      g.ignore_eos = true;
-      out.tokens.push_back(generate_autoregressive(m, tf, cache, 0, out.prompts.back(), g, false, nullptr).tokens);
+      key += "|" + text;
     }
+    out.tokens = test::shared_truth(test::default_model_path(), key, [&] {
+      ThreadPool pool(2);
+      Transformer tf(m.config(), m.weights(), pool);
+      test::TokenRows tokens;
+      for (const auto& prompt : out.prompts) {
+        KvCache cache(m.config(), 1, static_cast<int64_t>(prompt.size()) + kNewTokens);
+        GenerationOptions g;
+        g.max_new_tokens = kNewTokens;
+        g.ignore_eos = true;
+        tokens.push_back(generate_autoregressive(m, tf, cache, 0, prompt, g, false, nullptr).tokens);
+      }
+      return tokens;
+    });
     return out;
   }();
   return t;
