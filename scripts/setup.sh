@@ -75,7 +75,7 @@ PYEOF
     log "installing Python packages from $1 (first time only; llama-cpp-python, if listed, compiles for minutes)"
     # llama.cpp from source, CPU only, without its AMX path (it crashes on AMX CPUs when
     # built with GCC 12; see scripts/requirements-reference.txt), and without the multimodal
-    # library (mtmd), which no check loads: a third of the compile.
+    # library (mtmd), which no check loads.
     CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF -DLLAVA_BUILD=OFF" \
     CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
     CXXFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
