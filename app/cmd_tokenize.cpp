@@ -9,6 +9,7 @@
 
 #include "app/commands.h"
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 #include "engine/model/gguf_file.h"
 #include "engine/model/gguf_vocab.h"
 
@@ -40,14 +41,13 @@ int run_tokenize(const TokenizeArgs& a) {
   if (a.model.empty()) throw InputError("tokenize", "--model", "missing (a GGUF file, tokenizer.json or tokenizer.model)");
   if (a.text_file.empty()) throw InputError("tokenize", "--text-file", "missing");
   const Tokenizer tokenizer = load_tokenizer(a.model);
-  std::ifstream in(a.text_file, std::ios::binary);
-  if (!in) throw InputError(a.text_file, "", "cannot open");
+  // A regular file of at most kMaxPromptBytes: a FIFO would block, /dev/zero never ends.
+  const std::string text = read_regular_file(a.text_file, "text file", kMaxPromptBytes);
   if (!a.jsonl) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    fmt::print("{}\n", result_line(tokenizer, text.str(), a));
+    fmt::print("{}\n", result_line(tokenizer, text, a));
     return 0;
   }
+  std::istringstream in(text);
   std::string line;
   for (size_t number = 1; std::getline(in, line); ++number) {
     nlohmann::json value;

@@ -6,12 +6,14 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
+#include "engine/common/input_file.h"
 #include "engine/common/printable.h"
 #include "engine/common/sha256.h"
 #include "engine/decoding/decoder.h"
@@ -36,8 +38,7 @@ struct CorpusRecord {
 // JSONL; blank lines skipped. Every record needs a string "prompt" (and "response" when
 // `with_response`); `split` filters on an optional "split" field.
 std::vector<CorpusRecord> read_corpus(const std::string& path, bool with_response, const std::string& split, int64_t limit) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "cannot open the corpus file");
+  std::istringstream in(read_regular_file(path, "corpus file (JSONL)", kMaxPromptBytes));
   std::vector<CorpusRecord> records;
   std::string line;
   int64_t line_no = 0;
@@ -64,8 +65,7 @@ std::vector<CorpusRecord> read_corpus(const std::string& path, bool with_respons
 
 // JSONL {"id": ..., "followup": ...}: the second user turn of each record id.
 std::map<std::string, std::string> read_followups(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "cannot open the follow-ups file");
+  std::istringstream in(read_regular_file(path, "follow-ups file (JSONL)", kMaxPromptBytes));
   std::map<std::string, std::string> followups;
   std::string line;
   for (int64_t line_no = 1; std::getline(in, line); ++line_no) {

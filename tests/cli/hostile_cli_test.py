@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Hostile input through the CLI (issue: nothing crashes, hangs or is silently lost): bad
 numbers are one-line errors before anything runs, temperatures below the greedy epsilon
-decode exactly as greedy, FIFOs and devices are refused at once (every call has a timeout),
+decode exactly as greedy, FIFOs and devices are refused at once (every call has a timeout;
+generate's, distill's and tokenize's input files alike),
 bad specs (NaN, infinite or subnormal-step values, huge grids, FIFOs and devices as dataset or
 model) fail before any point runs, a second run on a locked --out is refused, a bad drafter.json is
 blamed on its key or field, and a model file truncated mid-run is named in one line."""
@@ -52,6 +53,21 @@ def main():
         refused(run([db, "generate", "--prompts-file", fifo], timeout=30), "FIFO")
         refused(run([db, "generate", "--prompts-file", "/dev/zero"], timeout=30), "character device")
         refused(run([db, "generate", "--model", "/dev/zero", "--prompt", "hi"], timeout=30), "character device")
+        # distill's and tokenize's input files too: a FIFO would block, /dev/zero never ends.
+        model = os.path.join(a.root, "models", "gemma-3-270m-q4_k_m.gguf")
+        out = os.path.join(tmp, "distill-out")
+        for flag in ["--prompts", "--texts"]:
+            refused(run([db, "distill", flag, fifo, "--out", out], timeout=30), "FIFO")
+            refused(run([db, "distill", flag, "/dev/zero", "--out", out], timeout=30), "character device")
+        prompts = os.path.join(tmp, "prompts.jsonl")
+        with open(prompts, "w") as f:
+            f.write('{"prompt": "hi"}\n')
+        followups = [db, "distill", "--prompts", prompts, "--model", model, "--out", out, "--first-turns", tmp, "--followups"]
+        refused(run(followups + [fifo], timeout=30), "FIFO")
+        refused(run(followups + ["/dev/zero"], timeout=30), "character device")
+        for jsonl in [[], ["--jsonl"]]:
+            refused(run([db, "tokenize", "--model", model, "--text-file", fifo, *jsonl], timeout=30), "FIFO")
+            refused(run([db, "tokenize", "--model", model, "--text-file", "/dev/zero", *jsonl], timeout=30), "character device")
         refused(run([db, "run", fifo, "--dry-run"], timeout=30), "FIFO")
         refused(run([db, "run", tmp, "--dry-run"], timeout=30), "is a directory")
 
