@@ -38,11 +38,9 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   sub->add_option("--texts", o->texts_path, "JSONL conversations (\"prompt\", \"response\") with human-written replies");
   sub->add_option("--out", o->out_dir, "Output directory (manifest.json + shards)")->required();
   sub->add_option("--split", o->split, "Use only prompt records of this split (records without one are used)")->capture_default_str();
-  sub->add_option("--max-prompts", o->max_prompts, "At most this many prompt records (0 = all)")->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--max-texts", o->max_texts, "At most this many text records (0 = all)")->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--sampled-every", o->sampled_every, "Every n-th prompt also gets a sampled reply (0 = none)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--max-prompts", o->max_prompts, "At most this many prompt records (0 = all)")->capture_default_str()->check(whole_number());
+  sub->add_option("--max-texts", o->max_texts, "At most this many text records (0 = all)")->capture_default_str()->check(whole_number());
+  sub->add_option("--sampled-every", o->sampled_every, "Every n-th prompt also gets a sampled reply (0 = none)")->capture_default_str()->check(whole_number());
   sub->add_flag("!--no-greedy", o->greedy_replies, "Prompts get their sampled replies only (with --sampled-every 1: one each)");
   sub->add_option("--temperature", o->temperature, "Temperature of the sampled replies")->capture_default_str()->check(finite_number(0.01, 10.0));
   sub->add_flag("!--no-sampled-continuations", o->sampled_continuations,

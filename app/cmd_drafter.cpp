@@ -25,7 +25,7 @@ Run add_drafter(CLI::App& app) {
   init->add_option("--out", a->out, "Directory to write drafter.json and model.safetensors to")->required();
   init->add_option("--draft-vocab", a->spec.draft_vocab, "Draft vocabulary size (0 = the whole target vocabulary)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number());
   init->add_option("--seed", a->spec.seed, "Random seed")->capture_default_str()->check(seed_value());
   init->add_option("--num-heads", a->spec.num_heads, "Medusa heads")->capture_default_str()->check(CLI::Range(1, 64));
   init->add_option("--num-layers", a->spec.num_layers, "Residual blocks (Medusa per head; ReDrafter's num_draft_layers)")

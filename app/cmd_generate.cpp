@@ -217,9 +217,7 @@ Run add_generate(CLI::App& app) {
   sub->add_option("--chat-template", a->chat_template,
                   fmt::format("With --chat: this template instead of the one the model file names ({})", chat_template_names()));
   sub->add_option("--top-p", a->top_p, "Nucleus filtering of the target distribution")->capture_default_str()->check(finite_number(0.0, 1.0));
-  sub->add_option("--sampling-top-k", a->sampling_top_k, "Top-k filtering of the target distribution (0 = off)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--sampling-top-k", a->sampling_top_k, "Top-k filtering of the target distribution (0 = off)")->capture_default_str()->check(whole_number());
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
   sub->add_flag("--json", a->json, "Print one JSON object per prompt (tokens, text, metrics) instead of text");

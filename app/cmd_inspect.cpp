@@ -10,6 +10,7 @@
 #include "app/commands.h"
 #include "engine/common/error.h"
 #include "engine/model/model.h"
+#include "engine/model/model_aliases.h"
 #include "kernels/quant/dequantize.h"
 #include "kernels/runtime/cpu_features.h"
 
@@ -17,7 +18,7 @@ namespace draftbench::cli {
 
 namespace {
 struct InspectArgs {
-  std::string path;
+  std::string path, model = default_model_path();
   std::string dequantize_all;
   bool cost = false;
   int threads = 0;
@@ -109,12 +110,22 @@ int run_inspect(const InspectArgs& a) {
 Run add_inspect(CLI::App& app) {
   auto a = std::make_shared<InspectArgs>();
   CLI::App* sub = app.add_subcommand("inspect", "Describe a model file");
-  sub->add_option("path", a->path, "GGUF model file or Hugging Face checkpoint directory")->required();
+  // The model as every command takes it (a path, an alias or a Hugging Face directory),
+  // given as an argument or with --model; the default model when neither is.
+  CLI::Option* path =
+      sub->add_option("path", a->path, fmt::format("GGUF model file, Hugging Face checkpoint directory, or a model alias ({})", model_alias_names()))
+          ->transform(model_alias_transform());
+  add_model_option(*sub, a->model, "GGUF model file or Hugging Face checkpoint directory");
+  path->excludes(sub->get_option("--model"));
   sub->add_option("--dequantize-all", a->dequantize_all, "Write every tensor dequantised to DIR/<name>.f32 (raw float32)");
   sub->add_flag("--cost", a->cost, "Show the cached cost model that automatic draft sizing uses (draftbench calibrate)");
   sub->add_option("--threads", a->threads, "With --cost: the thread count it was measured for (default: all cores)")->check(thread_count());
   add_device_option(*sub, a->device);
-  return [sub, a]() -> int { return sub->parsed() ? run_inspect(*a) : -1; };
+  return [sub, a]() -> int {
+    if (!sub->parsed()) return -1;
+    if (a->path.empty()) a->path = a->model;
+    return run_inspect(*a);
+  };
 }
 
 }  // namespace draftbench::cli

@@ -12,6 +12,7 @@
 #include "engine/common/input_file.h"
 #include "engine/model/gguf_file.h"
 #include "engine/model/gguf_vocab.h"
+#include "engine/model/model_aliases.h"
 
 namespace draftbench::cli {
 
@@ -66,7 +67,9 @@ int run_tokenize(const TokenizeArgs& a) {
 Run add_tokenize(CLI::App& app) {
   auto a = std::make_shared<TokenizeArgs>();
   CLI::App* sub = app.add_subcommand("tokenize", "Print the token ids of texts as JSON lines ({\"ids\": [...], \"round_trip\": bool})");
-  sub->add_option("--model", a->model, "GGUF file (its tokenizer only), tokenizer.json or tokenizer.model");
+  sub->add_option("--model", a->model,
+                  fmt::format("GGUF file (its tokenizer only), tokenizer.json, tokenizer.model, or a model alias ({})", model_alias_names()))
+      ->transform(model_alias_transform());
   sub->add_option("--text-file", a->text_file, "The text (the whole file), or with --jsonl one JSON string per line");
   sub->add_flag("--jsonl", a->jsonl, "Read one JSON string per line and print one result per line");
   sub->add_flag("--add-special", a->add_special, "Prepend BOS when the vocabulary adds it by default");

@@ -69,6 +69,10 @@ CLI::Validator finite_number(double lo, double hi) {
       fmt::format("FINITE:[{} - {}]", lo, hi));
 }
 
+CLI::Validator whole_number(int64_t hi) {
+  return from_check([hi](const std::string& text) { integer_in_range(text, 0, hi, "", ""); }, fmt::format("INT:[0 - {}]", hi));
+}
+
 CLI::Validator seed_value() {
   return from_check([](const std::string& text) { integer_in_range(text, 0, int64_t{1} << 53, "", ""); }, "INT:[0 - 2^53]");
 }
@@ -78,10 +82,14 @@ CLI::Validator thread_count() {
                     fmt::format("INT:[0 - {}]", max_threads()));
 }
 
+CLI::Validator model_alias_transform() {
+  return from_check([](std::string& value) { value = model_path_of(value); }, "PATH|ALIAS");
+}
+
 void add_model_option(CLI::App& sub, std::string& model, std::string_view what) {
   sub.add_option("--model", model, fmt::format("{}, or a model alias ({})", what, model_alias_names()))
       ->capture_default_str()
-      ->transform(from_check([](std::string& value) { value = model_path_of(value); }, "PATH|ALIAS"));
+      ->transform(model_alias_transform());
 }
 
 void add_device_option(CLI::App& sub, ForwardDevice& device) {
@@ -106,7 +114,11 @@ std::string setting_problem(const Setting& s, const std::string& text) {
     int64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return fmt::format("expected an integer, got '{}'", printable(text, 40));
-    return range_problem(s, static_cast<double>(v)).value_or("");
+    // Compared and echoed as integers: through a double, 2^53 + 3 would read as 2^53 + 4, and
+    // 2^53 + 1 as 2^53, inside a [0, 2^53] range.
+    const auto bound = [](double b) { return b >= 0x1p63 ? INT64_MAX : b <= -0x1p63 ? INT64_MIN : static_cast<int64_t>(b); };
+    if (v >= bound(s.lo) && v <= bound(s.hi)) return "";
+    return fmt::format("expected an integer in [{}, {}], got {}", bound(s.lo), bound(s.hi), v);
   }
   if (s.type == SettingType::number) {
     // strtod, not from_chars: it tells an overflow (HUGE_VAL, refused) from an underflow

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ std::string checkout_root();
 // --model PATH|ALIAS into `model`, an alias resolved by model_path_of as it is parsed;
 // `what` opens its help ("GGUF model file or Hugging Face checkpoint directory").
 void add_model_option(CLI::App& sub, std::string& model, std::string_view what);
+// The transform behind --model, for options that name a model another way: a model alias
+// becomes its file (model_path_of), anything else passes as it is.
+CLI::Validator model_alias_transform();
 
 // --device cpu|cuda|emulated: where the target model's forward pass runs.
 void add_device_option(CLI::App& sub, ForwardDevice& device);
@@ -72,9 +76,11 @@ void add_setting_options(CLI::App& sub, PointSettings& point);
 
 // Option checks built on engine/common/input_checks.h, so a number from the command line
 // meets the same rules as one from a spec: a finite number in [lo, hi] (NaN, infinities
-// and text fail); a plain decimal integer in [0, 2^53] (a seed: "-1" would wrap); a thread
-// count, 0 (all cores) to kThreadsPerCore per core.
+// and text fail); a plain decimal integer in [0, hi] (CLI11's NonNegativeNumber names the
+// largest double in its message); a plain decimal integer in [0, 2^53] (a seed: "-1" would
+// wrap); a thread count, 0 (all cores) to kThreadsPerCore per core.
 CLI::Validator finite_number(double lo, double hi);
+CLI::Validator whole_number(int64_t hi = INT32_MAX);
 CLI::Validator seed_value();
 CLI::Validator thread_count();
 

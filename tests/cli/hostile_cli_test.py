@@ -37,6 +37,16 @@ def main():
     refused(run(gen + ["--seed", "-1"]), "--seed")
     refused(run(gen + ["--threads", "100000"]), "--threads")
     refused(run(gen + ["--threads", "-1"]), "--threads")
+    # Integer options name their own range (not the largest double), and echo what was given.
+    r = run(gen + ["--sampling-top-k", "-5"])
+    refused(r, "--sampling-top-k", "expected an integer in [0, 2147483647], got '-5'")
+    assert len(r.stderr) < 200, r.stderr
+    for seed in ["9007199254740993", "9007199254740995"]:
+        refused(run(gen + ["--seed", seed]), "--seed", f"got {seed}")
+    # inspect takes a model as every command does: a path, an alias, or --model.
+    for how in [["gemma3-270m"], ["--model", "gemma3-270m"], []]:
+        r = run([db, "inspect", *how])
+        assert r.returncode == 0 and "gemma-3-270m-q4_k_m.gguf" in r.stdout, (how, r.stderr)
     refused(run([db, "frobnicate"]), "unknown command 'frobnicate' (expected one of: generate, bench,")
 
     greedy = json.loads(run(gen).stdout.splitlines()[-1])["tokens"]
