@@ -28,12 +28,13 @@ std::optional<int> redrafter_training_length(const nlohmann::json& report, const
   if (dir.is_relative()) dir = std::filesystem::path(root) / dir;
   std::ifstream in(dir / "provenance.json");
   const nlohmann::json provenance = nlohmann::json::parse(in, nullptr, false);
-  if (provenance.is_discarded()) return std::nullopt;
-  const nlohmann::json steps = provenance.value("train", nlohmann::json::object())
-                                   .value("provenance", nlohmann::json::object())
-                                   .value("options", nlohmann::json::object())
-                                   .value("draft_steps", nlohmann::json());
-  return steps.is_number_integer() ? std::optional<int>(steps.get<int>() + 1) : std::nullopt;
+  // train.provenance.options.draft_steps; anything else along the way means "unknown".
+  const nlohmann::json* at = &provenance;
+  for (const char* key : {"train", "provenance", "options", "draft_steps"}) {
+    if (!at->is_object() || !at->contains(key)) return std::nullopt;
+    at = &(*at)[key];
+  }
+  return at->is_number_integer() ? std::optional<int>(at->get<int>() + 1) : std::nullopt;
 }
 
 // FINDINGS.md and findings.json in `out` (when given), the Markdown on stdout.

@@ -19,11 +19,14 @@ std::string label_of(const nlohmann::json& p) {
   return fmt::format("{} {} | {}", p["drafter"].get<std::string>(), describe_params(p["params"]), p["dataset"].get<std::string>());
 }
 
-// Repeats' spread of a metric, when the report kept one (tps and throughput).
+// Repeats' spread of a metric, when the report kept one (tps and throughput); a spread
+// without numeric stdev and n is treated as none (not judgeable), not as an error.
 bool spread_of(const nlohmann::json& p, const std::string& metric, double& stdev, double& n) {
-  if (!p.contains("spread") || !p["spread"].contains(metric)) return false;
-  stdev = p["spread"][metric]["stdev"].get<double>();
-  n = p["spread"][metric]["n"].get<double>();
+  if (!p.contains("spread") || !p["spread"].is_object() || !p["spread"].contains(metric)) return false;
+  const nlohmann::json& s = p["spread"][metric];
+  if (!s.is_object() || !s.contains("stdev") || !s.contains("n") || !s["stdev"].is_number() || !s["n"].is_number()) return false;
+  stdev = s["stdev"].get<double>();
+  n = s["n"].get<double>();
   return n >= 2;
 }
 

@@ -49,7 +49,7 @@ std::vector<Point> ok_points(std::span<const nlohmann::json> reports) {
   for (const nlohmann::json& r : reports) {
     if (!r.is_object() || !r.contains("points") || !r["points"].is_array()) continue;
     for (const nlohmann::json& p : r["points"])  // by reference: Points keep pointers
-      if (p.is_object() && p.value("status", "") == "ok" && p.contains("params") && p.contains("metrics")) out.push_back({&r, &p});
+      if (p.is_object() && p.value("status", "") == "ok" && p.contains("params") && p["params"].is_object() && p.contains("metrics")) out.push_back({&r, &p});
   }
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "engine/common/error.h"
@@ -47,6 +48,15 @@ nlohmann::json report_of(const std::vector<nlohmann::json>& records, const std::
   const nlohmann::json spec{{"name", "t"}, {"description", ""}, {"paper", paper.empty() ? nlohmann::json() : nlohmann::json(paper)}};
   return build_report(spec, nlohmann::json::object(), nlohmann::json::object(), records);
 }
+
+// A report as `draftbench run` writes it (environment included), for load_report.
+nlohmann::json full_report() {
+  nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")});
+  r["environment"] = {{"cpu", {{"model", "test cpu"}}}, {"threads", 1}, {"git", {{"commit", "0123456789abcdef"}, {"dirty", false}}}};
+  return r;
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) { std::ofstream(path) << j.dump(1); }
 
 }  // namespace
 
@@ -192,4 +202,42 @@ TEST_CASE("report: Table 4, 5 and 6 layouts from a ReDrafter sweep, OOM cells in
   REQUIRE(t6.rows.size() == 4);
   REQUIRE(t6.rows[1] == std::vector<std::string>{"draftbench", "yes", "tokens/step", "2.10", "2.20", "2.40"});
   REQUIRE(t6.rows[3] == std::vector<std::string>{"draftbench", "no (ground truth)", "tokens/step", "1.60", "1.70", "1.90"});
+}
+
+TEST_CASE("report: load_report names the file, the field and what was expected for a report missing a field or with a wrong type") {
+  test::TempDir dir("load_report_shape");
+  const std::string path = dir / "report.json";
+  write_json(path, full_report());
+  REQUIRE_NOTHROW(load_report(path));
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
+      {[](nlohmann::json& r) { r.erase("schema_version"); }, "field 'schema_version': missing (expected 1)"},
+      {[](nlohmann::json& r) { r["schema_version"] = "1"; }, "field 'schema_version': \"1\" (expected 1)"},
+      {[](nlohmann::json& r) { r.erase("created_utc"); }, "field 'created_utc': missing (expected a string)"},
+      {[](nlohmann::json& r) { r.erase("spec"); }, "field 'spec': missing (expected an object"},
+      {[](nlohmann::json& r) { r["spec"] = nullptr; }, "field 'spec': null (expected an object"},
+      {[](nlohmann::json& r) { r["spec"].erase("name"); }, "field 'spec.name': missing (expected a string)"},
+      {[](nlohmann::json& r) { r["spec"]["paper"] = 5; }, "field 'spec.paper': 5 (expected a paper table's name or null)"},
+      {[](nlohmann::json& r) { r.erase("environment"); }, "field 'environment': missing (expected an object"},
+      {[](nlohmann::json& r) { r["environment"]["git"].erase("dirty"); }, "field 'environment.git.dirty': missing (expected true or false)"},
+      {[](nlohmann::json& r) { r["environment"]["cpu"] = nlohmann::json::array(); }, "field 'environment.cpu': an array (expected an object)"},
+      {[](nlohmann::json& r) { r["points"] = nlohmann::json::object(); }, "field 'points': an object (expected an array)"},
+      {[](nlohmann::json& r) { r["points"][1].erase("key"); }, "field 'points[1].key': missing (expected a string)"},
+      {[](nlohmann::json& r) { r["points"][0] = 3; }, "field 'points[0]': 3 (expected an object)"},
+      {[](nlohmann::json& r) { r["points"][0]["params"] = nullptr; }, "field 'points[0].params': null (expected an object)"},
+      {[](nlohmann::json& r) { r["points"][0]["status"] = 1; }, "field 'points[0].status': 1 (expected a string)"},
+      {[](nlohmann::json& r) { r["points"][1].erase("metrics"); }, "field 'points[1].metrics': missing (expected an object"},
+  };
+  for (const auto& [mutate, message] : cases) {
+    nlohmann::json r = full_report();
+    mutate(r);
+    write_json(path, r);
+    REQUIRE_THROWS_WITH(load_report(path), Catch::Contains(path + ": " + message));
+  }
+  SECTION("a point that did not finish needs no metrics") {
+    nlohmann::json r = full_report();
+    r["points"][1]["status"] = "error";
+    r["points"][1].erase("metrics");
+    write_json(path, r);
+    REQUIRE_NOTHROW(load_report(path));
+  }
 }
