@@ -35,7 +35,7 @@ bool spread_of(const nlohmann::json& p, const std::string& metric, double& stdev
 int Comparison::regressions() const {
   int n = 0;
   for (const PointDifference& d : points) n += d.regression ? 1 : 0;
-  return n;
+  return n + static_cast<int>(failed.size());
 }
 
 Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& o) {
@@ -55,7 +55,8 @@ Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, con
     matched[key] = true;
     const nlohmann::json& pb = *it->second;
     if (pa["status"] != "ok" || pb["status"] != "ok") {
-      c.not_ok.push_back(fmt::format("{} ({} -> {})", label_of(pa), pa["status"].get<std::string>(), pb["status"].get<std::string>()));
+      (pa["status"] == "ok" ? c.failed : c.not_ok)
+          .push_back(fmt::format("{} ({} -> {})", label_of(pa), pa["status"].get<std::string>(), pb["status"].get<std::string>()));
       continue;
     }
     ++both_ok;
@@ -78,7 +79,8 @@ Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, con
   for (const nlohmann::json& pb : b["points"])
     if (!matched.count(pb["key"].get<std::string>())) c.only_in_b.push_back(label_of(pb));
   if (both_ok > 0 && !metric_seen) throw InputError("compare", "--metric", fmt::format("'{}' is not a metric of these reports", o.metric));
-  if (both_ok == 0 && c.not_ok.empty()) throw InputError("compare", "reports", "have no point in common (expected two runs of the same spec)");
+  if (both_ok == 0 && c.not_ok.empty() && c.failed.empty())
+    throw InputError("compare", "reports", "have no point in common (expected two runs of the same spec)");
   return c;
 }
 
@@ -87,12 +89,14 @@ std::string comparison_text(const Comparison& c, const CompareOptions& o) {
   for (const PointDifference& d : c.points)
     out +=
         fmt::format("| {} | {:.3f} | {:.3f} | {:+.1f}% | {} | {} |\n", d.label, d.a, d.b, 100.0 * d.change, d.significance, d.regression ? "REGRESSION" : "");
+  for (const std::string& s : c.failed) out += fmt::format("\nREGRESSION (failed in B): {}", s);
   for (const std::string& s : c.not_ok) out += fmt::format("\nnot comparable (status): {}", s);
   for (const std::string& s : c.only_in_a) out += fmt::format("\nonly in A: {}", s);
   for (const std::string& s : c.only_in_b) out += fmt::format("\nonly in B: {}", s);
   out += fmt::format(
-      "\n\n{} point(s) compared on {}; {} regression(s) beyond {:.1f}% (sig.: * = beyond twice the repeats' standard error, ? = fewer than 2 repeats)\n",
-      c.points.size(), o.metric, c.regressions(), 100.0 * o.threshold);
+      "\n\n{} point(s) compared on {}; {} regression(s): {} beyond {:.1f}%, {} failed in B (sig.: * = beyond twice the repeats' standard error, ? = "
+      "fewer than 2 repeats)\n",
+      c.points.size(), o.metric, c.regressions(), c.regressions() - static_cast<int>(c.failed.size()), 100.0 * o.threshold, c.failed.size());
   return out;
 }
 

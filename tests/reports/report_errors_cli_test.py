@@ -78,13 +78,25 @@ def broken_report_tests(case):
         case.one_line_error(["compare", path, good], *needles)
 
 
+def failed_points_tests(case):
+    """compare exits 1 when points ok in A did not finish in B, and lists them."""
+    good = case.write("A/report.json", GOOD)
+    failed = case.write("B/report.json", report([point("autoregressive", 0, "error"), point("redrafter", 0, "timeout")]))
+    proc = case.run("compare", good, failed)
+    shown = f"exit {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
+    assert proc.returncode == 1, shown
+    assert "2 regression(s)" in proc.stdout and "(ok -> timeout)" in proc.stdout and "(ok -> error)" in proc.stdout, shown
+    back = case.run("compare", failed, good)  # failed in A: not comparable, not a regression
+    assert back.returncode == 0 and "not comparable (status)" in back.stdout, back.stdout + back.stderr
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--draftbench", required=True)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="draftbench_report_errors_") as tmp:
         case = Case(str(pathlib.Path(a.draftbench).resolve()), pathlib.Path(tmp))
-        for test in (broken_report_tests,):
+        for test in (broken_report_tests, failed_points_tests):
             test(case)
             print(f"ok: {test.__name__}")
 

@@ -241,3 +241,25 @@ TEST_CASE("report: load_report names the file, the field and what was expected f
     REQUIRE_NOTHROW(load_report(path));
   }
 }
+
+TEST_CASE("compare: a point ok in A that did not finish in B is a regression, and listed") {
+  const nlohmann::json a = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")});
+  nlohmann::json b = a;
+  for (nlohmann::json& p : b["points"]) {
+    p["status"] = "error";
+    p["message"] = "the drafter failed";
+    p.erase("metrics");
+  }
+  CompareOptions o;
+  const Comparison c = compare_reports(a, b, o);
+  CHECK(c.points.empty());
+  REQUIRE(c.regressions() == 2);  // a CI gate on `compare` must not pass a run whose every point failed
+  const std::string text = comparison_text(c, o);
+  CHECK_THAT(text, Catch::Contains("\nREGRESSION (failed in B): redrafter batch_size=1") && Catch::Contains("(ok -> error)") &&
+                       Catch::Contains("2 regression(s): 0 beyond 5.0%, 2 failed in B"));
+  SECTION("a point that failed in A is not comparable, whatever B's status: not a regression") {
+    CHECK(compare_reports(b, b, o).regressions() == 0);
+    CHECK(compare_reports(b, a, o).regressions() == 0);
+    CHECK_THAT(comparison_text(compare_reports(b, a, o), o), Catch::Contains("not comparable (status): redrafter"));
+  }
+}
