@@ -119,7 +119,7 @@ Run add_compare(CLI::App& app) {
       const size_t comma = std::min(o->metric.find(',', at), o->metric.size());
       CompareOptions one = *o;
       one.metric = o->metric.substr(at, comma - at);
-      tables.emplace_back(one, compare_reports(report_a, report_b, one));
+      tables.emplace_back(one, compare_reports(report_a, report_b, one, *a, *b));
       at = comma + 1;
     }
     int regressions = 0;

@@ -7,6 +7,7 @@
 
 #include "engine/common/error.h"
 #include "reports/report/report_json.h"
+#include "reports/report/report_shape.h"
 
 namespace draftbench {
 
@@ -30,6 +31,13 @@ bool spread_of(const nlohmann::json& p, const std::string& metric, double& stdev
   return n >= 2;
 }
 
+// points[i].metrics[metric] of the report at `path`, which must be a number.
+double metric_of(const nlohmann::json& points, size_t i, const std::string& metric, const std::string& path) {
+  const nlohmann::json& v = points[i]["metrics"][metric];
+  if (!v.is_number()) throw InputError(path, fmt::format("field 'points[{}].metrics.{}'", i, metric), fmt::format("{} (expected a number)", describe_value(v)));
+  return v.get<double>();
+}
+
 }  // namespace
 
 int Comparison::regressions() const {
@@ -38,14 +46,15 @@ int Comparison::regressions() const {
   return n + static_cast<int>(failed.size());
 }
 
-Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& o) {
-  std::map<std::string, const nlohmann::json*> in_b;
-  for (const nlohmann::json& p : b["points"]) in_b[p["key"].get<std::string>()] = &p;
+Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& o, const std::string& a_path, const std::string& b_path) {
+  std::map<std::string, size_t> in_b;  // key -> index in b's points
+  for (size_t i = 0; i < b["points"].size(); ++i) in_b[b["points"][i]["key"].get<std::string>()] = i;
   Comparison c;
   bool metric_seen = false;
   int both_ok = 0;
   std::map<std::string, bool> matched;
-  for (const nlohmann::json& pa : a["points"]) {
+  for (size_t ia = 0; ia < a["points"].size(); ++ia) {
+    const nlohmann::json& pa = a["points"][ia];
     const std::string key = pa["key"];
     const auto it = in_b.find(key);
     if (it == in_b.end()) {
@@ -53,7 +62,7 @@ Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, con
       continue;
     }
     matched[key] = true;
-    const nlohmann::json& pb = *it->second;
+    const nlohmann::json& pb = b["points"][it->second];
     if (pa["status"] != "ok" || pb["status"] != "ok") {
       (pa["status"] == "ok" ? c.failed : c.not_ok)
           .push_back(fmt::format("{} ({} -> {})", label_of(pa), pa["status"].get<std::string>(), pb["status"].get<std::string>()));
@@ -65,8 +74,8 @@ Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, con
     PointDifference d;
     d.key = key;
     d.label = label_of(pa);
-    d.a = pa["metrics"][o.metric].get<double>();
-    d.b = pb["metrics"][o.metric].get<double>();
+    d.a = metric_of(a["points"], ia, o.metric, a_path);
+    d.b = metric_of(b["points"], it->second, o.metric, b_path);
     d.change = d.a != 0 ? d.b / d.a - 1.0 : 0.0;
     double sa = 0, na = 0, sb = 0, nb = 0;
     const bool judgeable = spread_of(pa, o.metric, sa, na) && spread_of(pb, o.metric, sb, nb);

@@ -35,8 +35,11 @@ struct Comparison {
   int regressions() const;                        // metric regressions plus failed points
 };
 
-// Throws InputError naming the metric when it is unknown to both reports.
-Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& options);
+// `a` and `b` as load_report returns them; `a_path` and `b_path` name them in errors.
+// Throws InputError naming the metric when it is unknown to both reports, and naming the
+// report, the point and the metric when a point both finished has it but not as a number.
+Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& options, const std::string& a_path = "A",
+                           const std::string& b_path = "B");
 
 // A Markdown table of the comparison, and a summary line.
 std::string comparison_text(const Comparison& comparison, const CompareOptions& options);

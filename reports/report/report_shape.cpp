@@ -20,13 +20,6 @@ bool is_boolean(const json& v) { return v.is_boolean(); }
 bool is_string_or_null(const json& v) { return v.is_string() || v.is_null(); }
 bool is_schema_version(const json& v) { return v.is_number_integer() && v.get<long long>() == kReportSchemaVersion; }
 
-// What a wrong value is, for the message: scalars as written (InputError bounds the length).
-std::string describe(const json& v) {
-  if (v.is_object()) return "an object";
-  if (v.is_array()) return "an array";
-  return v.dump();
-}
-
 // Looks fields up in one report, throwing InputError that names the file and the field.
 class Fields {
  public:
@@ -47,7 +40,7 @@ class Fields {
   }
 
   void check(const json& value, const std::string& where, Test ok, const char* expected) const {
-    if (!ok(value)) throw InputError(path_, fmt::format("field '{}'", where), fmt::format("{} (expected {})", describe(value), expected));
+    if (!ok(value)) throw InputError(path_, fmt::format("field '{}'", where), fmt::format("{} (expected {})", describe_value(value), expected));
   }
 
  private:
@@ -75,6 +68,12 @@ void check_point(const Fields& f, const json& point, size_t i) {
 }
 
 }  // namespace
+
+std::string describe_value(const nlohmann::json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "an array";
+  return v.dump();
+}
 
 void check_report_shape(const nlohmann::json& report, const std::string& path) {
   const Fields f(path);

@@ -26,4 +26,8 @@ namespace draftbench {
 // and each reader decides what a non-number means for it.
 void check_report_shape(const nlohmann::json& report, const std::string& path);
 
+// A value as error messages show it: "an object", "an array", or scalars as written
+// (InputError bounds the length).
+std::string describe_value(const nlohmann::json& value);
+
 }  // namespace draftbench

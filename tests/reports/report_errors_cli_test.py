@@ -90,13 +90,24 @@ def failed_points_tests(case):
     assert back.returncode == 0 and "not comparable (status)" in back.stdout, back.stdout + back.stderr
 
 
+def null_metric_tests(case):
+    """compare on a metric that is null (or not a number) names the report, the point and the metric."""
+    good = case.write("A/report.json", GOOD)
+    broken = copy.deepcopy(GOOD)
+    broken["points"][1]["metrics"]["tps"] = None
+    path = case.write("B/report.json", broken)
+    needles = (path, "field 'points[1].metrics.tps'", "null (expected a number)")
+    case.one_line_error(["compare", good, path], *needles)
+    case.one_line_error(["compare", path, good], *needles)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--draftbench", required=True)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="draftbench_report_errors_") as tmp:
         case = Case(str(pathlib.Path(a.draftbench).resolve()), pathlib.Path(tmp))
-        for test in (broken_report_tests, failed_points_tests):
+        for test in (broken_report_tests, failed_points_tests, null_metric_tests):
             test(case)
             print(f"ok: {test.__name__}")
 

@@ -263,3 +263,17 @@ TEST_CASE("compare: a point ok in A that did not finish in B is a regression, an
     CHECK_THAT(comparison_text(compare_reports(b, a, o), o), Catch::Contains("not comparable (status): redrafter"));
   }
 }
+
+TEST_CASE("compare: a metric that is not a number is an error naming the report, the point and the metric") {
+  const nlohmann::json a = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")});
+  nlohmann::json b = a;
+  b["points"][1]["metrics"]["tps"] = nullptr;  // how a non-finite number is written
+  CompareOptions o;
+  REQUIRE_THROWS_WITH(compare_reports(a, b, o, "a/report.json", "b/report.json"),
+                      Catch::Contains("b/report.json: field 'points[1].metrics.tps': null (expected a number)"));
+  REQUIRE_THROWS_WITH(compare_reports(b, a, o, "b/report.json", "a/report.json"),
+                      Catch::Contains("b/report.json: field 'points[1].metrics.tps': null (expected a number)"));
+  b["points"][0]["metrics"]["tps"] = nlohmann::json::object();
+  REQUIRE_THROWS_WITH(compare_reports(a, b, o, "a/report.json", "b/report.json"),
+                      Catch::Contains("b/report.json: field 'points[0].metrics.tps': an object (expected a number)"));
+}
