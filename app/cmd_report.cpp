@@ -45,8 +45,9 @@ int report_findings(const std::vector<std::string>& paths, const std::string& pa
   FindingsOptions options;
   const std::string root = checkout_root();
   options.training_length = [&](const nlohmann::json& report) { return redrafter_training_length(report, root); };
+  options.paper_tables_path = paper_tables_path;
   const std::vector<FindingResult> results = evaluate_findings(reports, paper_tables, options);
-  const std::vector<UnrunnableTable> unrunnable = unrunnable_tables(paper_tables);
+  const std::vector<UnrunnableTable> unrunnable = unrunnable_tables(paper_tables, paper_tables_path);
   const std::string markdown = fmt::format("# The paper's findings on this machine\n\nReports: {}.\n\n{}{}", fmt::join(paths, ", "), findings_markdown(results),
                                            unrunnable_tables_markdown(unrunnable));
   if (!out.empty()) {

@@ -101,13 +101,28 @@ def null_metric_tests(case):
     case.one_line_error(["compare", path, good], *needles)
 
 
+def paper_tables_tests(case):
+    """A bad --paper-tables file is named by the path given, whatever its name."""
+    good = case.write("A/report.json", GOOD)
+    for name, content, needles in (("few_findings", {"findings": ["one"]}, ("field 'findings'", "expected")),
+                                   ("array", [1, 2], ("an array", "expected an object")),
+                                   ("not_json", "{", ("not valid JSON",))):
+        path = case.write(f"custom/{name}.json", content)
+        case.one_line_error(["report", "--findings", good, "--paper-tables", path], path, *needles)
+    # The findings but not Table 2's rows: still named by the path given.
+    root_tables = json.loads((pathlib.Path(__file__).resolve().parents[2] / "reports" / "paper" / "paper_tables.json").read_text())
+    no_table2 = {k: v for k, v in root_tables.items() if k != "table2"}
+    path = case.write("custom/no_table2.json", no_table2)
+    case.one_line_error(["report", "--findings", good, "--paper-tables", path], path, "field 'table2'", "expected")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--draftbench", required=True)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="draftbench_report_errors_") as tmp:
         case = Case(str(pathlib.Path(a.draftbench).resolve()), pathlib.Path(tmp))
-        for test in (broken_report_tests, failed_points_tests, null_metric_tests):
+        for test in (broken_report_tests, failed_points_tests, null_metric_tests, paper_tables_tests):
             test(case)
             print(f"ok: {test.__name__}")
 
