@@ -28,12 +28,13 @@ std::optional<int> redrafter_training_length(const nlohmann::json& report, const
   if (dir.is_relative()) dir = std::filesystem::path(root) / dir;
   std::ifstream in(dir / "provenance.json");
   const nlohmann::json provenance = nlohmann::json::parse(in, nullptr, false);
-  if (provenance.is_discarded()) return std::nullopt;
-  const nlohmann::json steps = provenance.value("train", nlohmann::json::object())
-                                   .value("provenance", nlohmann::json::object())
-                                   .value("options", nlohmann::json::object())
-                                   .value("draft_steps", nlohmann::json());
-  return steps.is_number_integer() ? std::optional<int>(steps.get<int>() + 1) : std::nullopt;
+  // train.provenance.options.draft_steps; anything else along the way means "unknown".
+  const nlohmann::json* at = &provenance;
+  for (const char* key : {"train", "provenance", "options", "draft_steps"}) {
+    if (!at->is_object() || !at->contains(key)) return std::nullopt;
+    at = &(*at)[key];
+  }
+  return at->is_number_integer() ? std::optional<int>(at->get<int>() + 1) : std::nullopt;
 }
 
 // FINDINGS.md and findings.json in `out` (when given), the Markdown on stdout.
@@ -44,8 +45,9 @@ int report_findings(const std::vector<std::string>& paths, const std::string& pa
   FindingsOptions options;
   const std::string root = checkout_root();
   options.training_length = [&](const nlohmann::json& report) { return redrafter_training_length(report, root); };
+  options.paper_tables_path = paper_tables_path;
   const std::vector<FindingResult> results = evaluate_findings(reports, paper_tables, options);
-  const std::vector<UnrunnableTable> unrunnable = unrunnable_tables(paper_tables);
+  const std::vector<UnrunnableTable> unrunnable = unrunnable_tables(paper_tables, paper_tables_path);
   const std::string markdown = fmt::format("# The paper's findings on this machine\n\nReports: {}.\n\n{}{}", fmt::join(paths, ", "), findings_markdown(results),
                                            unrunnable_tables_markdown(unrunnable));
   if (!out.empty()) {
@@ -118,7 +120,7 @@ Run add_compare(CLI::App& app) {
       const size_t comma = std::min(o->metric.find(',', at), o->metric.size());
       CompareOptions one = *o;
       one.metric = o->metric.substr(at, comma - at);
-      tables.emplace_back(one, compare_reports(report_a, report_b, one));
+      tables.emplace_back(one, compare_reports(report_a, report_b, one, *a, *b));
       at = comma + 1;
     }
     int regressions = 0;

@@ -1,6 +1,7 @@
 // `draftbench compare A.json B.json`: per-point differences between two reports (points
 // matched by key), with a significance marker from the repeats' spread, and a verdict on
-// whether a chosen metric regressed beyond a threshold (for CI: exit non-zero).
+// whether a chosen metric regressed beyond a threshold, or a point that finished in A did
+// not in B (for CI: exit non-zero).
 #pragma once
 
 #include <string>
@@ -26,12 +27,19 @@ struct PointDifference {
 
 struct Comparison {
   std::vector<PointDifference> points;
-  std::vector<std::string> only_in_a, only_in_b, not_ok;  // labels
-  int regressions() const;
+  // Labels with "(A status -> B status)": `failed` holds the points ok in A but not in B
+  // (each a regression: a run whose points all fail must not pass a gate), `not_ok` those
+  // not ok in A (nothing to compare against).
+  std::vector<std::string> failed, not_ok;
+  std::vector<std::string> only_in_a, only_in_b;  // labels
+  int regressions() const;                        // metric regressions plus failed points
 };
 
-// Throws InputError naming the metric when it is unknown to both reports.
-Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& options);
+// `a` and `b` as load_report returns them; `a_path` and `b_path` name them in errors.
+// Throws InputError naming the metric when it is unknown to both reports, and naming the
+// report, the point and the metric when a point both finished has it but not as a number.
+Comparison compare_reports(const nlohmann::json& a, const nlohmann::json& b, const CompareOptions& options, const std::string& a_path = "A",
+                           const std::string& b_path = "B");
 
 // A Markdown table of the comparison, and a summary line.
 std::string comparison_text(const Comparison& comparison, const CompareOptions& options);

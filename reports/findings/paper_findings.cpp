@@ -10,6 +10,7 @@
 
 #include "engine/common/error.h"
 #include "reports/render/report_tables.h"
+#include "reports/report/report_shape.h"
 
 namespace draftbench {
 namespace {
@@ -49,7 +50,7 @@ std::vector<Point> ok_points(std::span<const nlohmann::json> reports) {
   for (const nlohmann::json& r : reports) {
     if (!r.is_object() || !r.contains("points") || !r["points"].is_array()) continue;
     for (const nlohmann::json& p : r["points"])  // by reference: Points keep pointers
-      if (p.is_object() && p.value("status", "") == "ok" && p.contains("params") && p.contains("metrics")) out.push_back({&r, &p});
+      if (p.is_object() && p.value("status", "") == "ok" && p.contains("params") && p["params"].is_object() && p.contains("metrics")) out.push_back({&r, &p});
   }
   return out;
 }
@@ -61,6 +62,12 @@ std::vector<Point> redrafter_points(const std::vector<Point>& points, bool any_t
   for (const Point& p : points)
     if (p.drafter() == "redrafter" && (any_temperature || p.number("temperature", 0) == 0)) out.push_back(p);
   return out;
+}
+
+// paper_tables must be an object before any of its keys is read.
+void require_object(const nlohmann::json& paper_tables, const std::string& path) {
+  if (!paper_tables.is_object())
+    throw InputError(path, "", fmt::format("{} (expected an object with the paper's findings and tables)", describe_value(paper_tables)));
 }
 
 double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
@@ -294,10 +301,11 @@ const char* finding_status_name(FindingStatus status) {
 }
 
 std::vector<FindingResult> evaluate_findings(std::span<const nlohmann::json> reports, const nlohmann::json& paper_tables, const FindingsOptions& options) {
+  require_object(paper_tables, options.paper_tables_path);
   const nlohmann::json findings = paper_tables.value("findings", nlohmann::json());
   constexpr size_t n_rules = std::size(kRules);
   if (!findings.is_array() || findings.size() != n_rules || !std::all_of(findings.begin(), findings.end(), [](const auto& f) { return f.is_string(); }))
-    throw InputError("paper_tables.json", "field 'findings'",
+    throw InputError(options.paper_tables_path, "field 'findings'",
                      fmt::format("expected the paper's {} findings as strings (the rules are written for them)", n_rules));
   const std::vector<Point> points = ok_points(reports);
   std::vector<FindingResult> results;
@@ -343,11 +351,12 @@ constexpr UnrunnableSpec kUnrunnable[] = {
 
 }  // namespace
 
-std::vector<UnrunnableTable> unrunnable_tables(const nlohmann::json& paper_tables) {
+std::vector<UnrunnableTable> unrunnable_tables(const nlohmann::json& paper_tables, const std::string& paper_tables_path) {
+  require_object(paper_tables, paper_tables_path);
   std::vector<UnrunnableTable> out;
   for (const UnrunnableSpec& spec : kUnrunnable) {
     const nlohmann::json t = paper_tables.value(spec.key, nlohmann::json());
-    const auto bad = [&](const std::string& what) { return InputError("paper_tables.json", fmt::format("field '{}'", spec.key), what); };
+    const auto bad = [&](const std::string& what) { return InputError(paper_tables_path, fmt::format("field '{}'", spec.key), what); };
     if (!t.is_object() || !t.contains("columns") || !t["columns"].is_array() || !t.contains("rows") || !t["rows"].is_array())
       throw bad("expected an object with 'caption', 'columns' and 'rows'");
     const size_t n = t["columns"].size();

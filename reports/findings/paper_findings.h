@@ -37,11 +37,13 @@ struct FindingsOptions {
   // ReDrafter's training beam length (draft steps + 1) for a report, for finding 6; nullopt
   // when unknown (that half of the finding is then not measurable).
   std::function<std::optional<int>(const nlohmann::json& report)> training_length;
+  // The paper tables' file, as errors about its contents name it.
+  std::string paper_tables_path = "paper_tables.json";
 };
 
 // Every finding of `paper_tables` ("findings": seven strings) against the points of
-// `reports` (report.json objects). Throws InputError when paper_tables has not exactly the
-// findings these rules are written for.
+// `reports` (report.json objects). Throws InputError naming options.paper_tables_path when
+// paper_tables is not an object or has not exactly the findings these rules are written for.
 std::vector<FindingResult> evaluate_findings(std::span<const nlohmann::json> reports, const nlohmann::json& paper_tables, const FindingsOptions& options = {});
 
 // FINDINGS.md's table and sections; findings.json's array.
@@ -51,12 +53,13 @@ nlohmann::json findings_json(const std::vector<FindingResult>& results);
 // The paper's tables this harness cannot run (Table 2, continuous batching at a request rate;
 // Table 3, tensor parallelism): each with the paper's published values (from
 // `paper_tables`), what it needs that draftbench does not do, and the nearest run a GPU user
-// can make with it. Throws InputError when paper_tables lacks either table's rows.
+// can make with it. Throws InputError naming `paper_tables_path` when paper_tables is not an
+// object or lacks either table's rows.
 struct UnrunnableTable {
   Table paper;                 // the published values
   std::string needs, nearest;  // sentences
 };
-std::vector<UnrunnableTable> unrunnable_tables(const nlohmann::json& paper_tables);
+std::vector<UnrunnableTable> unrunnable_tables(const nlohmann::json& paper_tables, const std::string& paper_tables_path = "paper_tables.json");
 std::string unrunnable_tables_markdown(const std::vector<UnrunnableTable>& tables);
 
 // An index page: the findings' table and sections, then a link to each report's page

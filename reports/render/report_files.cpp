@@ -19,7 +19,7 @@ namespace {
 
 std::string index_html(const nlohmann::json& report, const std::vector<Table>& tables, const fs::path& dir) {
   const nlohmann::json& env = report["environment"];
-  std::string html = fmt::format("<p>{}</p>\n", html_escape(report["spec"]["description"].get<std::string>()));
+  std::string html = fmt::format("<p>{}</p>\n", html_escape(report["spec"].value("description", std::string())));
   const std::string device = env.value("device", "cpu");
   html += fmt::format("<p class=\"note\">{}{} · {} threads · commit {}{} · created {}</p>\n", env["cpu"]["model"].get<std::string>(),
                       device == "cpu" ? "" : " · device " + device, env["threads"].dump(), env["git"]["commit"].get<std::string>().substr(0, 12),

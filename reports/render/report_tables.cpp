@@ -19,6 +19,15 @@ const nlohmann::json& metric(const nlohmann::json& point, const char* name) {
   return point.contains("metrics") && point["metrics"].contains(name) ? point["metrics"][name] : none;
 }
 
+// The paper table the spec names; "" for none (the key is optional, and may be null).
+std::string spec_paper(const nlohmann::json& report) {
+  const nlohmann::json paper = report["spec"].value("paper", nlohmann::json());
+  return paper.is_string() ? paper.get<std::string>() : "";
+}
+
+// A value a layout can place on an axis: a number, or a boolean (as 1 or 0).
+bool is_axis_value(const nlohmann::json& v) { return v.is_number() || v.is_boolean(); }
+
 // A cell for a point that did not finish says why.
 std::string cell(const nlohmann::json* point, const char* name, const char* format = "{:.2f}") {
   if (!point) return "";
@@ -67,9 +76,11 @@ std::optional<Table> table1(const nlohmann::json& report, const nlohmann::json& 
   std::vector<std::string> drafter_order;
   bool any_drafter = false;
   for (const nlohmann::json& p : report["points"]) {
-    if (p["params"]["batch_size"] != 1) continue;
+    // A point without both axes has no cell here; the points table still shows it.
+    const nlohmann::json temperature = p["params"].value("temperature", nlohmann::json());
+    if (p["params"].value("batch_size", nlohmann::json()) != 1 || !temperature.is_number()) continue;
     const std::string ds = p["dataset"], drafter = p["drafter"];
-    const double temp = p["params"]["temperature"];
+    const double temp = temperature.get<double>();
     if (std::find(datasets.begin(), datasets.end(), ds) == datasets.end()) datasets.push_back(ds);
     if (std::find(drafter_order.begin(), drafter_order.end(), drafter) == drafter_order.end()) drafter_order.push_back(drafter);
     rows.insert({temp, drafter});
@@ -84,7 +95,7 @@ std::optional<Table> table1(const nlohmann::json& report, const nlohmann::json& 
     t.groups.push_back({ds, 2});
     t.header.insert(t.header.end(), {"speedup", "tokens/step"});
   }
-  const bool with_paper = !paper.is_null() && report["spec"]["paper"] == "table1";
+  const bool with_paper = !paper.is_null() && spec_paper(report) == "table1";
   if (with_paper) {
     for (const std::string& ds : datasets) {
       t.groups.push_back({fmt::format("paper, {} (Vicuna-7B, H100)", paper_dataset(ds)), 2});
@@ -128,7 +139,8 @@ Slice redrafter_slice(const nlohmann::json& report, const std::string& x, const 
   Slice s;
   for (const nlohmann::json& p : report["points"]) {
     const nlohmann::json& params = p["params"];
-    if (p["kind"] != "redrafter" || !params.contains(x) || (!y.empty() && !params.contains(y))) continue;
+    if (p["kind"] != "redrafter" || !params.contains(x) || !is_axis_value(params[x]) || (!y.empty() && (!params.contains(y) || !is_axis_value(params[y]))))
+      continue;
     if (s.fixed.is_null()) {
       s.fixed = params;
       s.fixed["dataset"] = p["dataset"];
@@ -177,7 +189,7 @@ std::optional<Table> table4(const nlohmann::json& report, const nlohmann::json& 
     for (double bw : s.xs) row.push_back(cell(at(s, bw, 0), key, format));
     t.rows.push_back(std::move(row));
   }
-  if (!paper.is_null() && report["spec"]["paper"] == "table4") {
+  if (!paper.is_null() && spec_paper(report) == "table4") {
     for (const nlohmann::json& r : paper["table4"]["rows"])
       for (const auto& [name, key, format] : kTpsSpeedupRows) {
         std::vector<std::string> row = {fmt::format("paper: {} {}", r["chip"].get<std::string>(), r["model"].get<std::string>()), name};
@@ -211,7 +223,7 @@ std::vector<Table> table5(const nlohmann::json& report, const nlohmann::json& pa
     }
     t.notes.push_back("OOM: the point's planned memory exceeded the spec's memory_budget (decided before it ran).");
     out.push_back(std::move(t));
-    if (!paper.is_null() && report["spec"]["paper"] == "table5") {
+    if (!paper.is_null() && spec_paper(report) == "table5") {
       const nlohmann::json& p5 = paper["table5"];
       Table pt;
       pt.id = std::string(id) + "_paper";
@@ -244,7 +256,7 @@ std::optional<Table> table6(const nlohmann::json& report, const nlohmann::json& 
       for (double bw : s.xs) row.push_back(cell(at(s, bw, distilled), key, format));
       t.rows.push_back(std::move(row));
     }
-  if (!paper.is_null() && report["spec"]["paper"] == "table6") {
+  if (!paper.is_null() && spec_paper(report) == "table6") {
     const nlohmann::json& p6 = paper["table6"];
     for (const nlohmann::json& r : p6["rows"])
       for (const auto& [name, key, format] : kSpeedupRows) {
@@ -269,7 +281,7 @@ std::string number_cell(const nlohmann::json& v, const char* format) { return v.
 std::vector<Table> report_tables(const nlohmann::json& report, const nlohmann::json& paper) {
   std::vector<Table> out;
   // The paper's layouts for the shapes the sweep has; the one its spec names first.
-  const std::string named = report["spec"].value("paper", nlohmann::json()).is_string() ? report["spec"]["paper"].get<std::string>() : "";
+  const std::string named = spec_paper(report);
   std::vector<Table> layouts;
   if (auto t = table1(report, paper)) layouts.push_back(std::move(*t));
   if (auto t = table4(report, paper)) layouts.push_back(std::move(*t));

@@ -10,6 +10,7 @@
 
 #include "engine/common/atomic_file.h"
 #include "engine/common/error.h"
+#include "reports/report/report_shape.h"
 
 namespace draftbench {
 
@@ -87,8 +88,7 @@ nlohmann::json load_report(const std::string& path) {
   const nlohmann::json report = nlohmann::json::parse(f, nullptr, false);
   if (report.is_discarded() || !report.is_object() || report.value("schema", "") != "draftbench-report" || !report.contains("points"))
     throw InputError(path, "", "not a draftbench report (expected the report.json `draftbench run` writes)");
-  if (report["schema_version"] != kReportSchemaVersion)
-    throw InputError(path, "schema_version", fmt::format("{} (expected {})", report["schema_version"].dump(), kReportSchemaVersion));
+  check_report_shape(report, path);
   return report;
 }
 

@@ -23,7 +23,8 @@ nlohmann::json build_report(const nlohmann::json& resolved_spec, const nlohmann:
 std::string describe_params(const nlohmann::json& params);
 
 // Reads a report.json; throws InputError naming the file when it is not JSON, not a
-// draftbench report, or of another schema version.
+// draftbench report, of another schema version, or lacks a field the readers rely on
+// (report_shape.h), so that they may index those fields without checking.
 nlohmann::json load_report(const std::string& path);
 
 // Writes `report` to `path` atomically (temporary file, then rename).

@@ -184,3 +184,17 @@ TEST_CASE("Tables 2 and 3: the paper's values, what they need and the nearest ru
     CHECK(std::string(e.what()).find("3 values") != std::string::npos);
   }
 }
+
+TEST_CASE("findings: a malformed paper tables file is named by its path, not as paper_tables.json") {
+  FindingsOptions options;
+  options.paper_tables_path = "elsewhere/tables.json";
+  json no_findings = paper_tables();
+  no_findings["findings"].erase(0);
+  REQUIRE_THROWS_WITH(evaluate_findings(std::vector<json>{}, no_findings, options), Catch::StartsWith("elsewhere/tables.json: field 'findings': expected"));
+  REQUIRE_THROWS_WITH(evaluate_findings(std::vector<json>{}, json::array(), options),
+                      Catch::StartsWith("elsewhere/tables.json: an array (expected an object with the paper's findings and tables)"));
+  json no_table2 = paper_tables();
+  no_table2.erase("table2");
+  REQUIRE_THROWS_WITH(unrunnable_tables(no_table2, "elsewhere/tables.json"), Catch::StartsWith("elsewhere/tables.json: field 'table2': expected"));
+  REQUIRE_THROWS_WITH(unrunnable_tables(json(nullptr), "elsewhere/tables.json"), Catch::StartsWith("elsewhere/tables.json: null (expected an object"));
+}

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "engine/common/error.h"
@@ -47,6 +48,15 @@ nlohmann::json report_of(const std::vector<nlohmann::json>& records, const std::
   const nlohmann::json spec{{"name", "t"}, {"description", ""}, {"paper", paper.empty() ? nlohmann::json() : nlohmann::json(paper)}};
   return build_report(spec, nlohmann::json::object(), nlohmann::json::object(), records);
 }
+
+// A report as `draftbench run` writes it (environment included), for load_report.
+nlohmann::json full_report() {
+  nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")});
+  r["environment"] = {{"cpu", {{"model", "test cpu"}}}, {"threads", 1}, {"git", {{"commit", "0123456789abcdef"}, {"dirty", false}}}};
+  return r;
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) { std::ofstream(path) << j.dump(1); }
 
 }  // namespace
 
@@ -192,4 +202,78 @@ TEST_CASE("report: Table 4, 5 and 6 layouts from a ReDrafter sweep, OOM cells in
   REQUIRE(t6.rows.size() == 4);
   REQUIRE(t6.rows[1] == std::vector<std::string>{"draftbench", "yes", "tokens/step", "2.10", "2.20", "2.40"});
   REQUIRE(t6.rows[3] == std::vector<std::string>{"draftbench", "no (ground truth)", "tokens/step", "1.60", "1.70", "1.90"});
+}
+
+TEST_CASE("report: load_report names the file, the field and what was expected for a report missing a field or with a wrong type") {
+  test::TempDir dir("load_report_shape");
+  const std::string path = dir / "report.json";
+  write_json(path, full_report());
+  REQUIRE_NOTHROW(load_report(path));
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
+      {[](nlohmann::json& r) { r.erase("schema_version"); }, "field 'schema_version': missing (expected 1)"},
+      {[](nlohmann::json& r) { r["schema_version"] = "1"; }, "field 'schema_version': \"1\" (expected 1)"},
+      {[](nlohmann::json& r) { r.erase("created_utc"); }, "field 'created_utc': missing (expected a string)"},
+      {[](nlohmann::json& r) { r.erase("spec"); }, "field 'spec': missing (expected an object"},
+      {[](nlohmann::json& r) { r["spec"] = nullptr; }, "field 'spec': null (expected an object"},
+      {[](nlohmann::json& r) { r["spec"].erase("name"); }, "field 'spec.name': missing (expected a string)"},
+      {[](nlohmann::json& r) { r["spec"]["paper"] = 5; }, "field 'spec.paper': 5 (expected a paper table's name or null)"},
+      {[](nlohmann::json& r) { r.erase("environment"); }, "field 'environment': missing (expected an object"},
+      {[](nlohmann::json& r) { r["environment"]["git"].erase("dirty"); }, "field 'environment.git.dirty': missing (expected true or false)"},
+      {[](nlohmann::json& r) { r["environment"]["cpu"] = nlohmann::json::array(); }, "field 'environment.cpu': an array (expected an object)"},
+      {[](nlohmann::json& r) { r["points"] = nlohmann::json::object(); }, "field 'points': an object (expected an array)"},
+      {[](nlohmann::json& r) { r["points"][1].erase("key"); }, "field 'points[1].key': missing (expected a string)"},
+      {[](nlohmann::json& r) { r["points"][0] = 3; }, "field 'points[0]': 3 (expected an object)"},
+      {[](nlohmann::json& r) { r["points"][0]["params"] = nullptr; }, "field 'points[0].params': null (expected an object)"},
+      {[](nlohmann::json& r) { r["points"][0]["status"] = 1; }, "field 'points[0].status': 1 (expected a string)"},
+      {[](nlohmann::json& r) { r["points"][1].erase("metrics"); }, "field 'points[1].metrics': missing (expected an object"},
+  };
+  for (const auto& [mutate, message] : cases) {
+    nlohmann::json r = full_report();
+    mutate(r);
+    write_json(path, r);
+    REQUIRE_THROWS_WITH(load_report(path), Catch::Contains(path + ": " + message));
+  }
+  SECTION("a point that did not finish needs no metrics") {
+    nlohmann::json r = full_report();
+    r["points"][1]["status"] = "error";
+    r["points"][1].erase("metrics");
+    write_json(path, r);
+    REQUIRE_NOTHROW(load_report(path));
+  }
+}
+
+TEST_CASE("compare: a point ok in A that did not finish in B is a regression, and listed") {
+  const nlohmann::json a = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")});
+  nlohmann::json b = a;
+  for (nlohmann::json& p : b["points"]) {
+    p["status"] = "error";
+    p["message"] = "the drafter failed";
+    p.erase("metrics");
+  }
+  CompareOptions o;
+  const Comparison c = compare_reports(a, b, o);
+  CHECK(c.points.empty());
+  REQUIRE(c.regressions() == 2);  // a CI gate on `compare` must not pass a run whose every point failed
+  const std::string text = comparison_text(c, o);
+  CHECK_THAT(text, Catch::Contains("\nREGRESSION (failed in B): redrafter batch_size=1") && Catch::Contains("(ok -> error)") &&
+                       Catch::Contains("2 regression(s): 0 beyond 5.0%, 2 failed in B"));
+  SECTION("a point that failed in A is not comparable, whatever B's status: not a regression") {
+    CHECK(compare_reports(b, b, o).regressions() == 0);
+    CHECK(compare_reports(b, a, o).regressions() == 0);
+    CHECK_THAT(comparison_text(compare_reports(b, a, o), o), Catch::Contains("not comparable (status): redrafter"));
+  }
+}
+
+TEST_CASE("compare: a metric that is not a number is an error naming the report, the point and the metric") {
+  const nlohmann::json a = report_of({record("autoregressive", 0, 40, 1, "a"), record("redrafter", 0, 60, 2.5, "a")});
+  nlohmann::json b = a;
+  b["points"][1]["metrics"]["tps"] = nullptr;  // how a non-finite number is written
+  CompareOptions o;
+  REQUIRE_THROWS_WITH(compare_reports(a, b, o, "a/report.json", "b/report.json"),
+                      Catch::Contains("b/report.json: field 'points[1].metrics.tps': null (expected a number)"));
+  REQUIRE_THROWS_WITH(compare_reports(b, a, o, "b/report.json", "a/report.json"),
+                      Catch::Contains("b/report.json: field 'points[1].metrics.tps': null (expected a number)"));
+  b["points"][0]["metrics"]["tps"] = nlohmann::json::object();
+  REQUIRE_THROWS_WITH(compare_reports(a, b, o, "a/report.json", "b/report.json"),
+                      Catch::Contains("b/report.json: field 'points[0].metrics.tps': an object (expected a number)"));
 }
