@@ -11,7 +11,7 @@
 #     gpu_check.sh, gpu_check.py, MANIFEST.json
 #
 # The CUDA runtime is linked statically; cuBLASLt and the driver come from the GPU machine.
-# Run there: `bash build/gpu-bundle/gpu_check.sh` (README.md, "The GPU check").
+# Run there: `bash build/gpu-bundle/gpu_check.sh` (README.md, "The GPU check"; docs/usage.md in full).
 #
 #   scripts/gpu_bundle.sh                      build with the `gpu` preset (sm_90) and bundle
 #   scripts/gpu_bundle.sh --build-dir DIR      bundle an existing build tree instead

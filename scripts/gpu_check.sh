@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check (README.md, "The GPU check"): whether draftbench's CUDA path is right on
+# The GPU check (README.md, "The GPU check"; docs/usage.md in full): whether draftbench's CUDA path is right on
 # this machine and how fast it is, in one command that finishes well inside 8 minutes.
 #
 #   gpu_check.sh [OUTDIR]                  on a GPU machine, from the bundle that

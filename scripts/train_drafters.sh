@@ -70,7 +70,7 @@ followups=(--followups datasets/corpus/followups.jsonl)
 case $model_name in
   gemma3-270m)
     # EAGLE with the copy input (engine/drafters/eagle/eagle.h): +15% tokens/step on the
-    # held-out slice, +5% on mt_bench_style in the one-epoch probe (README, "Recipes tried").
+    # held-out slice, +5% on mt_bench_style in the one-epoch probe (docs/usage.md, "Recipes tried").
     MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf} ship_root=models/drafters archive_root=datasets/distill/gemma3-270m data_default=data eagle_args=(--previous-token) ground_truth=1
     distill_corpus() {
       distill greedy prompts.jsonl --sampled-every 0
@@ -129,7 +129,7 @@ else
 fi
 # The LM-head products in bf16 where the CPU multiplies bf16 natively (AMX or AVX-512 BF16,
 # through oneDNN), f32 elsewhere: 1.4-1.6x the positions a second on the AMX Xeon at the
-# same validation loss (`draftbench train --head-precision`, README "Recipes tried").
+# same validation loss (`draftbench train --head-precision`, docs/usage.md, "Recipes tried").
 train_args+=(--head-precision auto)
 mkdir -p "$work" "$archives"
 log() { echo "train_drafters: $*" >&2; }

@@ -9,7 +9,7 @@
 
 namespace draftbench {
 
-// Documented caps on the text files read whole (README "Input limits").
+// Documented caps on the text files read whole (experiments/README.md, "Input limits").
 inline constexpr uint64_t kMaxSpecBytes = uint64_t{16} << 20;       // experiment specs: 16 MiB
 inline constexpr uint64_t kMaxPromptBytes = uint64_t{1} << 30;      // prompt sets / datasets: 1 GiB
 inline constexpr uint64_t kMaxSmallJsonBytes = uint64_t{64} << 20;  // drafter.json, trees, run.json: 64 MiB
