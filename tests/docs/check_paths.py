@@ -94,7 +94,7 @@ def check_doc_paths(root, md_file, top_dirs, tracked_dirs):
         for span in BACKTICK.findall(line):
             quoted.update(span.split())
         for word in line.replace("`", " ").split():
-            word = word.strip("(),;:'\"").rstrip(".")
+            word = word.lstrip("(),;:'\"").rstrip("(),;:'\".")  # the sentence's punctuation, in any order
             if "/" not in word or "://" in word or PLACEHOLDER.search(word) or word.startswith("-"):
                 continue
             parts = [p for p in word.split("/") if p not in ("", ".")]

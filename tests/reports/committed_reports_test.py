@@ -41,11 +41,37 @@ def committed_reports(root):
     return found
 
 
+def spec_dir(root, name):
+    """The folder of the checkout's spec named `name` (experiments/**/<name>.yaml): the base its
+    relative paths were written against. None when there is not exactly one."""
+    found = sorted((root / "experiments").rglob(f"{name}.yaml"))
+    return found[0].parent if len(found) == 1 else None
+
+
+def mirror(root, rel, scratch):
+    """scratch/rel as a folder whose surroundings are the checkout's: every entry of root along
+    the way is linked in, except the folders on the path to rel, which are made. A spec written
+    into scratch/rel then finds its relative paths as it did in root/rel."""
+    here, there = scratch, root
+    for part in rel.parts:
+        here.mkdir(parents=True, exist_ok=True)
+        for entry in there.iterdir():
+            if entry.name not in (part, ".git") and not (here / entry.name).exists():
+                (here / entry.name).symlink_to(entry)
+        here, there = here / part, there / part
+    here.mkdir(parents=True, exist_ok=True)
+    return here
+
+
 def rebuild(draftbench, root, report_dir, scratch):
     """Rebuilds report_dir from its results.jsonl into a fresh directory; returns it."""
     spec = json.loads((report_dir / "run.json").read_text())["spec"]
+    base = spec_dir(root, spec.get("name", ""))
     scratch.mkdir(parents=True)
-    spec_file = scratch / "spec.yaml"  # JSON is YAML: the spec exactly as the run recorded it
+    # The spec goes where its own file is, relative to a mirror of the checkout, so that its
+    # relative paths (../../datasets/...) resolve as when it ran.
+    spec_home = mirror(root, base.relative_to(root), scratch / "checkout") if base is not None else scratch
+    spec_file = spec_home / "spec.yaml"  # JSON is YAML: the spec exactly as the run recorded it
     spec_file.write_text(json.dumps(spec))
     out = scratch / "rebuilt"
     done = subprocess.run([draftbench, "merge", str(spec_file), str(report_dir), "--out", str(out)], cwd=root, capture_output=True, text=True)
