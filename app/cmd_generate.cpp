@@ -213,9 +213,11 @@ Run add_generate(CLI::App& app) {
       sub->add_option("--prompts-file", a->prompts_file, "Prompts: MT-Bench/Spec-Bench JSONL, AlpacaEval JSON, corpus JSONL or plain text (a prompt per line)");
   p->excludes(ids)->excludes(file);
   ids->excludes(file);
-  sub->add_flag("--chat", a->chat, "Wrap each prompt in the model's chat template");
+  CLI::Option* chat = sub->add_flag("--chat", a->chat, "Wrap each prompt in the model's chat template");
+  // Without --chat no template is applied, so a template given alone is refused, not ignored.
   sub->add_option("--chat-template", a->chat_template,
-                  fmt::format("With --chat: this template instead of the one the model file names ({})", chat_template_names()));
+                  fmt::format("With --chat: this template instead of the one the model file names ({})", chat_template_names()))
+      ->needs(chat);
   sub->add_option("--top-p", a->top_p, "Nucleus filtering of the target distribution")->capture_default_str()->check(finite_number(0.0, 1.0));
   sub->add_option("--sampling-top-k", a->sampling_top_k, "Top-k filtering of the target distribution (0 = off)")->capture_default_str()->check(whole_number());
   sub->add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(thread_count());

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "engine/common/error.h"
+#include "engine/common/input_checks.h"
 #include "engine/common/input_file.h"
 
 namespace draftbench {
@@ -211,11 +212,17 @@ PromptItem corpus_item(const std::string& path, const JsonRecord& record) {
   return item;
 }
 
-std::vector<PromptItem> plain_items(const std::string& text) {
+// One prompt per non-blank line. Each is text the tokenizer must take, so a line that is not
+// valid UTF-8 is refused here, at load time and by its line, not mid-sweep by the tokenizer.
+std::vector<PromptItem> plain_items(const std::string& path, const std::string& text) {
   std::vector<PromptItem> items;
   const std::vector<std::string> lines = split_lines(text);
-  for (size_t i = 0; i < lines.size(); ++i)
-    if (!is_blank(lines[i])) items.push_back(PromptItem{std::to_string(i + 1), "", {lines[i]}, {}, ""});
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (is_blank(lines[i])) continue;
+    if (const size_t bad = first_invalid_utf8(lines[i]); bad != std::string::npos)
+      throw InputError(path, fmt::format("line {}", i + 1), fmt::format("invalid UTF-8 at byte {} of the line (expected UTF-8 text)", bad + 1));
+    items.push_back(PromptItem{std::to_string(i + 1), "", {lines[i]}, {}, ""});
+  }
   return items;
 }
 
@@ -288,7 +295,7 @@ std::vector<PromptItem> load_prompt_set(const std::string& path, PromptFormat fo
 
   std::vector<PromptItem> items;
   if (format == PromptFormat::plain) {
-    items = plain_items(text);
+    items = plain_items(path, text);
   } else {
     if (records.empty())
       records = (format == PromptFormat::alpaca && json_array) ? parse_json_array(path, text) : parse_json_lines(path, text, record_name(format));

@@ -15,9 +15,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) { return std::chr
 
 GenerationResult generate_autoregressive(const Model& model, ForwardPass& target, KvCache& cache, int seq, std::span<const int32_t> prompt,
                                          const GenerationOptions& options, bool keep_first_logits, const std::function<void(int32_t)>& on_token) {
-  if (prompt.empty()) throw InputError("prompt", "", "is empty (expected at least one token)");
+  // Named as the decoder names it: request r is the (r + 1)-th prompt.
+  const std::string which = "prompt " + std::to_string(options.request + 1);
+  if (prompt.empty()) throw InputError(which, "", "is empty (expected at least one token)");
   if (cache.committed(seq) + static_cast<int64_t>(prompt.size()) + options.max_new_tokens > cache.capacity())
-    throw InputError("prompt", "",
+    throw InputError(which, "",
                      std::to_string(prompt.size()) + " tokens + " + std::to_string(options.max_new_tokens) + " new tokens exceed the context of " +
                          std::to_string(cache.capacity()) + " tokens");
   const std::vector<int32_t> stops = model.tokenizer().stop_ids();

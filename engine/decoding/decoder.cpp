@@ -4,6 +4,8 @@
 #include <chrono>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "engine/common/error.h"
 #include "engine/decoding/node_logits.h"
 #include "engine/decoding/prefill.h"
@@ -55,18 +57,22 @@ void verify(const Draft& draft, const TokenTree& tree, TargetLogits target, cons
 
 // The cache one generate() call needs, checked against the model's context: committed
 // tokens never exceed the longest prompt + max_new_tokens, and a tree sits on top of them.
-int64_t checked_capacity(std::span<const std::vector<int32_t>> prompts, int max_new_tokens, int32_t max_tree_nodes, const ModelConfig& config) {
+// A prompt that does not fit is named by its place in the caller's order (request
+// first_request + s is the (first_request + s + 1)-th prompt).
+int64_t checked_capacity(std::span<const std::vector<int32_t>> prompts, int max_new_tokens, int32_t max_tree_nodes, const ModelConfig& config,
+                         uint64_t first_request) {
   DB_CHECK(!prompts.empty() && max_tree_nodes >= 1);
-  int64_t longest = 0;
-  for (const auto& p : prompts) {
-    if (p.empty()) throw InputError("prompt", "", "is empty (expected at least one token)");
-    longest = std::max<int64_t>(longest, static_cast<int64_t>(p.size()));
+  size_t longest = 0;
+  for (size_t s = 0; s < prompts.size(); ++s) {
+    if (prompts[s].empty()) throw InputError(fmt::format("prompt {}", first_request + s + 1), "", "is empty (expected at least one token)");
+    if (prompts[s].size() > prompts[longest].size()) longest = s;
   }
-  const int64_t capacity = capacity_for(longest, max_new_tokens, max_tree_nodes);
+  const int64_t longest_tokens = static_cast<int64_t>(prompts[longest].size());
+  const int64_t capacity = capacity_for(longest_tokens, max_new_tokens, max_tree_nodes);
   if (capacity > config.context_length)
-    throw InputError("prompt", "",
-                     std::to_string(longest) + " tokens + " + std::to_string(max_new_tokens) + " new + a tree of " + std::to_string(max_tree_nodes) +
-                         " exceed the model's context of " + std::to_string(config.context_length));
+    throw InputError(fmt::format("prompt {}", first_request + longest + 1), "",
+                     fmt::format("{} tokens + {} new + a tree of {} exceed the model's context of {}", longest_tokens, max_new_tokens, max_tree_nodes,
+                                 config.context_length));
   return capacity;
 }
 
@@ -81,7 +87,7 @@ class DecodeRun {
         options_(options),
         n_(static_cast<int>(prompts.size())),
         max_tree_nodes_(drafter.max_tree_nodes()),
-        cache_(model.config(), n_, checked_capacity(prompts, options.max_new_tokens, max_tree_nodes_, model.config()), target.device()),
+        cache_(model.config(), n_, checked_capacity(prompts, options.max_new_tokens, max_tree_nodes_, model.config(), options.first_request), target.device()),
         E_(model.config().n_embd),
         stops_(model.tokenizer().stop_ids()),
         results_(static_cast<size_t>(n_)),

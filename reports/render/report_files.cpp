@@ -21,9 +21,13 @@ std::string index_html(const nlohmann::json& report, const std::vector<Table>& t
   const nlohmann::json& env = report["environment"];
   std::string html = fmt::format("<p>{}</p>\n", html_escape(report["spec"].value("description", std::string())));
   const std::string device = env.value("device", "cpu");
-  html += fmt::format("<p class=\"note\">{}{} · {} threads · commit {}{} · created {}</p>\n", env["cpu"]["model"].get<std::string>(),
-                      device == "cpu" ? "" : " · device " + device, env["threads"].dump(), env["git"]["commit"].get<std::string>().substr(0, 12),
-                      env["git"]["dirty"].get<bool>() ? " (dirty)" : "", report["created_utc"].get<std::string>());
+  // The CPU as the environment records it: its identity (name, family, model, stepping) and
+  // the instruction sets the kernels dispatch on.
+  const std::string features = env["cpu"].value("features", std::string());
+  const std::string cpu = env["cpu"]["model"].get<std::string>() + (features.empty() ? "" : ", " + features);
+  html += fmt::format("<p class=\"note\">{}{} · {} threads · commit {}{} · created {}</p>\n", html_escape(cpu), device == "cpu" ? "" : " · device " + device,
+                      env["threads"].dump(), env["git"]["commit"].get<std::string>().substr(0, 12), env["git"]["dirty"].get<bool>() ? " (dirty)" : "",
+                      report["created_utc"].get<std::string>());
   for (const Table& t : tables)
     html += to_html(t) + fmt::format("<p class=\"note\">Also as <a href=\"tables/{0}.md\">Markdown</a> and <a href=\"tables/{0}.tex\">LaTeX</a>.</p>\n", t.id);
   if (fs::exists(dir / "plots"))

@@ -40,6 +40,24 @@ std::string latex_escape(const std::string& s) {
   return out;
 }
 
+// A cell as Markdown table text: a '|' would end the cell (a dataset or drafter named "a|b"),
+// and a line break would end the row.
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string out = "|";
+  for (const std::string& c : cells) out += " " + markdown_cell(c) + " |";
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string to_markdown(const Table& t) {
@@ -52,10 +70,10 @@ std::string to_markdown(const Table& t) {
       for (int i = 0; i < span && col < header.size(); ++i, ++col)
         if (!label.empty()) header[col] = label + ": " + header[col];
   }
-  out += "| " + fmt::format("{}", fmt::join(header, " | ")) + " |\n|";
+  out += markdown_row(header) + "|";
   for (size_t i = 0; i < header.size(); ++i) out += i == 0 ? "---|" : "---:|";
   out += "\n";
-  for (const auto& row : t.rows) out += "| " + fmt::format("{}", fmt::join(row, " | ")) + " |\n";
+  for (const auto& row : t.rows) out += markdown_row(row);
   for (const std::string& n : t.notes) out += "\n" + n + "\n";
   return out;
 }

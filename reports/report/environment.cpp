@@ -29,13 +29,6 @@ std::string first_line_of(const std::string& command) {
   return out;
 }
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
 // Weights checksums: every *.safetensors and *.json of a directory, or the file itself.
 nlohmann::json checksums(const std::string& path) {
   nlohmann::json out = nlohmann::json::object();
@@ -57,7 +50,7 @@ nlohmann::json describe_environment(const EnvironmentInputs& in) {
   nlohmann::json drafters = nlohmann::json::object();
   for (const auto& [name, dir] : in.drafter_weights) drafters[name] = {{"path", dir}, {"sha256", checksums(dir)}};
   return {
-      {"cpu", {{"model", cpu_model()}, {"hardware_threads", std::thread::hardware_concurrency()}, {"features", cpu_features().describe()}}},
+      {"cpu", {{"model", cpu_identity()}, {"hardware_threads", std::thread::hardware_concurrency()}, {"features", cpu_features().describe()}}},
       {"threads", in.threads},
       {"device", in.device.empty() ? "cpu" : in.device},
       {"compiler", fmt::format("{} {}", DRAFTBENCH_COMPILER_ID, DRAFTBENCH_COMPILER_VERSION)},

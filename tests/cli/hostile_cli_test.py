@@ -43,6 +43,29 @@ def main():
     assert len(r.stderr) < 200, r.stderr
     for seed in ["9007199254740993", "9007199254740995"]:
         refused(run(gen + ["--seed", seed]), "--seed", f"got {seed}")
+    # Two calibrations at once would time each other: the second is refused while the first runs.
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, DRAFTBENCH_CACHE=cache)
+        first = subprocess.Popen([db, "calibrate", "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        lock = os.path.join(cache, ".draftbench.lock")
+        deadline = time.time() + 60
+        while time.time() < deadline and not (os.path.exists(lock) and open(lock).read().strip()):
+            time.sleep(0.02)
+        assert first.poll() is None, "the first calibration ended before the second could start"  # it measures for many seconds
+        second = run([db, "calibrate", "--threads", "1"], env=env)
+        first.kill()
+        first.wait()
+        refused(second, "another draftbench calibrate holds the cost cache")
+    # A chat template without --chat would be ignored: refused instead.
+    refused(run(gen + ["--chat-template", "chatml"]), "--chat-template requires --chat")
+    # A prompt too long for the context is named by its place among the prompts.
+    with tempfile.TemporaryDirectory() as tmp:
+        long_prompts = os.path.join(tmp, "long.jsonl")
+        with open(long_prompts, "w") as f:
+            f.write(json.dumps({"prompt": "hi"}) + "\n" + json.dumps({"prompt": "word " * 40000}) + "\n")
+        for drafter in ["autoregressive", "ngram"]:
+            refused(run([db, "generate", "--prompts-file", long_prompts, "--max-new-tokens", "4", "--drafter", drafter]),
+                    "prompt 2: 40002 tokens", "exceed the model's context")
     # inspect takes a model as every command does: a path, an alias, or --model.
     for how in [["gemma3-270m"], ["--model", "gemma3-270m"], []]:
         r = run([db, "inspect", *how])

@@ -225,6 +225,10 @@ TEST_CASE("draftbench corpus records and plain text load") {
     // Not '[' first: a plain file whose later line starts with '[' is still plain text.
     CHECK(load_prompt_set(path).at(2).turns.at(0) == "[tag] a line");
   }
+  SECTION("plain text: a line that is not UTF-8 is refused at load time, by file and line") {
+    const std::string path = write_file(dir / "bad.txt", "Hello.\n\nTwo\xFF words\n");
+    REQUIRE_THROWS_WITH(load_prompt_set(path), Equals(path + ": line 3: invalid UTF-8 at byte 4 of the line (expected UTF-8 text)"));
+  }
   SECTION("an explicit format wins over detection") {
     const std::string path = write_file(dir / "q.jsonl", "{\"question_id\": 1, \"category\": \"math\", \"turns\": [\"1+1?\"]}\n");
     const std::vector<PromptItem> items = load_prompt_set(path, PromptFormat::plain);

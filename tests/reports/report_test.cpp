@@ -12,6 +12,7 @@
 #include "reports/compare/report_compare.h"
 #include "reports/render/report_files.h"
 #include "reports/render/report_tables.h"
+#include "reports/report/environment.h"
 #include "reports/report/report_json.h"
 #include "tests/support/temp_dir.h"
 
@@ -276,4 +277,29 @@ TEST_CASE("compare: a metric that is not a number is an error naming the report,
   b["points"][0]["metrics"]["tps"] = nlohmann::json::object();
   REQUIRE_THROWS_WITH(compare_reports(a, b, o, "a/report.json", "b/report.json"),
                       Catch::Contains("b/report.json: field 'points[0].metrics.tps': an object (expected a number)"));
+}
+
+TEST_CASE("report: the environment names the CPU by family, model and stepping, and the page shows it escaped with its features") {
+  const nlohmann::json env = describe_environment(EnvironmentInputs{});
+  CHECK_THAT(env["cpu"]["model"].get<std::string>(), Catch::Contains(" (family ") && Catch::Contains(" model ") && Catch::Contains(" stepping "));
+  test::TempDir dir("render_environment");
+  nlohmann::json r = report_of({record("autoregressive", 0, 40, 1, "a")});
+  r["environment"] = {{"cpu", {{"model", "AMD EPYC <b> (family 26 model 2 stepping 1)"}, {"features", "avx2 avx512vnni"}}},
+                      {"threads", 1},
+                      {"git", {{"commit", "0123456789abcdef"}, {"dirty", false}}}};
+  render_report(r, dir / "report.json", dir.str(), dir.str());
+  std::ifstream in(dir / "index.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(html, Catch::Contains("AMD EPYC &lt;b&gt; (family 26 model 2 stepping 1), avx2 avx512vnni · 1 threads"));
+}
+
+TEST_CASE("report: a '|' or a line break in a name stays inside its Markdown cell") {
+  Table t;
+  t.id = "t";
+  t.caption = "names";
+  t.header = {"dataset", "drafter"};
+  t.rows = {{"mt|bench", "eagle\nv2"}};
+  const std::string md = to_markdown(t);
+  CHECK_THAT(md, Catch::Contains("| mt\\|bench | eagle v2 |\n"));
+  CHECK_THAT(md, Catch::Contains("| dataset | drafter |\n|---|---:|\n"));
 }
