@@ -77,6 +77,28 @@ nlohmann::json CostModel::to_json() const {
           {"head_s", head_s},    {"sample_s", sample_s}, {"drafters", timed}};
 }
 
+namespace {
+
+// Times a real machine can measure: a forward pass over one token takes at least a
+// microsecond, and a larger tree (or more LM-head rows) never takes under half the time of a
+// smaller one; timing noise stays well inside that factor. A cache that breaks these (edited,
+// or measured while the clock misbehaved) would size every draft wrongly, so it is refused
+// and measured again.
+template <typename Fail>
+void check_plausible(const CostModel& m, const Fail& fail) {
+  if (m.forward_s[0] < 1e-6) fail(fmt::format("expected a forward pass over 1 token to take at least 1 us, got {} s", m.forward_s[0]));
+  for (size_t i = 1; i < m.sizes.size(); ++i) {
+    if (m.forward_s[i] < 0.5 * m.forward_s[i - 1])
+      fail(fmt::format("expected forward_s to grow with the tree: {} tokens take {} s, under half the {} s of {} tokens", m.sizes[i], m.forward_s[i],
+                       m.forward_s[i - 1], m.sizes[i - 1]));
+    if (m.head_s[i] < 0.5 * m.head_s[i - 1])
+      fail(fmt::format("expected head_s to grow with the rows: {} rows take {} s, under half the {} s of {} rows", m.sizes[i], m.head_s[i], m.head_s[i - 1],
+                       m.sizes[i - 1]));
+  }
+}
+
+}  // namespace
+
 CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where) {
   auto fail = [&](const std::string& what) { throw InputError(where, "cost model", what); };
   if (!j.is_object() || j.value("version", -1) != kVersion) fail(fmt::format("expected version {}", kVersion));
@@ -106,6 +128,7 @@ CostModel CostModel::from_json(const nlohmann::json& j, const std::string& where
     if (i > 0 && m.sizes[i] <= m.sizes[i - 1]) fail("expected ascending sizes");
     if (!(m.forward_s[i] > 0 && m.forward_s[i] < 1e4 && m.head_s[i] >= 0 && m.head_s[i] < 1e4)) fail("expected positive, finite times");
   }
+  check_plausible(m, fail);
   return m;
 }
 

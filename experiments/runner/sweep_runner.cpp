@@ -246,6 +246,23 @@ int run_sweep(const ExperimentSpec& spec, const RunOptions& o) {
 
 namespace {
 
+// The records of `path` whose point is in the spec's grid, in file order. Others (another
+// spec's results appended by hand, or records from an edited spec) would add points the
+// spec never asked for and break its tables' layout: they are left out, as merge leaves
+// them out, and counted on stderr.
+std::vector<nlohmann::json> spec_records(const ExperimentSpec& spec, const RunOptions& o, const std::string& path) {
+  std::set<std::string> keys;
+  for (const SweepPoint& p : expand_sweep(spec, o.max_points)) keys.insert(p.key());
+  std::vector<nlohmann::json> kept;
+  size_t foreign = 0;
+  for (nlohmann::json& r : ResultsLog::read(path)) {
+    if (keys.count(r["key"].get<std::string>())) kept.push_back(std::move(r));
+    else ++foreign;
+  }
+  if (foreign > 0) fmt::print(stderr, "{}: {} record(s) whose point is not in the spec were left out of the report\n", path, foreign);
+  return kept;
+}
+
 // Each shard's measured environment (its report.json's), null where it has none.
 nlohmann::json shard_environments(const std::vector<std::string>& shard_dirs) {
   nlohmann::json out = nlohmann::json::array();
@@ -329,7 +346,7 @@ std::string slurm_script(const ExperimentSpec& spec, const RunOptions& o, int n_
 
 std::string write_sweep_report(const ExperimentSpec& spec, const RunOptions& o, const nlohmann::json& shard_environments) {
   const fs::path dir(o.out_dir);
-  const std::vector<nlohmann::json> records = ResultsLog::read((dir / "results.jsonl").string());
+  const std::vector<nlohmann::json> records = spec_records(spec, o, (dir / "results.jsonl").string());
   EnvironmentInputs env;
   env.checkout = o.checkout;
   env.model_path = spec.model;

@@ -2,7 +2,8 @@
 """A real sweep killed with SIGKILL mid-run, then resumed: nothing measured is lost or
 changed, nothing is run twice, and the resumed results equal an uninterrupted run's
 (tokens, at temperature 0 and 1). Also: rerunning without --resume is refused, a resumed
-run must use the spec it started with, the report fits its JSON Schema, two shards run as
+run must use the spec it started with, the report fits its JSON Schema and leaves out records
+of points not in the spec (another spec's, appended), two shards run as
 local processes merge into the uninterrupted run's results, and --emit-slurm writes a
 job-array script, --retry-errors runs again only the points that ended in error, and the
 uninterrupted run's tables rebuild byte for byte from its results (the committed-reports
@@ -127,6 +128,20 @@ def main():
     assert len(report["points"]) == n_points
     lossless = [p.get("same_tokens_as_baseline") for p in report["points"] if p["params"]["temperature"] == 0 and p["kind"] != "autoregressive"]
     assert lossless and all(v is True for v in lossless), lossless
+
+    # Another spec's records appended to results.jsonl stay out of the report, as merge leaves
+    # them out, and are counted on stderr.
+    foreign_spec, foreign_out = os.path.join(tmp, "foreign.yaml"), os.path.join(tmp, "foreign")
+    with open(foreign_spec, "w") as f:
+        f.write(f"schema_version: 1\nname: foreign\ndatasets:\n  - {{name: mt, path: {a.root}/datasets/mt_bench_style/question.jsonl, limit: 1}}\n"
+                "sweep:\n  drafter: [autoregressive]\n  max_new_tokens: [3, 5]\nwarmup: 0\n")
+    assert run([a.draftbench, "run", foreign_spec, "--out", foreign_out]).returncode == 0
+    with open(results, "ab") as f:
+        f.write(open(os.path.join(foreign_out, "results.jsonl"), "rb").read())
+    rebuilt = run([a.draftbench, "run", spec, "--out", killed, "--resume"])
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "2 record(s) whose point is not in the spec were left out of the report" in rebuilt.stderr, rebuilt.stderr
+    assert len(json.load(open(os.path.join(killed, "report.json")))["points"]) == n_points
 
     # Two shards as two local processes at once, merged: the same points and tokens.
     shards = [os.path.join(tmp, f"shard-{i}") for i in range(2)]

@@ -33,6 +33,23 @@ TEST_CASE("cost model: interpolation, JSON round trip, and malformed input rejec
   CHECK_THROWS_AS(CostModel::from_json(bad, "x"), InputError);
 }
 
+TEST_CASE("cost model: physically impossible times are refused (a larger tree far cheaper than one token)", "[sizing]") {
+  const CostModel m = linear_cost(0.010, 0.001);
+  nlohmann::json bad = m.to_json();
+  for (size_t i = 1; i < bad["forward_s"].size(); ++i) bad["forward_s"][i] = 1e-12;
+  CHECK_THROWS_WITH(CostModel::from_json(bad, "x"), Catch::Contains("expected forward_s to grow with the tree"));
+  bad = m.to_json();
+  bad["forward_s"][0] = 1e-12;
+  CHECK_THROWS_WITH(CostModel::from_json(bad, "x"), Catch::Contains("at least 1 us"));
+  bad = m.to_json();
+  bad["head_s"][bad["head_s"].size() - 1] = 0.0;
+  CHECK_THROWS_WITH(CostModel::from_json(bad, "x"), Catch::Contains("expected head_s to grow with the rows"));
+  // Noise: a time a little under its predecessor's still loads.
+  bad = m.to_json();
+  bad["forward_s"][1] = bad["forward_s"][0].get<double>() * 0.9;
+  CHECK_NOTHROW(CostModel::from_json(bad, "x"));
+}
+
 TEST_CASE("cost model: a head row's cost in passes is the mean row from one to eight, clamped", "[sizing]") {
   CostModel m = test::cost_curve(0.004, 0.005, 0.0005);  // head 5 ms + 0.5 ms a row
   CHECK(m.head_row_in_passes() == Approx(0.1));
