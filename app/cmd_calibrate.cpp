@@ -6,12 +6,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <optional>
-#include <string_view>
 
 #include "app/commands.h"
 #include "engine/common/dir_lock.h"
-#include "engine/common/error.h"
 #include "engine/decoding/cost_model.h"
 #include "engine/model/model.h"
 
@@ -46,14 +43,7 @@ Run add_calibrate(CLI::App& app) {
     auto model = Model::load(a->model);
     // One calibration at a time: two at once would each time the other's load.
     std::filesystem::create_directories(cost_cache_dir());
-    std::optional<DirectoryLock> lock;
-    try {
-      lock.emplace(cost_cache_dir());
-    } catch (const InputError& e) {
-      if (std::string_view(e.what()).find("in use by another") == std::string_view::npos) throw;
-      throw InputError(cost_cache_dir(), "",
-                       "another draftbench calibrate holds the cost cache (two at once would time each other's load): wait for it to finish");
-    }
+    const DirectoryLock lock(cost_cache_dir(), "one calibration at a time (two would time each other's load): wait for it to finish");
     ThreadPool pool(a->threads > 0 ? a->threads : ThreadPool::default_threads());
     const auto target = make_forward_pass(a->device, model->config(), model->weights(), pool);
     const auto cost = obtain_cost_model(*target, model->config(), cost_key(*target, a->model, pool.size()), true,

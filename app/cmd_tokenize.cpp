@@ -3,7 +3,6 @@
 // (scripts/check_tokenizer.sh, tests/unit/bpe_oracle_test.py).
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 

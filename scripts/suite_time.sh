@@ -84,8 +84,8 @@ if os.path.exists(ninja_log):
                 "other objects" if output.endswith(".o") else "links and the rest")
         kinds[kind][0] += 1
         kinds[kind][1] += (end - start) / 1000
-    span = (max(e for _, e in latest.values()) - min(s for s, _ in latest.values())) / 1000
-    print(f"\nthe build's steps (s of one core summed; the last build's span {span:.0f} s, {ninja_log}):")
+    # Each build's times start at its own zero, so only sums are meaningful across builds.
+    print(f"\nthe build's steps (s of one core, each output's latest build summed, {ninja_log}):")
     for kind, (n, t) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
         print(f"  {t:7.0f}  {kind} ({n})")
 PYEOF

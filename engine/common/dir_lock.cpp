@@ -13,7 +13,7 @@
 
 namespace draftbench {
 
-DirectoryLock::DirectoryLock(const std::string& dir) {
+DirectoryLock::DirectoryLock(const std::string& dir, std::string_view expected) {
   const std::string path = (std::filesystem::path(dir) / kFileName).string();
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) throw InputError(path, "", fmt::format("cannot create the output directory's lock file: {}", std::strerror(errno)));
@@ -25,10 +25,9 @@ DirectoryLock::DirectoryLock(const std::string& dir) {
     if (err != EWOULDBLOCK) throw InputError(path, "", fmt::format("cannot lock the output directory: {}", std::strerror(err)));
     std::string holder;
     for (ssize_t i = 0; i < n && pid[i] >= '0' && pid[i] <= '9'; ++i) holder += pid[i];
-    throw InputError(dir, "",
-                     fmt::format("is in use by another draftbench process (pid {}; lock file {}); expected one process per output directory: "
-                                 "wait for it to finish, or use another --out",
-                                 holder.empty() ? "unknown" : holder, path));
+    throw InputError(
+        dir, "",
+        fmt::format("is in use by another draftbench process (pid {}; lock file {}); expected {}", holder.empty() ? "unknown" : holder, path, expected));
   }
   const std::string me = std::to_string(::getpid());
   // The pid is only for the message above: a failure to record it changes nothing else.

@@ -55,7 +55,7 @@ def main():
         second = run([db, "calibrate", "--threads", "1"], env=env)
         first.kill()
         first.wait()
-        refused(second, "another draftbench calibrate holds the cost cache")
+        refused(second, "is in use by another draftbench process", "one calibration at a time")
     # A chat template without --chat would be ignored: refused instead.
     refused(run(gen + ["--chat-template", "chatml"]), "--chat-template requires --chat")
     # A prompt too long for the context is named by its place among the prompts.
