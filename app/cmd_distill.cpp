@@ -23,6 +23,11 @@ void distill_and_report(const DistillOptions& o, const std::function<void(const 
   std::function<void()> manifest_changed;
   if (!archive.empty()) manifest_changed = [&] { write_distill_archive(o.out_dir, archive, false); };
   const DistillSummary s = run_distill(o, progress, manifest_changed);
+  if (s.items_left > 0) {
+    fmt::print("stopped for the deadline {} with {} of {} items to go ({} shards written, {:.1f} s): rerun the same command to resume\n", iso_utc(*o.deadline),
+               s.items_left, s.items, s.shards_written, s.seconds);
+    return;
+  }
   fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n", s.items, s.sequences,
              s.tokens, s.trained, s.shards_written, s.shards_skipped, s.seconds);
 }
@@ -60,18 +65,27 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   sub->add_option("--shard-items", o->shard_items, "Work items per shard (the resume granularity)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   sub->add_option("--seed", o->seed, "Seed of the sampled replies")->capture_default_str()->check(seed_value());
   sub->add_option("--threads", o->threads, "Worker threads (default: all cores)")->check(thread_count());
-  auto restore = std::make_shared<std::string>(), archive = std::make_shared<std::string>();
+  auto restore = std::make_shared<std::string>(), archive = std::make_shared<std::string>(), deadline = std::make_shared<std::string>();
+  sub->add_option("--deadline", *deadline,
+                  "Begin no shard that would not end before this time (ISO 8601, e.g. 2026-11-26T18:00:00Z, or a duration from now: 5400, 90m, "
+                  "2.5h); exit 0, and rerun the same command to resume");
   sub->add_option("--restore", *restore,
                   "First rebuild --out from this archive of a distillation (its replies without hidden states; engine/train/distill_archive.h)");
   sub->add_option("--archive", *archive,
                   "Write --out's archive (finished or not) to this file: after every shard distilled, at the end if the file is not there yet, and at once "
                   "without --prompts/--texts");
-  return [sub, o, command_line, restore, archive]() -> int {
+  return [sub, o, command_line, restore, archive, deadline]() -> int {
     if (!sub->parsed()) return -1;
     o->command_line = command_line;
+    if (!deadline->empty()) o->deadline = parse_deadline(*deadline, WallClock::now());
     const auto progress = [](const std::string& line) { fmt::print(stderr, "distill: {}\n", line); };
     if (!restore->empty()) {
-      const RestoreSummary r = restore_distill_archive(*restore, o->model_path, o->out_dir, o->threads, progress);
+      const RestoreSummary r = restore_distill_archive(*restore, o->model_path, o->out_dir, o->threads, progress, o->deadline);
+      if (r.shards_left > 0) {
+        fmt::print("stopped for the deadline {}: restored {} shards of {}, {} to go: rerun the same command to resume\n", iso_utc(*o->deadline),
+                   r.shards_restored, *restore, r.shards_left);
+        return 0;
+      }
       fmt::print("restored {} shards ({} sequences) from {}, {} already there, {} not byte-identical to the archived ones, {:.1f} s\n", r.shards_restored,
                  r.sequences, *restore, r.shards_skipped, r.shards_differing, r.seconds);
     }

@@ -33,17 +33,31 @@
 #                                        only these of the recipe's drafters (default: all of
 #                                        redrafter, medusa, eagle, redrafter-ground-truth that
 #                                        the recipe makes); distillation runs either way
+#   scripts/train_drafters.sh --sets greedy,code
+#                                        distil and train on only these of the recipe's sets
+#                                        (a chunk of the chain whose hidden states and training
+#                                        fit one session; provenance lists the sets used)
+#
+# Chunks (issue 57): a long recipe runs as a chain of chunks of at most about 100 minutes,
+# each ending with a commit of datasets/distill/<alias>/ (the replies) and the shipped
+# drafters. DEADLINE stops distillation between shards and training between steps; a new
+# machine resumes from the committed state alone. Hidden states are never committed (about
+# 3 KB a token for a 1.5B target): they are restored from the archives in the chunk that
+# trains. At start the script prints the chunks left and their estimated minutes
+# (scripts/train_plan.py); a drafter shipped for exactly these sets' finished archives is
+# not trained again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-smoke=0 model_name=gemma3-270m only=""
+smoke=0 model_name=gemma3-270m only="" only_sets=""
 all_drafters=(redrafter medusa eagle redrafter-ground-truth)
 while (($#)); do
   case $1 in
     --smoke) smoke=1 ;;
     --model) model_name=${2:?--model takes an alias}; shift ;;
     --drafters) only=${2:?--drafters takes a comma-separated list}; shift ;;
-    *) echo "train_drafters: unknown argument '$1' (expected --smoke, --model ALIAS, --drafters LIST)" >&2; exit 2 ;;
+    --sets) only_sets=${2:?--sets takes a comma-separated list}; shift ;;
+    *) echo "train_drafters: unknown argument '$1' (expected --smoke, --model ALIAS, --drafters LIST, --sets LIST)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -72,6 +86,7 @@ case $model_name in
     # EAGLE with the copy input (engine/drafters/eagle/eagle.h): +15% tokens/step on the
     # held-out slice, +5% on mt_bench_style in the one-epoch probe (docs/usage.md, "Recipes tried").
     MODEL=${MODEL:-models/gemma-3-270m-q4_k_m.gguf} ship_root=models/drafters archive_root=datasets/distill/gemma3-270m data_default=data eagle_args=(--previous-token) ground_truth=1
+    plan_rates=(--rates-measured-on "an unrecorded CPU")
     distill_corpus() {
       distill greedy prompts.jsonl --sampled-every 0
       distill greedy-extra prompts_extra.jsonl --sampled-every 0
@@ -80,7 +95,6 @@ case $model_name in
       distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
       # Second turns for prompts_extra.jsonl too would add 5,137 replies: about an hour of
       # distillation and a quarter more training time on 2 cores, left out for that reason.
-      sets=(greedy greedy-extra sampled sampled-extra second)
     } ;;
   qwen2.5-coder-1.5b)
     # The target's n_ff (8960) would make an f16 EAGLE of about 100 MB; 2048 keeps it near 40.
@@ -88,13 +102,17 @@ case $model_name in
     archive_root=datasets/distill/qwen2.5-coder-1.5b
     data_default=data/qwen2.5-coder-1.5b eagle_args=(--ffn-size 2048 --previous-token) ground_truth=0
     # A 1.5B target runs ~6x slower a token here: its own code prompts, greedy and sampled,
-    # the main prompts and their second turns.
+    # the main prompts and their second turns, and sampled replies at T 1 (the temperature
+    # it is measured at besides T 0).
+    # Rates for the plan, measured on an AMD EPYC Zen 5 (2 cores): hidden states restored
+    # at about 265 tokens/s.
+    plan_rates=(--restore-tokens-per-s 265 --rates-measured-on "AMD EPYC Zen 5, 2 cores")
     distill_corpus() {
       distill greedy prompts.jsonl --sampled-every 0
       distill code code_completions.jsonl --sampled-every 0
       distill code-sampled code_completions.jsonl "${sampled[@]}" --temperature 0.7
       distill second prompts.jsonl "${followups[@]}" --first-turns "$work/distill/greedy"
-      sets=(greedy code code-sampled second)
+      distill sampled prompts.jsonl "${sampled[@]}" --temperature 1.0
     } ;;
   *) echo "train_drafters: no recipe for the model '$model_name' (expected gemma3-270m or qwen2.5-coder-1.5b)" >&2; exit 2 ;;
 esac
@@ -139,13 +157,52 @@ run() { log "$*"; "$@"; }
 # not yet begun starts from its archive in $archives when there is one (the replies of an
 # earlier run, committed: restoring skips generating them), and every directory's archive
 # is written back there, so that committing it keeps this run's replies.
+#
+# distill_corpus runs twice: first only to list the recipe's sets (for --sets and the plan),
+# then to distil them.
+planning=1 recipe_sets=() plan_sets=() sets=()
 distill() {
   local out=$1 prompts=$2; shift 2
+  if ((planning)); then
+    recipe_sets+=("$out")
+    [[ -z $only_sets || ,$only_sets, == *,$out,* ]] || return 0
+    local followups_file=""
+    [[ " $* " == *" --followups "* ]] && followups_file=:datasets/corpus/followups.jsonl
+    plan_sets+=(--set "$out:datasets/corpus/$prompts$followups_file")
+    return 0
+  fi
+  [[ -z $only_sets || ,$only_sets, == *,$out,* ]] || { log "distill $out: not asked for (--sets)"; return 0; }
   local restore=()
   [[ -f $archives/$out.jsonl && ! -f $work/distill/$out/manifest.json ]] && restore=(--restore "$archives/$out.jsonl")
   run "$DRAFTBENCH" distill --model "$MODEL" --prompts "datasets/corpus/$prompts" --split train "${prompt_limit[@]}" \
-    "${distill_args[@]}" --seed "$SEED" "$@" "${restore[@]}" --archive "$archives/$out.jsonl" --out "$work/distill/$out"
+    "${distill_args[@]}" --seed "$SEED" "$@" "${restore[@]}" ${DEADLINE:+--deadline "$DEADLINE"} --archive "$archives/$out.jsonl" \
+    --out "$work/distill/$out"
+  if ! python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])).get("complete") else 1)' \
+    "$work/distill/$out/manifest.json" 2>/dev/null; then
+    log "distill $out: stopped for DEADLINE; commit $archives/$out.jsonl, then rerun this script (with a new DEADLINE) to continue"
+    exit 0
+  fi
+  sets+=("$out")
 }
+distill_corpus
+planning=0
+if [[ -n $only_sets ]]; then
+  IFS=, read -ra names <<<"$only_sets"
+  for n in "${names[@]}"; do
+    [[ " ${recipe_sets[*]} " == *" $n "* ]] ||
+      { echo "train_drafters: --sets: '$n' is not a set of the $model_name recipe (expected some of: $(IFS=,; echo "${recipe_sets[*]}"))" >&2; exit 2; }
+  done
+fi
+# A duration is counted once, from now: every command of the chunk stops before the same time.
+if [[ -n ${DEADLINE:-} && $DEADLINE =~ ^[0-9.]+[smh]?$ ]]; then
+  DEADLINE=$(python3 -c 'import datetime, sys
+t = sys.argv[1]; unit = {"s": 1, "m": 60, "h": 3600}.get(t[-1], 1); t = t.rstrip("smh")
+print((datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=float(t) * unit)).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$DEADLINE")
+  log "DEADLINE: $DEADLINE"
+fi
+plan_drafters=$(for n in redrafter medusa eagle; do [[ -n ${wanted[$n]:-} ]] && printf '%s,' "$n"; done)
+plan() { python3 scripts/train_plan.py "$@" --archives "$archives" --work "$work" --ship "$install_root" "${plan_sets[@]}"; }
+((smoke)) || plan plan --drafters "$plan_drafters" --epochs 1 "${plan_rates[@]}" >&2
 distill_corpus
 if ((smoke)); then
   restored=$work/restored-greedy
@@ -169,6 +226,10 @@ train() {
   local name=$1 drafter=$2 data=$3 labels=$4; shift 4
   local out=$work/train/$name resume=() dirs
   [[ -n ${wanted[$name]:-} ]] || { log "$name: not asked for (--drafters)"; return 0; }
+  if ((!smoke)) && [[ ! -f $out/checkpoint.bin ]] && plan shipped --drafter "$name"; then
+    log "$name: already shipped in $install_root/$name for these sets' archives"
+    return 0
+  fi
   IFS=, read -ra dirs <<<"$data"
   if [[ -f $out/train_result.json ]]; then
     log "$name: already trained ($out)"

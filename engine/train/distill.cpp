@@ -454,7 +454,15 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
   ThreadPool pool(o.threads > 0 ? o.threads : ThreadPool::default_threads());
   Transformer transformer(model->config(), model->weights(), pool);
   ContinuationTree tree(*model, transformer, o.draft_steps + 1);
+  double recorded = 0;  // the slowest shard the manifest records, a first guess for the deadline
+  for (const nlohmann::json& s : manifest["shards"]) recorded = std::max(recorded, s.value("seconds", 0.0));
+  UnitDeadline guard(o.deadline, recorded);
   while (next_item < items.size()) {
+    if (guard.must_stop(WallClock::now())) {
+      summary.items = static_cast<int64_t>(items.size());
+      summary.items_left = static_cast<int64_t>(items.size() - next_item);
+      break;
+    }
     const auto t_shard = Clock::now();
     const size_t first = next_item, last = std::min(items.size(), first + static_cast<size_t>(o.shard_items));
     const std::vector<DistillSequence> sequences = distill_items(*model, transformer, tree, std::span<const WorkItem>(items.data() + first, last - first), o);
@@ -466,8 +474,13 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
     ++summary.shards_written;
     if (manifest_changed) manifest_changed();
     const double secs = std::chrono::duration<double>(Clock::now() - t_shard).count();
+    guard.unit_took(secs);
     progress(fmt::format("{}: items {}..{} of {}, {} sequences, {} tokens ({} trained) in {:.1f} s", shard["file"].get<std::string>(), first, last,
                          items.size(), sequences.size(), shard["tokens"].get<int64_t>(), shard["trained"].get<int64_t>(), secs));
+  }
+  if (summary.items_left > 0) {
+    summary.seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+    return summary;  // the manifest lists the shards written; `complete` stays false
   }
   finish_manifest(o, items.size(), manifest, summary, !already_complete);
   if (manifest_changed && summary.shards_written > 0) manifest_changed();  // the totals are in

@@ -26,9 +26,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/common/deadline.h"
 #include "engine/model/model.h"
 #include "engine/train/continuation_tree.h"
 #include "engine/train/distill_data.h"
@@ -60,11 +62,15 @@ struct DistillOptions {
   uint64_t seed = 0;
   int threads = 0;           // 0 = all cores
   std::string command_line;  // recorded in the manifest
+  // No shard is begun that would not end before it: the slowest shard of this run, or before
+  // one is timed the slowest the manifest records (engine/common/deadline.h). Rerun to resume.
+  std::optional<WallClock::time_point> deadline;
 };
 
 struct DistillSummary {
   int64_t items = 0, sequences = 0, tokens = 0, trained = 0;
   int64_t shards_written = 0, shards_skipped = 0;
+  int64_t items_left = 0;  // > 0: stopped for the deadline with this many items to go
   double seconds = 0;
 };
 

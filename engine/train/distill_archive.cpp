@@ -192,7 +192,7 @@ DistillArchive read_distill_archive(std::istream& in, const std::string& name) {
 }
 
 RestoreSummary restore_distill_archive(const std::string& archive_path, const std::string& model_path, const std::string& out_dir, int threads,
-                                       const std::function<void(const std::string&)>& progress) {
+                                       const std::function<void(const std::string&)>& progress, std::optional<WallClock::time_point> deadline) {
   const auto t_start = Clock::now();
   std::ifstream in(archive_path);
   if (!in) throw InputError(archive_path, "", "cannot open the distill archive");
@@ -221,12 +221,17 @@ RestoreSummary restore_distill_archive(const std::string& archive_path, const st
   fs::create_directories(out_dir);
 
   RestoreSummary summary;
+  UnitDeadline guard(deadline, 0);
   for (size_t k = 0; k < archive.shards.size(); ++k) {
     nlohmann::json& entry = manifest["shards"][k];
     const std::string file = entry["file"].get<std::string>(), path = (fs::path(out_dir) / file).string();
     if (fs::exists(path) && sha256_file(path) == entry["sha256"].get<std::string>()) {
       ++summary.shards_skipped;
       continue;
+    }
+    if (guard.must_stop(WallClock::now())) {
+      summary.shards_left = static_cast<int64_t>(archive.shards.size() - k);
+      break;
     }
     const auto t_shard = Clock::now();
     std::vector<DistillSequence>& sequences = archive.shards[k];
@@ -241,10 +246,15 @@ RestoreSummary restore_distill_archive(const std::string& archive_path, const st
     }
     ++summary.shards_restored;
     summary.sequences += n_sequences;
-    progress(fmt::format("{} ({} of {}): {:.1f} s{}", file, k + 1, archive.shards.size(), std::chrono::duration<double>(Clock::now() - t_shard).count(),
+    const double secs = std::chrono::duration<double>(Clock::now() - t_shard).count();
+    guard.unit_took(secs);
+    progress(fmt::format("{} ({} of {}): {:.1f} s{}", file, k + 1, archive.shards.size(), secs,
                          differs ? " (not the archived bytes: this machine's kernels round differently)" : ""));
   }
-  if (summary.shards_differing == 0) {
+  if (summary.shards_left > 0) {
+    // Stopped for the deadline: no manifest yet, so the directory is not taken for finished
+    // data; the next run keeps the shards written and restores the rest.
+  } else if (summary.shards_differing == 0) {
     write_file_atomically(manifest_path, archive.manifest_text);
   } else {
     // This machine's kernels round differently: its own hidden states, its own checksums.

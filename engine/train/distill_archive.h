@@ -25,11 +25,13 @@
 #include <cstdint>
 #include <functional>
 #include <istream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/common/deadline.h"
 #include "engine/train/distill_data.h"
 
 namespace draftbench {
@@ -64,6 +66,7 @@ std::string distill_replies_sha256(const std::string& dir);
 
 struct RestoreSummary {
   int64_t shards_restored = 0, shards_skipped = 0, shards_differing = 0, sequences = 0;
+  int64_t shards_left = 0;  // > 0: stopped for the deadline, the manifest not written yet
   double seconds = 0;
 };
 
@@ -72,8 +75,9 @@ struct RestoreSummary {
 // interrupted restore resumes. The manifest is written last; a directory holding another
 // distillation's manifest is refused. Throws InputError naming the
 // archive, its line and the field for malformed or mismatched input. `progress` gets one
-// line per shard.
+// line per shard. With a deadline, no shard is begun that would not end before it (the
+// slowest shard so far, engine/common/deadline.h); a rerun continues.
 RestoreSummary restore_distill_archive(const std::string& archive_path, const std::string& model_path, const std::string& out_dir, int threads,
-                                       const std::function<void(const std::string&)>& progress);
+                                       const std::function<void(const std::string&)>& progress, std::optional<WallClock::time_point> deadline = std::nullopt);
 
 }  // namespace draftbench

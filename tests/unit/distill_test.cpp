@@ -505,3 +505,53 @@ TEST_CASE("distill archive: every kind of sequence restores to the same bytes, a
   edited[0] = header.dump();
   fails("model.jsonl", edited, "another model file");
 }
+
+TEST_CASE("distill and restore: a deadline stops between shards, and a rerun ends with the same shards", "[distill]") {
+  TinyTarget target("distill_deadline");
+  const TempDir& dir = target.dir;
+  write_lines(dir / "prompts.jsonl", {R"({"prompt": "the cat and the dog"})", R"({"prompt": "once upon a time"})", R"({"prompt": "in the end, the answer is"})",
+                                      R"({"prompt": "a dog and a cat"})"});
+  const auto quiet = [](const std::string&) {};
+  DistillOptions o;
+  o.model_path = dir / "tiny.gguf";
+  o.prompts_path = dir / "prompts.jsonl";
+  o.max_new_tokens = 10;
+  o.draft_steps = static_cast<int>(kC) - 1;
+  o.sampled_every = 0;
+  o.shard_items = 1;
+  o.threads = 2;
+  DistillOptions whole = o;
+  whole.out_dir = dir / "whole";
+  REQUIRE(run_distill(whole, quiet).shards_written == 4);
+
+  // A deadline already past: the first shard starts (nothing predicts its time), then the run
+  // stops with an unfinished manifest. A second run has the recorded shard as its estimate and
+  // begins nothing. Without a deadline it finishes, with the uninterrupted run's shards.
+  o.out_dir = dir / "chunked";
+  o.deadline = WallClock::now();
+  const DistillSummary first = run_distill(o, quiet);
+  REQUIRE((first.shards_written == 1 && first.items_left == 3 && first.items == 4));
+  REQUIRE_THROWS_WITH(DistillData(o.out_dir, true), Catch::Contains("has not finished"));
+  const DistillSummary idle = run_distill(o, quiet);
+  REQUIRE((idle.shards_written == 0 && idle.items_left == 3));
+  o.deadline.reset();
+  const DistillSummary rest = run_distill(o, quiet);
+  REQUIRE((rest.shards_written == 3 && rest.items_left == 0));
+  auto checksums = [](const std::string& d) {
+    std::vector<std::string> out;
+    for (const auto& s : DistillData(d, true).manifest()["shards"]) out.push_back(s["sha256"].get<std::string>());
+    return out;
+  };
+  REQUIRE(checksums(o.out_dir) == checksums(whole.out_dir));
+
+  // A restore under a past deadline writes one shard and no manifest; the rerun finishes it,
+  // byte for byte.
+  const std::string archive = dir / "whole.archive.jsonl", restored = dir / "restored";
+  write_distill_archive(whole.out_dir, archive);
+  const RestoreSummary cut = restore_distill_archive(archive, o.model_path, restored, 2, quiet, WallClock::now());
+  REQUIRE((cut.shards_restored == 1 && cut.shards_left == 3));
+  REQUIRE_FALSE(std::filesystem::exists(std::filesystem::path(restored) / kDistillManifest));
+  const RestoreSummary finished = restore_distill_archive(archive, o.model_path, restored, 2, quiet);
+  REQUIRE((finished.shards_skipped == 1 && finished.shards_restored == 3 && finished.shards_left == 0));
+  REQUIRE(directory_bytes(restored) == directory_bytes(whole.out_dir));
+}

@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/common/deadline.h"
+
 namespace draftbench {
 
 inline constexpr const char* kTrainCheckpointFile = "checkpoint.bin";
@@ -75,16 +77,7 @@ TrainCheckpoint read_train_checkpoint(const std::string& path);
 // the first differing field ("fingerprint.options.lr") and both values.
 void check_resume_fingerprint(const std::string& path, const nlohmann::json& saved, const nlohmann::json& now);
 
-// --- deadlines ---------------------------------------------------------------------------
-
-using WallClock = std::chrono::system_clock;
-
-// "2026-11-26T18:00:00Z" (UTC; "+01:00"-style offsets and a space for the 'T' accepted; no
-// zone means UTC), or a duration from `now`: seconds ("5400"), or with a unit ("90m", "2.5h",
-// "30s"). Throws InputError naming --deadline and the accepted forms.
-WallClock::time_point parse_deadline(const std::string& text, WallClock::time_point now);
-// ISO 8601 in UTC, whole seconds: "2026-11-26T18:00:00Z".
-std::string iso_utc(WallClock::time_point t);
+// --- deadlines (parsing: engine/common/deadline.h) -----------------------------------------
 
 // Whether the next chunk of work still fits before a deadline: one optimiser step, the
 // evaluation and epoch export when the step ends an epoch, then a checkpoint. Each is
