@@ -232,7 +232,7 @@ Run add_generate(CLI::App& app) {
   sub->add_option("--drafter", a->point.drafter.kind, fmt::format("One of {}", known_drafters()))->capture_default_str();
   sub->add_option("--drafter-weights", a->point.drafter.weights_dir,
                   "Drafter directory (drafter.json or a reference config.json, plus safetensors); "
-                  "default with the default model: the shipped models/drafters/<drafter>");
+                  "default: the drafter shipped for --model (models/drafters/<drafter> for the default model, models/drafters/<alias>/<drafter> for another)");
   add_setting_options(*sub, a->point);
   sub->add_option("--verification", a->verification, "At temperature > 0: exact, or the LOSSY redrafter_lossy / typical_lossy")->capture_default_str();
   return [sub, a]() -> int {

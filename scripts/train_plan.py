@@ -79,6 +79,10 @@ def per_item(sets, key):
 
 def plan(args):
     sets = [Set(spec, args) for spec in args.set]
+    print("train_plan: the sets' archives (replies made so far; trained = positions a drafter learns at)")
+    for s in sets:
+        state = "complete" if s.complete else f"{s.items_done} of {s.items} replies"
+        print(f"  {s.name:<14} {state:<22} {s.tokens:>10,} tokens {s.trained:>10,} trained")
     seconds_per_item = per_item(sets, "seconds_done") or args.default_item_seconds
     trained_per_item = per_item(sets, "trained") or 100.0
     tokens_per_item = per_item(sets, "tokens") or 170.0
