@@ -5,35 +5,45 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "engine/model/synthetic_architecture.h"
+
 namespace draftbench {
 namespace {
 
-// One entry per `--like` name. gemma3-270m-q4_k_m has the tensors of the default model
-// (models/gemma-3-270m-q4_k_m.gguf) and every key of it the engine reads, with the same
-// values (the model test "make-model's gemma3-270m-q4_k_m recipe is the default model's
-// shape" holds it to that). gemma3-tiny keeps the architecture and the quantisation types
-// per tensor role at sizes that decode fast even on the emulated device: both global and
-// sliding-window layers, and a window a 64-token run crosses.
+// One entry per `--like` name. The Gemma 3 recipes' tensors, metadata and vocabulary are
+// below; qwen2-tiny's are in synthetic_qwen2.cpp. gemma3-270m-q4_k_m has the tensors of
+// the default model (models/gemma-3-270m-q4_k_m.gguf) and every key of it the engine
+// reads, with the same values (the model test "make-model's gemma3-270m-q4_k_m recipe is
+// the default model's shape" holds it to that). gemma3-tiny keeps the architecture and
+// the quantisation types per tensor role at sizes that decode fast even on the emulated
+// device: both global and sliding-window layers, and a window a 64-token run crosses.
+// qwen2-tiny is Qwen2.5-Coder-1.5B-Instruct Q4_K_M
+// (models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf) in miniature: its head_dim of 128 and
+// grouped-query attention, Q/K/V biases, separate output matrix, rope base and tensor
+// types, and a byte-level BPE vocabulary with its special tokens and chat template; 4
+// layers so both use_more_bits() types occur.
 // A recipe's hyperparameters stay on two lines, read as one row.
 // clang-format off
 constexpr ModelRecipe kRecipes[] = {
     {"gemma3-270m-q4_k_m", "Gemma 3 270M as the default model's Q4_K_M GGUF: 18 layers, hidden 640, vocabulary 262,144 (240 MiB)",
-     "Gemma 3 270m",
+     "Gemma 3 270m", &kSyntheticGemma3,
      {.n_vocab = 262144, .n_embd = 640, .n_layers = 18, .n_ff = 2048, .n_heads = 4, .n_kv_heads = 1, .head_dim = 256,
       .context_length = 32768, .sliding_window = 512, .sliding_window_pattern = 0, .rms_eps = 1e-6f, .rope_base = 1e6f}},
     {"gemma3-tiny", "Gemma 3 in miniature, same tensor types: 4 layers (2 sliding-window of 16 tokens, 2 global), hidden 256, vocabulary 4,096 (2.6 MiB)",
-     "Gemma 3 tiny",
+     "Gemma 3 tiny", &kSyntheticGemma3,
      {.n_vocab = 4096, .n_embd = 256, .n_layers = 4, .n_ff = 512, .n_heads = 4, .n_kv_heads = 1, .head_dim = 64,
       .context_length = 32768, .sliding_window = 16, .sliding_window_pattern = 2, .rms_eps = 1e-6f, .rope_base = 1e6f}},
+    {"qwen2-tiny", "Qwen 2.5 Coder 1.5B Q4_K_M in miniature, same tensor types and tokenizer kind: 4 layers, hidden 256, 2 heads of 128, vocabulary 4,096 (3 MiB)",
+     "Qwen2.5 Coder tiny", &kSyntheticQwen2,
+     {.n_vocab = 4096, .n_embd = 256, .n_layers = 4, .n_ff = 512, .n_heads = 2, .n_kv_heads = 1, .head_dim = 128,
+      .context_length = 32768, .sliding_window = 0, .sliding_window_pattern = 0, .rms_eps = 1e-6f, .rope_base = 1e6f}},
 };
 // clang-format on
-
-constexpr uint32_t kFileTypeQ4_K_M = 15;  // general.file_type: LLAMA_FTYPE_MOSTLY_Q4_K_M
 
 // A tensor's dimensions, named by what they are in the recipe's shape.
 enum class Dim { none, embd, q_dim, kv_dim, ff, head_dim };
 
-int64_t dim_size(Dim dim, const Gemma3Hyperparameters& s) {
+int64_t dim_size(Dim dim, const RecipeShape& s) {
   switch (dim) {
     case Dim::none: return 0;
     case Dim::embd: return s.n_embd;
@@ -100,10 +110,6 @@ constexpr LayerTensor kGemma3LayerTensors[] = {
     {"post_attention_norm", Dim::embd, Dim::none, GgmlType::F32, GgmlType::F32, WeightRole::residual_norm},
     {"post_ffw_norm", Dim::embd, Dim::none, GgmlType::F32, GgmlType::F32, WeightRole::residual_norm},
 };
-
-// llama.cpp's use_more_bits(): the first and last eighth of the layers and every third
-// one between them get the larger type.
-bool use_more_bits(int64_t layer, int64_t n_layers) { return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2; }
 
 // Gemma's tokens that the engine finds by id (bos, eos, unk, pad) or by text (the chat
 // template's turn markers; "</s>", which stops generation as in llama.cpp), at their
@@ -179,14 +185,10 @@ void write_vocabulary(GgufWriter& w, const VocabSpec& v) {
   w.kv("tokenizer.ggml.add_space_prefix", v.add_space_prefix);
 }
 
-// The keys in the real file's order; general.name says what the file is.
-void write_metadata(GgufWriter& w, const ModelRecipe& recipe, uint64_t seed, const VocabSpec& vocab) {
-  const Gemma3Hyperparameters& s = recipe.shape;
+// The keys after general.name in the real file's order.
+void write_gemma3_metadata(GgufWriter& w, const RecipeShape& s) {
   const std::string a = "gemma3";
   const auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
-  w.kv("general.architecture", a);
-  w.kv("general.type", std::string("model"));
-  w.kv("general.name", fmt::format("{} (draftbench make-model --like {} --seed {}: random weights)", recipe.model_name, recipe.name, seed));
   w.kv(a + ".context_length", u32(s.context_length));
   w.kv(a + ".embedding_length", u32(s.n_embd));
   w.kv(a + ".block_count", u32(s.n_layers));
@@ -199,12 +201,32 @@ void write_metadata(GgufWriter& w, const ModelRecipe& recipe, uint64_t seed, con
   w.kv(a + ".attention.sliding_window", u32(s.sliding_window));
   if (s.sliding_window_pattern > 0) w.kv(a + ".attention.sliding_window_pattern", u32(s.sliding_window_pattern));
   w.kv(a + ".attention.head_count_kv", u32(s.n_kv_heads));
-  write_vocabulary(w, vocab);
+  write_vocabulary(w, synthetic_vocabulary(s.n_vocab));
   w.kv("general.quantization_version", uint32_t{2});
   w.kv("general.file_type", kFileTypeQ4_K_M);
 }
 
+std::vector<SyntheticTensor> gemma3_tensors(const RecipeShape& s) {
+  std::vector<SyntheticTensor> tensors;
+  tensors.push_back({"output_norm.weight", {s.n_embd}, GgmlType::F32, distribution_for(WeightRole::output_norm, s.n_embd)});
+  tensors.push_back({"token_embd.weight", {s.n_embd, s.n_vocab}, GgmlType::Q8_0, distribution_for(WeightRole::embedding, s.n_embd)});
+  for (int64_t il = 0; il < s.n_layers; ++il) {
+    const bool more_bits = use_more_bits(il, s.n_layers);
+    for (const LayerTensor& t : kGemma3LayerTensors) {
+      const int64_t n_in = dim_size(t.in, s);
+      std::vector<int64_t> ne = {n_in};
+      if (t.out != Dim::none) ne.push_back(dim_size(t.out, s));
+      tensors.push_back({fmt::format("blk.{}.{}.weight", il, t.name), std::move(ne), more_bits ? t.more_bits_type : t.type, distribution_for(t.role, n_in)});
+    }
+  }
+  return tensors;
+}
+
 }  // namespace
+
+const SyntheticArchitecture kSyntheticGemma3 = {"gemma3", gemma3_tensors, write_gemma3_metadata};
+
+bool use_more_bits(int64_t layer, int64_t n_layers) { return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2; }
 
 std::span<const ModelRecipe> model_recipes() { return kRecipes; }
 
@@ -220,22 +242,9 @@ std::string model_recipe_names() {
   return names;
 }
 
-std::vector<SyntheticTensor> synthetic_tensors(const ModelRecipe& recipe) {
-  const Gemma3Hyperparameters& s = recipe.shape;
-  std::vector<SyntheticTensor> tensors;
-  tensors.push_back({"output_norm.weight", {s.n_embd}, GgmlType::F32, distribution_for(WeightRole::output_norm, s.n_embd)});
-  tensors.push_back({"token_embd.weight", {s.n_embd, s.n_vocab}, GgmlType::Q8_0, distribution_for(WeightRole::embedding, s.n_embd)});
-  for (int64_t il = 0; il < s.n_layers; ++il) {
-    const bool more_bits = use_more_bits(il, s.n_layers);
-    for (const LayerTensor& t : kGemma3LayerTensors) {
-      const int64_t n_in = dim_size(t.in, s);
-      std::vector<int64_t> ne = {n_in};
-      if (t.out != Dim::none) ne.push_back(dim_size(t.out, s));
-      tensors.push_back({fmt::format("blk.{}.{}.weight", il, t.name), std::move(ne), more_bits ? t.more_bits_type : t.type, distribution_for(t.role, n_in)});
-    }
-  }
-  return tensors;
-}
+std::string_view recipe_architecture(const ModelRecipe& recipe) { return recipe.architecture->name; }
+
+std::vector<SyntheticTensor> synthetic_tensors(const ModelRecipe& recipe) { return recipe.architecture->tensors(recipe.shape); }
 
 VocabSpec synthetic_vocabulary(int64_t n_vocab) {
   if (n_vocab < kFirstByteToken + 256) throw std::logic_error("synthetic_vocabulary: a vocabulary needs at least 494 tokens");
@@ -275,7 +284,11 @@ VocabSpec synthetic_vocabulary(int64_t n_vocab) {
 
 GgufWriter synthetic_model(const ModelRecipe& recipe, uint64_t seed) {
   GgufWriter w;
-  write_metadata(w, recipe, seed, synthetic_vocabulary(recipe.shape.n_vocab));
+  w.kv("general.architecture", std::string(recipe.architecture->name));
+  w.kv("general.type", std::string("model"));
+  // general.name says what the file is.
+  w.kv("general.name", fmt::format("{} (draftbench make-model --like {} --seed {}: random weights)", recipe.model_name, recipe.name, seed));
+  recipe.architecture->write_metadata(w, recipe.shape);
   for (SyntheticTensor& t : synthetic_tensors(recipe)) {
     const uint64_t key = tensor_stream_key(seed, t.name);
     w.tensor_filled(t.name, t.type, t.ne, [type = t.type, dist = t.distribution, key](std::span<uint8_t> data) { fill_random_weights(type, dist, key, data); });
