@@ -9,6 +9,7 @@
 
 #include "app/commands.h"
 #include "engine/common/error.h"
+#include "engine/common/printable.h"
 #include "engine/model/model.h"
 #include "engine/model/model_aliases.h"
 #include "kernels/quant/dequantize.h"
@@ -77,11 +78,13 @@ int run_inspect(const InspectArgs& a) {
   const ModelConfig& c = model->config();
   if (const GgufFile* f = model->gguf()) {
     fmt::print("file: {} ({:.1f} MiB, GGUF v{}, alignment {})\n", a.path, f->file_size() / 1048576.0, f->version(), f->alignment());
-    if (auto name = f->find_string("general.name")) fmt::print("name: {}\n", *name);
+    // Strings from the file are escaped and cut (engine/common/printable.h): a name may hold
+    // terminal escapes, line breaks or megabytes.
+    if (auto name = f->find_string("general.name")) fmt::print("name: {}\n", printable(*name, 200));
   } else {
     fmt::print("checkpoint: {} (Hugging Face directory, {} safetensors file(s))\n", a.path, model->safetensors().size());
   }
-  fmt::print("architecture: {}\n", c.arch_name);
+  fmt::print("architecture: {}\n", printable(c.arch_name));
   fmt::print("vocabulary: {}, embedding: {}, layers: {}, feed-forward: {}\n", c.n_vocab, c.n_embd, c.n_layers, c.n_ff);
   fmt::print("heads: {} query / {} key-value, head dim {}, context {}\n", c.n_heads, c.n_kv_heads, c.head_dim, c.context_length);
   int64_t n_local = 0;
@@ -96,7 +99,7 @@ int run_inspect(const InspectArgs& a) {
   for (const auto& [type, e] : by_type) fmt::print("  {:5} {:4} tensors {:9.1f} MiB\n", type, e.first, e.second / 1048576.0);
   const Tokenizer& tok = model->tokenizer();
   fmt::print("tokenizer: {}, {} tokens, bos {}, eos {}, stop ids:", tok.kind(), tok.vocab_size(), tok.bos_id(), tok.eos_id());
-  for (int32_t s : tok.stop_ids()) fmt::print(" {} ({})", s, tok.token_to_piece(s, true));
+  for (int32_t s : tok.stop_ids()) fmt::print(" {} ({})", s, printable(tok.token_to_piece(s, true), 40));
   fmt::print("\n");
   if (a.cost) print_cached_cost(a, *model);
   if (!a.dequantize_all.empty()) {
