@@ -24,8 +24,9 @@ void distill_and_report(const DistillOptions& o, const std::function<void(const 
   if (!archive.empty()) manifest_changed = [&] { write_distill_archive(o.out_dir, archive, false); };
   const DistillSummary s = run_distill(o, progress, manifest_changed);
   if (s.items_left > 0) {
-    fmt::print("stopped for the deadline {} with {} of {} items to go ({} shards written, {:.1f} s): rerun the same command to resume\n", iso_utc(*o.deadline),
-               s.items_left, s.items, s.shards_written, s.seconds);
+    const std::string why = o.deadline ? "for the deadline " + iso_utc(*o.deadline) : std::string("after --stop-after-shards");
+    fmt::print("stopped {} with {} of {} items to go ({} shards written, {:.1f} s): rerun the same command to resume\n", why, s.items_left, s.items,
+               s.shards_written, s.seconds);
     return;
   }
   fmt::print("distilled {} items: {} sequences, {} tokens ({} trained positions), {} shards written, {} already there, {:.1f} s\n", s.items, s.sequences,
@@ -74,6 +75,9 @@ Run add_distill(CLI::App& app, const std::string& command_line) {
   sub->add_option("--archive", *archive,
                   "Write --out's archive (finished or not) to this file: after every shard distilled, at the end if the file is not there yet, and at once "
                   "without --prompts/--texts");
+  sub->add_option("--stop-after-shards", o->stop_after_shards, "Stop as at a deadline after writing this many shards (0 = no limit; tests)")
+      ->capture_default_str()
+      ->check(whole_number());
   return [sub, o, command_line, restore, archive, deadline]() -> int {
     if (!sub->parsed()) return -1;
     o->command_line = command_line;

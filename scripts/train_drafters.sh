@@ -43,7 +43,9 @@
 # drafters. DEADLINE stops distillation between shards and training between steps; a new
 # machine resumes from the committed state alone. Hidden states are never committed (about
 # 3 KB a token for a 1.5B target): they are restored from the archives in the chunk that
-# trains. At start the script prints the chunks left and their estimated minutes
+# trains. DISTILL_STOP_AFTER_SHARDS=N stops each distillation after N new shards, as a
+# deadline would (tests/train/train_chain_test.sh). At start the script prints the chunks
+# left and their estimated minutes
 # (scripts/train_plan.py); a drafter shipped for exactly these sets' finished archives is
 # not trained again.
 set -euo pipefail
@@ -179,11 +181,12 @@ distill() {
   local restore=()
   [[ -f $archives/$out.jsonl && ! -f $work/distill/$out/manifest.json ]] && restore=(--restore "$archives/$out.jsonl")
   run "$DRAFTBENCH" distill --model "$MODEL" --prompts "datasets/corpus/$prompts" --split train "${prompt_limit[@]}" \
-    "${distill_args[@]}" --seed "$SEED" "$@" "${restore[@]}" ${DEADLINE:+--deadline "$DEADLINE"} --archive "$archives/$out.jsonl" \
+    "${distill_args[@]}" --seed "$SEED" "$@" "${restore[@]}" ${DEADLINE:+--deadline "$DEADLINE"} \
+    ${DISTILL_STOP_AFTER_SHARDS:+--stop-after-shards "$DISTILL_STOP_AFTER_SHARDS"} --archive "$archives/$out.jsonl" \
     --out "$work/distill/$out"
   if ! python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])).get("complete") else 1)' \
     "$work/distill/$out/manifest.json" 2>/dev/null; then
-    log "distill $out: stopped for DEADLINE; commit $archives/$out.jsonl, then rerun this script (with a new DEADLINE) to continue"
+    log "distill $out: stopped for DEADLINE (or DISTILL_STOP_AFTER_SHARDS); commit $archives/$out.jsonl, then rerun this script (with a new DEADLINE) to continue"
     exit 0
   fi
   sets+=("$out")

@@ -458,7 +458,7 @@ DistillSummary run_distill(const DistillOptions& o, const std::function<void(con
   for (const nlohmann::json& s : manifest["shards"]) recorded = std::max(recorded, s.value("seconds", 0.0));
   UnitDeadline guard(o.deadline, recorded);
   while (next_item < items.size()) {
-    if (guard.must_stop(WallClock::now())) {
+    if (guard.must_stop(WallClock::now()) || (o.stop_after_shards > 0 && summary.shards_written >= o.stop_after_shards)) {
       summary.items = static_cast<int64_t>(items.size());
       summary.items_left = static_cast<int64_t>(items.size() - next_item);
       break;

@@ -65,6 +65,7 @@ struct DistillOptions {
   // No shard is begun that would not end before it: the slowest shard of this run, or before
   // one is timed the slowest the manifest records (engine/common/deadline.h). Rerun to resume.
   std::optional<WallClock::time_point> deadline;
+  int64_t stop_after_shards = 0;  // > 0: stop the same way after writing this many shards
 };
 
 struct DistillSummary {
