@@ -20,6 +20,12 @@ over the slice falls more than 5% below the recorded one.
   scripts/check_shipped_drafters.py --draftbench build/release/draftbench
   scripts/check_shipped_drafters.py ... --root data/smoke/drafters --model M --min-tokens-per-step 0
   scripts/check_shipped_drafters.py --draftbench build/release/draftbench --record [--only NAME]
+  scripts/check_shipped_drafters.py --draftbench ... --model qwen2.5-coder-1.5b --root models/drafters/qwen2.5-coder-1.5b
+
+A model alias with its own drafters folder (engine/model/model_aliases.cpp) is checked as the
+default model is: `generate --model ALIAS --drafter KIND` must find them with no
+--drafter-weights. Besides batch 1, every drafter decodes BATCH_PROMPTS prompts together
+(--batch-size 4), again exactly the autoregressive tokens.
 """
 import argparse
 import hashlib
@@ -31,6 +37,8 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DRAFTERS = ("redrafter", "medusa", "eagle", "redrafter-ground-truth")
 RECORD_PROMPTS = 8          # the regression slice: the first held-out prompts of the corpus
+BATCH_PROMPTS = 4           # decoded together in the batch check
+ALIAS_FOLDERS = {"qwen2.5-coder-1.5b": "models/drafters/qwen2.5-coder-1.5b"}  # as model_aliases.cpp names them
 MAX_NEW_TOKENS = 48
 REGRESSION_TOLERANCE = 0.05  # relative
 
@@ -42,6 +50,21 @@ def generate(a, prompt, args, max_new_tokens=MAX_NEW_TOKENS):
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)}: {proc.stderr.strip()}")
     return json.loads(proc.stdout)
+
+
+def generate_batch(a, prompts, args, max_new_tokens):
+    """Every prompt's tokens, decoded together at --batch-size len(prompts)."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        for pid, prompt in prompts:
+            f.write(json.dumps({"id": pid, "prompt": prompt}) + "\n")
+    cmd = [a.draftbench, "generate", "--chat", "--json", "--max-new-tokens", str(max_new_tokens), "--prompts-file", f.name,
+           "--batch-size", str(len(prompts))] + args + (["--model", a.model] if a.model else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    os.unlink(f.name)
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd)}: {proc.stderr.strip()}")
+    return [json.loads(line)["tokens"] for line in proc.stdout.splitlines() if line.strip()]
 
 
 def heldout_prompts():
@@ -68,15 +91,17 @@ def main():
     ap.add_argument("--only", default="", help="check or record this drafter only")
     ap.add_argument("--record-prompts", type=int, default=RECORD_PROMPTS, help="the regression slice's size when recording")
     a = ap.parse_args()
-    shipped = a.root == "models/drafters" and not a.model  # generate's defaults apply
+    # generate's defaults apply: the default model's folder, or an alias's own.
+    default_model = a.root == "models/drafters" and not a.model
+    shipped = default_model or ALIAS_FOLDERS.get(a.model) == a.root
     a.draftbench = os.path.abspath(a.draftbench)
     a.root = os.path.join(ROOT, a.root) if shipped else os.path.abspath(a.root)
-    a.model = os.path.abspath(a.model) if a.model else ""
+    a.model = a.model if a.model in ALIAS_FOLDERS else os.path.abspath(a.model) if a.model else ""
     os.chdir(ROOT)
     heldout = heldout_prompts()
     failures, baseline = [], {}
     # The default model's folder must hold all four; another target's, those it has.
-    names = [n for n in DRAFTERS if shipped or os.path.isdir(os.path.join(a.root, n))]
+    names = [n for n in DRAFTERS if default_model or os.path.isdir(os.path.join(a.root, n))]
     if not names:
         sys.exit(f"{a.root}: holds none of {', '.join(DRAFTERS)}")
     for name in names:
@@ -110,6 +135,18 @@ def main():
             print(f"{name}: {tokens_per_step:.2f} tokens/step on {pid} {prompt[:40]!r}")
             if distilled and tokens_per_step <= a.min_tokens_per_step:
                 failures.append(f"{name}: {tokens_per_step:.2f} tokens/step on {pid}, not above {a.min_tokens_per_step}")
+        batch = prompts[:BATCH_PROMPTS]
+        if len(batch) > 1 and not a.record:
+            for pid, prompt in batch:
+                if (pid, n_tokens) not in baseline:
+                    baseline[pid, n_tokens] = generate(a, prompt, ["--drafter", "autoregressive"], n_tokens)["tokens"]
+            together = generate_batch(a, batch, args, n_tokens)
+            for (pid, prompt), tokens in zip(batch, together):
+                if tokens != baseline[pid, n_tokens]:
+                    failures.append(f"{name}: at batch {len(batch)}, tokens differ from autoregressive decoding on {pid} {prompt[:40]!r}")
+            print(f"{name}: batch {len(batch)} {'identical' if len(together) == len(batch) else 'incomplete'} to autoregressive decoding")
+            if len(together) != len(batch):
+                failures.append(f"{name}: batch {len(batch)} gave {len(together)} replies")
         mean = sum(per_prompt) / len(per_prompt)
         if a.record:
             provenance["heldout_check"] = {"prompts": [pid for pid, _ in prompts], "max_new_tokens": n_tokens, "sizing": "fixed",
