@@ -33,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DRAFTERS = ("redrafter", "medusa", "eagle", "redrafter-ground-truth")
@@ -54,7 +55,6 @@ def generate(a, prompt, args, max_new_tokens=MAX_NEW_TOKENS):
 
 def generate_batch(a, prompts, args, max_new_tokens):
     """Every prompt's tokens, decoded together at --batch-size len(prompts)."""
-    import tempfile
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
         for pid, prompt in prompts:
             f.write(json.dumps({"id": pid, "prompt": prompt}) + "\n")

@@ -191,7 +191,7 @@ double DeadlineGuard::next_chunk_seconds(bool ends_epoch, int64_t valid_batches)
   const double step = *std::max_element(std::begin(recent_), std::end(recent_));
   double chunk = step + checkpoint_;
   if (ends_epoch) chunk += evaluation_ >= 0 ? evaluation_ : static_cast<double>(valid_batches) * step;
-  return 1.25 * chunk + 2.0;
+  return with_deadline_margin(chunk);
 }
 
 bool DeadlineGuard::must_stop(bool ends_epoch, int64_t valid_batches, WallClock::time_point now) const {
