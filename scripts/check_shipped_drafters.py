@@ -25,7 +25,12 @@ over the slice falls more than 5% below the recorded one.
 A model alias with its own drafters folder (engine/model/model_aliases.cpp) is checked as the
 default model is: `generate --model ALIAS --drafter KIND` must find them with no
 --drafter-weights. Besides batch 1, every drafter decodes BATCH_PROMPTS prompts together
-(--batch-size 4), again exactly the autoregressive tokens.
+(--batch-size 4), again exactly the autoregressive tokens. At temperature 1 every drafter,
+with automatic and with fixed sizing, commits exactly the tokens autoregressive sampling
+draws with the same seed on SAMPLED_PROMPTS prompts: verification is exact and its draws
+are coupled to the positions (sampling.h), so a drafter changes how many tokens a step
+commits, never which; that the autoregressive draws follow the target distribution is
+proven statistically by the unit tests (decoder_sampling_test.cpp).
 """
 import argparse
 import hashlib
@@ -39,6 +44,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DRAFTERS = ("redrafter", "medusa", "eagle", "redrafter-ground-truth")
 RECORD_PROMPTS = 8          # the regression slice: the first held-out prompts of the corpus
 BATCH_PROMPTS = 4           # decoded together in the batch check
+SAMPLED_PROMPTS = 2         # decoded at temperature 1 against autoregressive sampling
+SAMPLED_ARGS = ["--temperature", "1", "--seed", "5"]
 ALIAS_FOLDERS = {"qwen2.5-coder-1.5b": "models/drafters/qwen2.5-coder-1.5b"}  # as model_aliases.cpp names them
 MAX_NEW_TOKENS = 48
 REGRESSION_TOLERANCE = 0.05  # relative
@@ -78,6 +85,20 @@ def check_files(d, provenance, failures):
         with open(os.path.join(d, file), "rb") as f:
             if hashlib.sha256(f.read()).hexdigest() != want:
                 failures.append(f"{d}/{file}: SHA-256 differs from provenance.json")
+
+
+def check_sampled(a, name, args, prompts, n_tokens, baseline, failures):
+    """At temperature 1, the drafter at fixed and at automatic sizing draws autoregressive sampling's tokens."""
+    auto_args = [x for x in args if x not in ("--sizing", "fixed")]
+    for pid, prompt in prompts:
+        key = (pid, n_tokens, "sampled")
+        if key not in baseline:
+            baseline[key] = generate(a, prompt, ["--drafter", "autoregressive"] + SAMPLED_ARGS, n_tokens)["tokens"]
+        for sizing, run_args in (("fixed", args), ("auto", auto_args)):
+            got = generate(a, prompt, run_args + SAMPLED_ARGS, n_tokens)
+            if got["tokens"] != baseline[key]:
+                failures.append(f"{name}: at T 1 ({sizing} sizing), tokens differ from autoregressive sampling on {pid} {prompt[:40]!r}")
+            print(f"{name}: T 1, {sizing} sizing, {got['metrics']['tokens_per_step']:.2f} tokens/step on {pid}")
 
 
 def main():
@@ -147,6 +168,8 @@ def main():
             print(f"{name}: batch {len(batch)} {'identical' if len(together) == len(batch) else 'incomplete'} to autoregressive decoding")
             if len(together) != len(batch):
                 failures.append(f"{name}: batch {len(batch)} gave {len(together)} replies")
+        if not a.record:
+            check_sampled(a, name, args, prompts[:SAMPLED_PROMPTS], n_tokens, baseline, failures)
         mean = sum(per_prompt) / len(per_prompt)
         if a.record:
             provenance["heldout_check"] = {"prompts": [pid for pid, _ in prompts], "max_new_tokens": n_tokens, "sizing": "fixed",

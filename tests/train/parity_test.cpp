@@ -27,12 +27,16 @@ using namespace draftbench::test;
 
 namespace {
 
+enum class TinyArch { llama, gemma, qwen2 };
+
 struct Target {
   TempDir dir;
   std::unique_ptr<Model> model;
-  Target(const std::string& name, bool gemma) : dir(name) {
-    if (gemma) write_tiny_gemma_gguf(dir / "tiny.gguf");
-    else write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+  Target(const std::string& name, bool gemma) : Target(name, gemma ? TinyArch::gemma : TinyArch::llama) {}
+  Target(const std::string& name, TinyArch arch) : dir(name) {
+    if (arch == TinyArch::gemma) write_tiny_gemma_gguf(dir / "tiny.gguf");
+    else if (arch == TinyArch::llama) write_llama_gguf(make_tiny_llama(), dir / "tiny.gguf");
+    else write_qwen2_gguf(make_tiny_llama(TinyLlamaShape{.rope_theta = 1e6f, .qkv_bias = true}), dir / "tiny.gguf", GgmlType::F32);
     model = Model::load(dir / "tiny.gguf");
   }
 };
@@ -324,6 +328,19 @@ TEST_CASE("parity: EAGLE with a Gemma 3 layer (QK-norm, post-norms, GeGLU) equal
   REQUIRE(t.model->config().qk_norm);
   REQUIRE(t.model->config().final_logit_softcap > 0);  // the drafter must not apply it
   eagle_parity(*t.model, random_vocab(t.model->config().n_vocab, 150, 4), 1e-5, 1e-4, t.dir / "drafter");
+}
+
+// Qwen 2's layer: NeoX RoPE (pairs (j, j + half), the engine's and the trainer's other
+// branch from the tiny Llama's), base 1e6, and Q/K/V biases in the target that the draft
+// layer must not take over.
+TEST_CASE("parity: EAGLE with a Qwen 2 target (NeoX RoPE, base 1e6, biased target) equals the engine's (tiny Qwen 2)", "[train][parity]") {
+  SKIP_WITHOUT_TORCH();
+  Target t("parity_eagle_qwen2", TinyArch::qwen2);
+  REQUIRE(t.model->config().rope_style == RopeStyle::neox);
+  REQUIRE(t.model->config().qkv_bias);
+  const std::string dir = t.dir / "drafter";
+  eagle_parity(*t.model, random_vocab(t.model->config().n_vocab, 150, 6), 1e-5, 1e-4, dir, true);
+  CHECK(read_json(dir + "/drafter.json")["rope_base"] == 1e6);
 }
 
 // The real Gemma 3 270M: its LM head is Q8_0, and the engine's matmul quantises the
