@@ -34,6 +34,11 @@ double interpolate(const std::vector<int32_t>& sizes, const std::vector<double>&
   return seconds[i - 1] + (seconds[i] - seconds[i - 1]) * (at - x0) / (x1 - x0);
 }
 
+double median(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
 // Median seconds of `repeats` calls of `fn` after one warm-up call.
 template <class Fn>
 double median_seconds(int repeats, Fn&& fn) {
@@ -44,8 +49,7 @@ double median_seconds(int repeats, Fn&& fn) {
     fn();
     t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return median(std::move(t));
 }
 
 }  // namespace
@@ -154,24 +158,44 @@ CostModel measure_cost_model(ForwardPass& pass, const ModelConfig& c, int32_t ma
   for (int32_t n = 1; n <= max_tokens; n *= 2) m.sizes.push_back(n);
   m.forward_s.assign(m.sizes.size(), std::numeric_limits<double>::infinity());
   m.head_s.assign(m.sizes.size(), std::numeric_limits<double>::infinity());
+  std::vector<ForwardBatch> batches(m.sizes.size());
+  for (size_t i = 0; i < m.sizes.size(); ++i) {
+    const int32_t n = m.sizes[i];
+    SequenceInput s{0, std::vector<int32_t>(in.tokens.begin(), in.tokens.begin() + n), TokenTree::chain(n), {}, {}};
+    for (int32_t r = 0; r < n; ++r) s.hidden_rows.push_back(r);
+    batches[i].sequences.push_back(s);
+  }
+  // Rounds that each time every size once, alternately smallest first and largest first,
+  // and each size's median over the rounds. What decides sizing is the ratio between sizes,
+  // and on a shared machine the speed drifts by a quarter within seconds (two identical
+  // runs back to back: 36 and 48 tokens/s): sizes timed one after another, each in its own
+  // stretch, had ratios the drift made up (the second token 15% of a step or 45%).
+  // Interleaved, every size sees the same drift. The first round warms up.
+  constexpr int kRounds = 9;
+  std::vector<std::vector<double>> forward_t(m.sizes.size()), head_t(m.sizes.size());
   std::vector<float> hidden;
   std::vector<int32_t> ids;
-  // Two sweeps, keeping each size's faster median: another process's burst during one
-  // sweep (on a shared machine) would otherwise make small trees look dear and over-draft.
-  for (int sweep = 0; sweep < 2; ++sweep)
-    for (size_t i = 0; i < m.sizes.size(); ++i) {
+  for (int round = 0; round <= kRounds; ++round)
+    for (size_t k = 0; k < m.sizes.size(); ++k) {
+      const size_t i = round % 2 == 0 ? k : m.sizes.size() - 1 - k;
       const int32_t n = m.sizes[i];
-      ForwardBatch b;
-      SequenceInput s{0, std::vector<int32_t>(in.tokens.begin(), in.tokens.begin() + n), TokenTree::chain(n), {}, {}};
-      for (int32_t r = 0; r < n; ++r) s.hidden_rows.push_back(r);
-      b.sequences.push_back(s);
-      const int repeats = n <= 16 ? 7 : 3;
-      m.forward_s[i] = std::min(m.forward_s[i], median_seconds(repeats, [&] { pass.forward(b, cache, out); }));
+      auto t0 = Clock::now();
+      pass.forward(batches[i], cache, out);
+      const double forward_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
       hidden = out.hidden;
       ids.resize(static_cast<size_t>(n));
-      m.head_s[i] = std::min(m.head_s[i], median_seconds(repeats, [&] { pass.argmax_from_hidden(hidden.data(), n, ids.data()); }));
-      if (progress && sweep == 1) progress(fmt::format("{} tree tokens: forward {:.2f} ms, LM head {:.2f} ms", n, m.forward_s[i] * 1e3, m.head_s[i] * 1e3));
+      t0 = Clock::now();
+      pass.argmax_from_hidden(hidden.data(), n, ids.data());
+      const double head_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (round == 0) continue;
+      forward_t[i].push_back(forward_seconds);
+      head_t[i].push_back(head_seconds);
     }
+  for (size_t i = 0; i < m.sizes.size(); ++i) {
+    m.forward_s[i] = median(forward_t[i]);
+    m.head_s[i] = median(head_t[i]);
+    if (progress) progress(fmt::format("{} tree tokens: forward {:.2f} ms, LM head {:.2f} ms", m.sizes[i], m.forward_s[i] * 1e3, m.head_s[i] * 1e3));
+  }
   // More tokens or rows never cost less: a size measured dearer than a larger one was
   // disturbed, and takes the larger one's time.
   for (size_t i = m.sizes.size() - 1; i-- > 0;) {

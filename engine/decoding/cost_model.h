@@ -37,9 +37,10 @@ struct DraftTiming {
 
 struct CostModel {
   // Changes when the costs change meaning or the kernels behind them change in kind (3: the
-  // LM head in its row-interleaved layout; 4: EAGLE's layer requantised to Q8_0), so that a
-  // cache from an older build is measured again rather than trusted.
-  static constexpr int kVersion = 4;
+  // LM head in its row-interleaved layout; 4: EAGLE's layer requantised to Q8_0; 5: sizes
+  // timed in interleaved rounds), so that a cache from an older build is measured again
+  // rather than trusted.
+  static constexpr int kVersion = 5;
   std::vector<int32_t> sizes;     // tree tokens and head rows measured, ascending, sizes[0] = 1
   std::vector<double> forward_s;  // one sequence's forward over sizes[i] tree tokens (hidden states only)
   std::vector<double> head_s;     // one pass of the LM head over sizes[i] rows

@@ -206,7 +206,7 @@ void register_quant_benchmarks(const BenchSuite& s) {
       }
     }
     // Batched products as verification runs them: every weight row meets n activation rows.
-    const std::vector<int64_t> batches = s.full() ? std::vector<int64_t>{1, 4, 16, 64, 256} : std::vector<int64_t>{1, 16};
+    const std::vector<int64_t> batches = s.full() ? std::vector<int64_t>{1, 2, 4, 8, 16, 64, 256} : std::vector<int64_t>{1, 16};
     for (const MatrixShape& m : model->matrices) {
       if (!s.full() && m.name != "ffn_up" && m.name != "ffn_down") continue;
       for (const MatrixShape& typed : layouts_of(m))
