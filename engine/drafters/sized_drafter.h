@@ -88,6 +88,7 @@ class SizedDrafter final : public Drafter {
     std::array<ModelJudgement, 2> judgement;  // by LookupContext
     PendingJudgement pending;
     double kept_depth = 0, kept_width = 0;  // the kept tree's depth and width, sinking slowly (limit_draft)
+    bool drafted = false;                   // the model drafter has drafted since begin()
   };
   bool run_model(SequenceState& s, LookupContext context);
   void prepare_judgement(SequenceState& s, LookupContext context, double draft_seconds, bool sampling);
