@@ -169,8 +169,8 @@ CostModel measure_cost_model(ForwardPass& pass, const ModelConfig& c, int32_t ma
   // and each size's median over the rounds. What decides sizing is the ratio between sizes,
   // and on a shared machine the speed drifts by a quarter within seconds (two identical
   // runs back to back: 36 and 48 tokens/s): sizes timed one after another, each in its own
-  // stretch, had ratios the drift made up (the second token 15% of a step or 45%).
-  // Interleaved, every size sees the same drift. The first round warms up.
+  // stretch, had ratios the drift made up (a second token 27% of a step in one calibration,
+  // 45% in the next). Interleaved, every size sees the same drift. The first round warms up.
   constexpr int kRounds = 9;
   std::vector<std::vector<double>> forward_t(m.sizes.size()), head_t(m.sizes.size());
   std::vector<float> hidden;

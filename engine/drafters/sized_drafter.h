@@ -22,7 +22,9 @@
 // the whole path, verified as the kept tree plus the drafting time. The judgement uses
 // what verification accepted rather than the sizer's expectation: a model's agreement
 // raises the expected value of the lookup's nodes without adding a token, and an
-// expectation would count that as gain. A decayed mean of the differences decides.
+// expectation would count that as gain. The mean of the differences decides: plain over the
+// first 20 judged steps, decayed after. A request's first draft, which also reads the prompt
+// into the drafter, is not judged.
 // Drafting time is the drafter's own estimate from its work and the cost model
 // (Drafter::draft_seconds), corrected by a fit to its measured proposals that is cached with
 // the cost model (draft_timing.h), not a clock reading: sizing then depends only on the
@@ -72,7 +74,7 @@ class SizedDrafter final : public Drafter {
     int32_t skip_left = 0;  // steps of this context the model drafter still sits out
     int32_t backoff = 0;    // the last back-off
     int32_t judged = 0;     // steps judged so far
-    double gain = 0;        // decayed mean of (rate with the model - rate without), tokens/s
+    double gain = 0;        // mean of (rate with the model - rate without), tokens/s
   };
   // A step drafted with the model, waiting for its verification to be judged.
   struct PendingJudgement {
