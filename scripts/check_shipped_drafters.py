@@ -87,15 +87,14 @@ def check_files(d, provenance, failures):
                 failures.append(f"{d}/{file}: SHA-256 differs from provenance.json")
 
 
-def check_sampled(a, name, args, prompts, n_tokens, baseline, failures):
+def check_sampled(a, name, drafter_args, prompts, n_tokens, baseline, failures):
     """At temperature 1, the drafter at fixed and at automatic sizing draws autoregressive sampling's tokens."""
-    auto_args = [x for x in args if x not in ("--sizing", "fixed")]
     for pid, prompt in prompts:
         key = (pid, n_tokens, "sampled")
         if key not in baseline:
             baseline[key] = generate(a, prompt, ["--drafter", "autoregressive"] + SAMPLED_ARGS, n_tokens)["tokens"]
-        for sizing, run_args in (("fixed", args), ("auto", auto_args)):
-            got = generate(a, prompt, run_args + SAMPLED_ARGS, n_tokens)
+        for sizing in ("fixed", "auto"):
+            got = generate(a, prompt, drafter_args + ["--sizing", sizing] + SAMPLED_ARGS, n_tokens)
             if got["tokens"] != baseline[key]:
                 failures.append(f"{name}: at T 1 ({sizing} sizing), tokens differ from autoregressive sampling on {pid} {prompt[:40]!r}")
             print(f"{name}: T 1, {sizing} sizing, {got['metrics']['tokens_per_step']:.2f} tokens/step on {pid}")
@@ -143,7 +142,8 @@ def main():
         else:
             prompts = heldout[: a.record_prompts if a.record else a.n_prompts]
         # The shipped sizes, verified whole: tokens per step then measure the drafter, not sizing.
-        args = ["--drafter", kind, "--sizing", "fixed"] + ([] if shipped and name == kind else ["--drafter-weights", d])
+        drafter_args = ["--drafter", kind] + ([] if shipped and name == kind else ["--drafter-weights", d])
+        args = drafter_args + ["--sizing", "fixed"]
         per_prompt = []
         for pid, prompt in prompts:
             if (pid, n_tokens) not in baseline:
@@ -169,7 +169,7 @@ def main():
             if len(together) != len(batch):
                 failures.append(f"{name}: batch {len(batch)} gave {len(together)} replies")
         if not a.record:
-            check_sampled(a, name, args, prompts[:SAMPLED_PROMPTS], n_tokens, baseline, failures)
+            check_sampled(a, name, drafter_args, prompts[:SAMPLED_PROMPTS], n_tokens, baseline, failures)
         mean = sum(per_prompt) / len(per_prompt)
         if a.record:
             provenance["heldout_check"] = {"prompts": [pid for pid, _ in prompts], "max_new_tokens": n_tokens, "sizing": "fixed",

@@ -240,8 +240,7 @@ train() {
   IFS=, read -ra dirs <<<"$data"
   # A finished run in $out trained on other sets (an earlier --sets) is not this one: shipping
   # it would give its weights this run's provenance. Train again.
-  if [[ -f $out/train_result.json ]] && ! python3 -c 'import json, sys
-sys.exit(0 if json.load(open(sys.argv[1]))["provenance"].get("data_dirs") == sys.argv[2:] else 1)' "$out/train_result.json" "${dirs[@]}"; then
+  if [[ -f $out/train_result.json ]] && ! plan trained-on --run "$out" --data "${dirs[@]}"; then
     log "$name: $out was trained on other sets; training again on ${dirs[*]}"
     rm -rf "$out"
   fi

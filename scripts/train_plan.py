@@ -147,15 +147,23 @@ def shipped_for(args, name, sets):
     return used == sorted(s.manifest_sha for s in sets)
 
 
+def trained_on(run_dir, data_dirs):
+    """Whether the finished training run in run_dir trained on exactly these distill directories."""
+    with open(os.path.join(run_dir, "train_result.json")) as f:
+        return json.load(f)["provenance"].get("data_dirs") == data_dirs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=["plan", "shipped"])
+    ap.add_argument("mode", choices=["plan", "shipped", "trained-on"])
     ap.add_argument("--archives", required=True, help="datasets/distill/<alias>: the committed archives")
     ap.add_argument("--work", required=True, help="the work directory (restored sets under distill/)")
     ap.add_argument("--ship", required=True, help="models/drafters/<alias>")
     ap.add_argument("--set", action="append", default=[], help="name:prompts.jsonl[:followups.jsonl], in the recipe's order")
     ap.add_argument("--drafters", default="", help="comma-separated drafters to train")
     ap.add_argument("--drafter", help="shipped: the drafter to ask about")
+    ap.add_argument("--run", help="trained-on: a finished training run's directory")
+    ap.add_argument("--data", nargs="*", default=[], help="trained-on: the distill directories it should have trained on")
     ap.add_argument("--epochs", type=float, default=1)
     ap.add_argument("--restore-tokens-per-s", type=float, default=265)
     ap.add_argument("--default-item-seconds", type=float, default=4.5)
@@ -163,6 +171,8 @@ def main():
     ap.add_argument("--rates-measured-on", default="an unnamed CPU")
     ap.add_argument("--chunk-minutes", type=float, default=100)
     args = ap.parse_args()
+    if args.mode == "trained-on":
+        sys.exit(0 if trained_on(args.run, args.data) else 1)
     if args.mode == "shipped":
         sets = [Set(spec, args) for spec in args.set]
         sys.exit(0 if shipped_for(args, args.drafter, sets) else 1)

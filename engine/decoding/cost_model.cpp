@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -156,8 +155,8 @@ CostModel measure_cost_model(ForwardPass& pass, const ModelConfig& c, int32_t ma
   CostModel m;
   m.context = context;
   for (int32_t n = 1; n <= max_tokens; n *= 2) m.sizes.push_back(n);
-  m.forward_s.assign(m.sizes.size(), std::numeric_limits<double>::infinity());
-  m.head_s.assign(m.sizes.size(), std::numeric_limits<double>::infinity());
+  m.forward_s.resize(m.sizes.size());
+  m.head_s.resize(m.sizes.size());
   std::vector<ForwardBatch> batches(m.sizes.size());
   for (size_t i = 0; i < m.sizes.size(); ++i) {
     const int32_t n = m.sizes[i];
